@@ -1,0 +1,87 @@
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startServer, type ListFormat } from '../../../server/app.js';
+import { openDatabase } from '../../../server/db.js';
+import { FaultSpecError, parseFaultSpec } from '../../../server/faults.js';
+import { addList, ListAdminError } from '../../../server/lists.js';
+import { CliError, usageError } from '../errors.js';
+
+function wholeNumber(name: string, max: number) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n > max) throw usageError(`${name} must be a whole number from 0 to ${max}`);
+    return n;
+  };
+}
+
+export function registerServerCommand(program: Command): void {
+  const server = program
+    .command('server')
+    .description('run the reference server of the service (both documents) on SQLite and local disk')
+    .option('--data <dir>', 'where the database and stored files live (default: a new temp dir)')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <n>', 'port; 0 picks a free one', wholeNumber('--port', 65535), 0)
+    .addOption(
+      new Option('--list-format <format>', 'shape of GET /drive/file-entries').choices(['paginator', 'array']).default('paginator'),
+    )
+    .option('--latency-ms <n>', 'delay every request by this much', wholeNumber('--latency-ms', 60_000), 0)
+    .option('--faults <spec>', 'inject faults, e.g. 500=0.1,429=0.05,retry-after=2,drop=0.02,apply-drop=0.02,match=POST:/api/v1/uploads,count=3,seed=7')
+    .option('--log', 'print a log line per request')
+    .action(async (opts: { data?: string; host: string; port: number; listFormat: ListFormat; latencyMs: number; faults?: string; log?: boolean }) => {
+      let faults = null;
+      try {
+        faults = opts.faults ? parseFaultSpec(opts.faults) : null;
+      } catch (error) {
+        if (error instanceof FaultSpecError) throw usageError(`--faults: ${error.message}`);
+        throw error;
+      }
+      const dataDir = opts.data ? resolve(opts.data) : mkdtempSync(join(tmpdir(), 'drivesync-server-'));
+      const running = await startServer({
+        dataDir,
+        host: opts.host,
+        port: opts.port,
+        listFormat: opts.listFormat,
+        latencyMs: opts.latencyMs,
+        faults,
+        log: opts.log === true,
+      }).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'EADDRINUSE') throw new CliError(`port ${opts.port} on ${opts.host} is already in use`);
+        if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') throw new CliError(`cannot listen on ${opts.host}`);
+        throw error;
+      });
+      process.stdout.write(`listening on ${running.url}\n`);
+      process.stderr.write(`data in ${dataDir}\n`);
+      await new Promise<void>((done) => {
+        const stop = () => void running.close().then(done, done);
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+    });
+
+  server
+    .command('add-list')
+    .description('create a mailing list owned by an existing account; prints the new list id')
+    .argument('<name>', 'the list name')
+    .requiredOption('--owner <email>', 'e-mail of the account that owns the list')
+    .option('--data <dir>', 'the server data directory')
+    .option('--field <name...>', 'list-defined subscriber fields (default FIRST_NAME LAST_NAME)')
+    .option('--double-opt-in', 'new subscribers start unconfirmed')
+    .action((name: string, opts: { owner: string; data?: string; field?: string[]; doubleOptIn?: boolean }) => {
+      // add-list's own --data: commander gives the parent's option to the parent, so read both.
+      const data = opts.data ?? (server.opts() as { data?: string }).data;
+      if (!data) throw usageError('add-list needs --data DIR (the directory of the server the list belongs to)');
+      const db = openDatabase(resolve(data));
+      try {
+        const id = addList(db, name, opts.owner, { fields: opts.field, doubleOptIn: opts.doubleOptIn === true });
+        process.stdout.write(`${id}\n`);
+      } catch (error) {
+        if (error instanceof ListAdminError) throw new CliError(error.message);
+        throw error;
+      } finally {
+        db.close();
+      }
+    });
+}

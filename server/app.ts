@@ -1,0 +1,195 @@
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase, type Db } from './db.js';
+import { Entries } from './entries.js';
+import { handleError, unauthorized } from './errors.js';
+import { FaultInjector, type FaultSpec } from './faults.js';
+import { hashToken } from './secrets.js';
+import { authRoutes } from './routes/auth.js';
+import { entryRoutes } from './routes/entries.js';
+import { uploadRoutes } from './routes/uploads.js';
+import { sharingRoutes } from './routes/sharing.js';
+import { linkRoutes, publicLinkRoutes } from './routes/links.js';
+import { listRoutes } from './routes/lists.js';
+import { contentRoutes } from './routes/content.js';
+
+export type ListFormat = 'paginator' | 'array';
+
+export interface ServerOptions {
+  /** Where the database and stored bytes live; a new temp dir when absent. */
+  dataDir?: string;
+  host?: string;
+  port?: number;
+  listFormat?: ListFormat;
+  latencyMs?: number;
+  faults?: FaultSpec | string | null;
+  /** Print request logs (pino) to stdout. */
+  log?: boolean;
+}
+
+export interface Context {
+  db: Db;
+  entries: Entries;
+  dataDir: string;
+  blobDir: string;
+  tmpDir: string;
+  listFormat: ListFormat;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    userId: number;
+  }
+}
+
+export type App = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
+
+export const API = '/api/v1';
+const MAX_UPLOAD_BYTES = 1024 ** 4;
+
+const tokenLookup = (db: Db) =>
+  db.prepare<[string], { user_id: number }>('SELECT user_id FROM tokens WHERE token_hash = ?');
+
+/** The bearer token of a request (or the `api_token` query parameter the mailing-list service also accepts). */
+function bearer(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (typeof header === 'string') {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    return match ? match[1]! : null;
+  }
+  const query = request.query as Record<string, unknown> | undefined;
+  if (request.url.startsWith(`${API}/lists/`) && typeof query?.api_token === 'string') return query.api_token;
+  return null;
+}
+
+const isPublic = (url: string) => url.startsWith(`${API}/auth/`) || url.startsWith('/drive/s/');
+
+export interface BuiltServer {
+  app: App;
+  context: Context;
+  faults: FaultInjector;
+}
+
+export async function buildServer(options: ServerOptions = {}): Promise<BuiltServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'drivesync-server-'));
+  const blobDir = join(dataDir, 'blobs');
+  const tmpDir = join(dataDir, 'tmp');
+  mkdirSync(blobDir, { recursive: true });
+  mkdirSync(tmpDir, { recursive: true });
+  const db = openDatabase(dataDir);
+  const context: Context = {
+    db,
+    entries: new Entries(db),
+    dataDir,
+    blobDir,
+    tmpDir,
+    listFormat: options.listFormat ?? 'paginator',
+  };
+  const faults = new FaultInjector();
+  if (options.faults) faults.set(options.faults);
+
+  const app: App = Fastify({
+    logger: options.log ? { level: 'info' } : false,
+    bodyLimit: 1024 * 1024,
+    routerOptions: { maxParamLength: 500 },
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorateRequest('userId', 0);
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ message: 'Not found.' }));
+  // DELETE requests carry JSON bodies here; an empty one is simply absent.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      const error = Object.assign(new Error('The request body is not valid JSON.'), { statusCode: 400 });
+      done(error, undefined);
+    }
+  });
+
+  const latency = options.latencyMs ?? 0;
+  const lookup = tokenLookup(db);
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
+    const fault = faults.pick(request.method, request.url);
+    if (fault === 'drop') {
+      request.raw.socket?.destroy();
+      return reply.hijack();
+    }
+    if (fault === 'apply-drop') {
+      (request as FastifyRequest & { dropReply?: boolean }).dropReply = true;
+    } else if (fault === '429') {
+      return reply
+        .code(429)
+        .header('retry-after', String(faults.retryAfterSeconds))
+        .send({ message: 'Too Many Attempts.' });
+    } else if (fault === '500' || fault === '503') {
+      return reply.code(Number(fault)).send({ message: fault === '500' ? 'Server error.' : 'Service unavailable.' });
+    }
+  });
+
+  app.addHook('preHandler', async (request) => {
+    if (isPublic(request.url)) return;
+    const token = bearer(request);
+    const row = token ? lookup.get(hashToken(token)) : undefined;
+    if (!row) throw unauthorized();
+    request.userId = row.user_id;
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    if ((request as FastifyRequest & { dropReply?: boolean }).dropReply) {
+      // The request took effect; the caller never learns it.
+      request.raw.socket?.destroy();
+      reply.raw.destroy();
+    }
+    return payload;
+  });
+
+  await app.register(multipart, {
+    preservePath: true,
+    limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 20, parts: 40, fieldSize: 64 * 1024 },
+  });
+
+  await app.register(
+    async (api) => {
+      authRoutes(api as App, context);
+      entryRoutes(api as App, context);
+      uploadRoutes(api as App, context);
+      sharingRoutes(api as App, context);
+      linkRoutes(api as App, context);
+      listRoutes(api as App, context);
+      contentRoutes(api as App, context);
+    },
+    { prefix: API },
+  );
+  publicLinkRoutes(app, context);
+
+  app.addHook('onClose', async () => {
+    db.close();
+  });
+
+  return { app, context, faults };
+}
+
+export interface RunningServer extends BuiltServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const built = await buildServer(options);
+  const host = options.host ?? '127.0.0.1';
+  await built.app.listen({ host, port: options.port ?? 0 });
+  const address = built.app.server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return { ...built, url: `http://${shownHost}:${port}`, close: () => built.app.close() };
+}

@@ -1,0 +1,40 @@
+import { createReadStream, statSync } from 'node:fs';
+import { join } from 'node:path';
+import parseRange from 'range-parser';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Context } from './app.js';
+import { notFound } from './errors.js';
+import type { EntryRow } from './entries.js';
+
+/** Streams a file entry's bytes, honouring a single Range; several ranges are answered with the whole file. */
+export function sendContent(ctx: Context, entry: EntryRow, request: FastifyRequest, reply: FastifyReply, disposition: 'inline' | 'attachment') {
+  if (entry.type === 'folder' || !entry.file_name) throw notFound('This entry has no content.');
+  const path = join(ctx.blobDir, entry.file_name);
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch {
+    throw notFound('The stored content of this entry is missing.');
+  }
+  reply
+    .header('accept-ranges', 'bytes')
+    .header('content-type', entry.mime || 'application/octet-stream')
+    .header('content-disposition', `${disposition}; filename*=UTF-8''${encodeURIComponent(entry.name)}`)
+    .header('last-modified', new Date(entry.updated_at).toUTCString());
+  const header = request.headers.range;
+  if (typeof header === 'string') {
+    const ranges = parseRange(size, header, { combine: true });
+    if (ranges === -1) {
+      return reply.code(416).header('content-range', `bytes */${size}`).send({ message: 'Range not satisfiable.' });
+    }
+    if (Array.isArray(ranges) && ranges.type === 'bytes' && ranges.length === 1) {
+      const { start, end } = ranges[0]!;
+      return reply
+        .code(206)
+        .header('content-range', `bytes ${start}-${end}/${size}`)
+        .header('content-length', end - start + 1)
+        .send(createReadStream(path, { start, end }));
+    }
+  }
+  return reply.code(200).header('content-length', size).send(size === 0 ? '' : createReadStream(path));
+}

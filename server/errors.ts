@@ -1,0 +1,69 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+/** An answer that ends a request early: 401/403/404/409 carry {message}; 422 carries {status, message, errors}. */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly errors?: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
+
+export const unauthorized = () => new HttpError(401, 'Unauthenticated.');
+export const forbidden = (message = 'This action is unauthorized.') => new HttpError(403, message);
+export const notFound = (message = 'Not found.') => new HttpError(404, message);
+export const conflict = (message: string) => new HttpError(409, message);
+export const invalid = (field: string, message: string) => new HttpError(422, message, { [field]: message });
+
+export function errorBody(statusCode: number, message: string, errors?: Record<string, string>) {
+  if (statusCode === 422) return { status: 'error', message, errors: errors ?? {} };
+  return { message };
+}
+
+interface AjvIssue {
+  instancePath?: string;
+  message?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+}
+
+/** Field name of a schema violation in Laravel's dotted form: `entryIds.0`, `name`, `page`. */
+function fieldOf(issue: AjvIssue, context: string | undefined): string {
+  const missing = issue.params?.missingProperty ?? issue.params?.additionalProperty;
+  const parts = (issue.instancePath ?? '').split('/').filter(Boolean);
+  if (typeof missing === 'string') parts.push(missing);
+  return parts.length > 0 ? parts.join('.') : context ?? 'request';
+}
+
+function validationErrors(error: FastifyError): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const issue of (error.validation ?? []) as AjvIssue[]) {
+    const field = fieldOf(issue, error.validationContext);
+    errors[field] ??= `The ${field} field ${issue.message ?? 'is invalid'}.`;
+  }
+  return errors;
+}
+
+/** Maps every failure to a status and body; only a genuine fault of the server itself answers 500. */
+export function handleError(error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof HttpError) {
+    return reply.code(error.statusCode).send(errorBody(error.statusCode, error.message, error.errors));
+  }
+  if (error.validation) {
+    const errors = validationErrors(error);
+    const message = Object.values(errors)[0] ?? 'The given data was invalid.';
+    return reply.code(422).send(errorBody(422, message, errors));
+  }
+  const code = error.statusCode ?? 500;
+  if (code === 400 || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    // Malformed JSON, bad content length and the like: the data is invalid, whatever broke it.
+    return reply.code(422).send(errorBody(422, 'The request body is not valid JSON.', { body: error.message }));
+  }
+  if (code >= 400 && code < 500) {
+    return reply.code(code).send(errorBody(code, error.message));
+  }
+  request.log.error({ err: error }, 'request failed');
+  return reply.code(500).send({ message: 'Server error.' });
+}
