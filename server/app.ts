@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { mkdirSync, mkdtempSync } from 'node:fs';
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Db } from './db.js';
 import { Entries } from './entries.js';
-import { handleError, unauthorized } from './errors.js';
+import { errorBody, handleError, invalid, unauthorized } from './errors.js';
 import { FaultInjector, type FaultSpec } from './faults.js';
 import { hashToken } from './secrets.js';
 import { authRoutes } from './routes/auth.js';
@@ -68,6 +68,21 @@ function bearer(request: FastifyRequest): string | null {
 
 const isPublic = (url: string) => url.startsWith(`${API}/auth/`) || url.startsWith('/drive/s/');
 
+/**
+ * The first query or path value that schema coercion turned into a non-finite number ("1e400" and "Infinity" pass
+ * an integer schema with a maximum once coerced): such a value is invalid data, never something to hand to SQL.
+ */
+function nonFiniteField(...sources: unknown[]): string | null {
+  for (const source of sources) {
+    if (!source || typeof source !== 'object') continue;
+    for (const [key, value] of Object.entries(source as Record<string, unknown>)) {
+      const values = Array.isArray(value) ? value : [value];
+      if (values.some((v) => typeof v === 'number' && !Number.isFinite(v))) return key;
+    }
+  }
+  return null;
+}
+
 export interface BuiltServer {
   app: App;
   context: Context;
@@ -75,6 +90,9 @@ export interface BuiltServer {
 }
 
 export async function buildServer(options: ServerOptions = {}): Promise<BuiltServer> {
+  // A bad fault spec is refused before anything is created or opened.
+  const faults = new FaultInjector();
+  if (options.faults) faults.set(options.faults);
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'drivesync-server-'));
   const blobDir = join(dataDir, 'blobs');
   const tmpDir = join(dataDir, 'tmp');
@@ -89,14 +107,32 @@ export async function buildServer(options: ServerOptions = {}): Promise<BuiltSer
     tmpDir,
     listFormat: options.listFormat ?? 'paginator',
   };
-  const faults = new FaultInjector();
-  if (options.faults) faults.set(options.faults);
+  const lookup = tokenLookup(db);
+  /** The account of a request's token, or null. */
+  function authenticatedUser(request: FastifyRequest): number | null {
+    const token = bearer(request);
+    const row = token ? lookup.get(hashToken(token)) : undefined;
+    return row ? row.user_id : null;
+  }
 
   const app: App = Fastify({
     logger: options.log ? { level: 'info' } : false,
     bodyLimit: 1024 * 1024,
     routerOptions: { maxParamLength: 500 },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
+    // A path the router matched but cannot decode (`%ZZ`) or an over-long path parameter is malformed data (422),
+    // answered in the service's error shape; an unauthenticated caller still learns only that it is one.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      const url = request.raw.url ?? '/';
+      if (!isPublic(url) && !authenticatedUser(request)) {
+        return reply.code(401).send(errorBody(401, 'Unauthenticated.'));
+      }
+      if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        const message = 'The request path is malformed.';
+        return reply.code(422).send(errorBody(422, message, { path: message }));
+      }
+      return reply.code(500).send({ message: 'Server error.' });
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('userId', 0);
@@ -115,7 +151,6 @@ export async function buildServer(options: ServerOptions = {}): Promise<BuiltSer
   });
 
   const latency = options.latencyMs ?? 0;
-  const lookup = tokenLookup(db);
 
   app.addHook('onRequest', async (request, reply) => {
     if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
@@ -134,14 +169,17 @@ export async function buildServer(options: ServerOptions = {}): Promise<BuiltSer
     } else if (fault === '500' || fault === '503') {
       return reply.code(Number(fault)).send({ message: fault === '500' ? 'Server error.' : 'Service unavailable.' });
     }
+    // Authentication comes before the body is read or validated: without a valid token every route under /api/v1
+    // answers 401, whatever the request carries (as the service's auth middleware does).
+    if (isPublic(request.routeOptions.url ?? request.url)) return;
+    const userId = authenticatedUser(request);
+    if (userId === null) throw unauthorized();
+    request.userId = userId;
   });
 
   app.addHook('preHandler', async (request) => {
-    if (isPublic(request.url)) return;
-    const token = bearer(request);
-    const row = token ? lookup.get(hashToken(token)) : undefined;
-    if (!row) throw unauthorized();
-    request.userId = row.user_id;
+    const field = nonFiniteField(request.query, request.params);
+    if (field !== null) throw invalid(field, `The ${field} field must be a finite integer.`);
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -191,5 +229,17 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const address = built.app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
-  return { ...built, url: `http://${shownHost}:${port}`, close: () => built.app.close() };
+  // app.close() closes the keep-alive connections that are idle when it starts, then waits for the rest; a
+  // connection whose answer was still being flushed at that moment (a streamed file the client has already read
+  // in full) becomes idle only later and would hold the close until its keep-alive timeout. Keep closing the idle
+  // ones until the server is down.
+  const close = async () => {
+    const sweep = setInterval(() => built.app.server.closeIdleConnections(), 20);
+    try {
+      await built.app.close();
+    } finally {
+      clearInterval(sweep);
+    }
+  };
+  return { ...built, url: `http://${shownHost}:${port}`, close };
 }

@@ -1,14 +1,13 @@
 import { Command, CommanderError } from 'commander';
-import { createRequire } from 'node:module';
 import { CliError, oneLine } from './errors.js';
 import { registerServerCommand } from './commands/server.js';
+import { VERSION } from '../api/version.js';
 
-const { version } = createRequire(import.meta.url)('../../../package.json') as { version: string };
 
 function buildProgram(): Command {
   const program = new Command('drivesync')
     .description('two-way sync of a local folder with your drive, plus sharing, links and mailing lists')
-    .version(version)
+    .version(VERSION)
     .showSuggestionAfterError()
     .exitOverride()
     .configureOutput({ outputError: () => undefined });

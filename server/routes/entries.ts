@@ -33,7 +33,8 @@ const ListQuery = Type.Object({
 const DeleteBody = Type.Object({ entryIds: IdList, deleteForever: Type.Optional(Type.Union([Flag, Type.Null()])) });
 const UpdateBody = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 1000 })),
-  description: Type.Optional(Type.Union([Type.String({ maxLength: DESCRIPTION_MAX }), Type.Null()])),
+  // Null first: with type coercion on, a string branch tried first would turn null into "" and never clear.
+  description: Type.Optional(Type.Union([Type.Null(), Type.String({ maxLength: DESCRIPTION_MAX })])),
 });
 const FolderBody = Type.Object({
   name: Type.String({ maxLength: 1000 }),
@@ -91,6 +92,12 @@ export function entryRoutes(app: App, ctx: Context): void {
       active();
       filter.where.push('e.id IN (SELECT entry_id FROM stars WHERE user_id = ?)');
       filter.params.push(userId);
+      // A star outlives the caller's access (an unshare keeps it); only entries the caller still sees are listed.
+      filter.where.push(
+        `(e.owner_id = ? OR EXISTS (SELECT 1 FROM shares s WHERE s.user_id = ?
+           AND s.entry_id IN (SELECT value FROM json_each('[' || replace(e.path, '/', ',') || ']'))))`,
+      );
+      filter.params.push(userId, userId);
     } else if (flag(q.recentOnly, 'recentOnly')) {
       own();
       active();

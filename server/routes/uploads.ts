@@ -33,8 +33,21 @@ function pathSegments(relativePath: string): { folders: string[]; name: string }
   return { folders: segments.slice(0, -1), name: segments[segments.length - 1]! };
 }
 
-export function uploadRoutes(app: App, ctx: Context): void {
+export function uploadRoutes(parent: App, ctx: Context): void {
+  // In a scope of its own, so that a body of any other media type reaches the handler (and its 422) instead of a
+  // 415 from the content-type parsing; multipart keeps its own parser, which is more specific than '*'.
+  parent.register(async (scope) => uploadRoute(scope as App, ctx));
+}
+
+function uploadRoute(app: App, ctx: Context): void {
   const { db, entries } = ctx;
+
+  app.addContentTypeParser('*', (_request, payload, done) => {
+    // Not multipart: drop the bytes; the handler answers that the file part is missing.
+    payload.on('error', (error: Error) => done(error, undefined));
+    payload.on('end', () => done(null, undefined));
+    payload.resume();
+  });
 
   app.post('/uploads', async (request, reply) => {
     if (!request.isMultipart()) throw invalid('file', 'The file field is required (multipart/form-data).');

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startServer, type ListFormat } from '../../../server/app.js';
@@ -73,7 +73,12 @@ export function registerServerCommand(program: Command): void {
       // add-list's own --data: commander gives the parent's option to the parent, so read both.
       const data = opts.data ?? (server.opts() as { data?: string }).data;
       if (!data) throw usageError('add-list needs --data DIR (the directory of the server the list belongs to)');
-      const db = openDatabase(resolve(data));
+      const dir = resolve(data);
+      // Opening the database would create it: a mistyped --data must not leave a new, empty server behind.
+      if (!existsSync(join(dir, 'server.sqlite'))) {
+        throw new CliError(`no server data in ${dir} (run \`drivesync server --data ${dir}\` once first)`);
+      }
+      const db = openDatabase(dir);
       try {
         const id = addList(db, name, opts.owner, { fields: opts.field, doubleOptIn: opts.doubleOptIn === true });
         process.stdout.write(`${id}\n`);

@@ -1,0 +1,100 @@
+/**
+ * Every failure of a call to the service becomes one of these, naming the endpoint, with a one-line message a
+ * person can read. Callers branch on `kind`, never on message text.
+ */
+export type ApiErrorKind =
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not-found'
+  | 'conflict'
+  | 'invalid'
+  | 'rate-limited'
+  | 'server'
+  | 'network'
+  | 'timeout'
+  | 'bad-response'
+  | 'aborted';
+
+export abstract class ApiError extends Error {
+  abstract readonly kind: ApiErrorKind;
+  constructor(
+    /** The endpoint as `METHOD path-template`, e.g. `DELETE /file-entries`. */
+    readonly endpoint: string,
+    message: string,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+
+  /** One line for a person: what failed and why. */
+  get summary(): string {
+    return `${this.endpoint}: ${this.message}`;
+  }
+}
+
+export class UnauthorizedError extends ApiError {
+  readonly kind = 'unauthorized';
+}
+export class ForbiddenError extends ApiError {
+  readonly kind = 'forbidden';
+}
+export class NotFoundError extends ApiError {
+  readonly kind = 'not-found';
+}
+export class ConflictError extends ApiError {
+  readonly kind = 'conflict';
+}
+export class InvalidError extends ApiError {
+  readonly kind = 'invalid';
+  constructor(
+    endpoint: string,
+    message: string,
+    /** Field name → first message, whether the server sent strings or lists. */
+    readonly fields: Record<string, string>,
+    status = 422,
+  ) {
+    super(endpoint, message, status);
+  }
+}
+export class RateLimitedError extends ApiError {
+  readonly kind = 'rate-limited';
+  constructor(
+    endpoint: string,
+    message: string,
+    /** Milliseconds the service asked to wait, when it said. */
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(endpoint, message, 429);
+  }
+}
+export class ServerError extends ApiError {
+  readonly kind = 'server';
+}
+export class NetworkError extends ApiError {
+  readonly kind = 'network';
+  constructor(
+    endpoint: string,
+    message: string,
+    readonly code: string | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(endpoint, message, undefined, options);
+  }
+}
+export class TimeoutError extends ApiError {
+  readonly kind = 'timeout';
+}
+export class BadResponseError extends ApiError {
+  readonly kind = 'bad-response';
+}
+export class AbortedError extends ApiError {
+  readonly kind = 'aborted';
+}
+
+export const isApiError = (error: unknown): error is ApiError => error instanceof ApiError;
+
+/** Errors worth trying again later (the request may or may not have taken effect). */
+export const isTransient = (error: unknown): boolean =>
+  isApiError(error) && ['rate-limited', 'server', 'network', 'timeout'].includes(error.kind);

@@ -1,0 +1,319 @@
+import got, {
+  type CancelableRequest,
+  type Got,
+  type Method,
+  type OptionsInit,
+  type Progress,
+  type RequestError,
+  type Response,
+  type RetryObject,
+} from 'got';
+import type { TSchema, Static } from '@sinclair/typebox';
+import {
+  AbortedError,
+  BadResponseError,
+  ConflictError,
+  ForbiddenError,
+  InvalidError,
+  NetworkError,
+  NotFoundError,
+  RateLimitedError,
+  ServerError,
+  TimeoutError,
+  UnauthorizedError,
+  type ApiError,
+} from './errors.js';
+import { validator } from './validate.js';
+import { VERSION } from './version.js';
+
+export interface RetryPolicy {
+  /** Attempts after the first, for idempotent methods only. */
+  limit: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A Retry-After longer than this is not waited for: the call fails as rate-limited instead. */
+  maxRetryAfterMs: number;
+}
+
+export interface Timeouts {
+  connect: number;
+  /** Until the first byte of the answer. */
+  response: number;
+  /** Whole request, for API calls (not for transfers). */
+  request: number;
+  /** Idle socket, for transfers. */
+  socket: number;
+}
+
+export interface RetryEvent {
+  endpoint: string;
+  attempt: number;
+  delayMs: number;
+  reason: string;
+}
+
+export interface HttpOptions {
+  /** Origin of the service, e.g. `https://drive.example.com`; the API lives under `/api/v1`. */
+  origin: string;
+  token?: string | (() => string | undefined);
+  timeouts?: Partial<Timeouts>;
+  retry?: Partial<RetryPolicy>;
+  /** Waits between retries; injected so tests can use a virtual clock. */
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  /** Largest JSON answer accepted. */
+  maxResponseBytes?: number;
+  onRetry?: (event: RetryEvent) => void;
+}
+
+export const DEFAULT_TIMEOUTS: Timeouts = { connect: 10_000, response: 30_000, request: 60_000, socket: 60_000 };
+export const DEFAULT_RETRY: RetryPolicy = { limit: 4, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 300_000 };
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+const RETRY_STATUS = [408, 429, 500, 502, 503, 504, 521, 522, 524];
+
+export interface JsonRequest<S extends TSchema> {
+  endpoint: string;
+  method: Method;
+  /** Relative to `/api/v1/`, without a leading slash. */
+  path: string;
+  schema: S;
+  json?: unknown;
+  searchParams?: Record<string, string | number | boolean | undefined>;
+  body?: OptionsInit['body'];
+  /** Extra request headers (e.g. the content type of a hand-made multipart body). */
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  /** Whole-request timeout override (uploads take longer than API calls). */
+  requestTimeout?: number | null;
+  onUploadProgress?: (progress: Progress) => void;
+  /** Statuses that answer a result rather than an error (e.g. 404 for "no link"). */
+  accept?: readonly number[];
+}
+
+export interface JsonAnswer<T> {
+  status: number;
+  body: T;
+}
+
+const sleepReal = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function firstMessage(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map(firstMessage).find((m) => m !== undefined);
+  return undefined;
+}
+
+/** 422 bodies carry `errors` as field → string or field → list of strings; either becomes field → string. */
+function fieldMessages(body: unknown): Record<string, string> {
+  const errors = (body as { errors?: unknown } | null)?.errors;
+  const out: Record<string, string> = {};
+  if (errors && typeof errors === 'object' && !Array.isArray(errors)) {
+    for (const [field, value] of Object.entries(errors)) {
+      const message = firstMessage(value);
+      if (message !== undefined) out[field] = message.slice(0, 500);
+    }
+  }
+  return out;
+}
+
+/** The first non-empty line of a text, trimmed and capped: what a person reads in an error's message. */
+function oneLine(text: string, max = 300): string | undefined {
+  const line = text.split(/[\r\n]+/).map((l) => l.trim()).find((l) => l !== '');
+  return line === undefined ? undefined : line.slice(0, max);
+}
+
+function bodyMessage(body: unknown): string | undefined {
+  const message = (body as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? oneLine(message) : undefined;
+}
+
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined || text.trim() === '') return undefined;
+  const seconds = Number(text);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Turns any failure of got into the typed error of its kind. */
+export function toApiError(endpoint: string, error: unknown, signal?: AbortSignal): ApiError {
+  const e = error as RequestError & { response?: { statusCode: number; body?: unknown; headers: Record<string, string | string[] | undefined> } };
+  if (signal?.aborted || e?.name === 'AbortError' || e?.name === 'CancelError') {
+    return new AbortedError(endpoint, 'the request was cancelled');
+  }
+  if (e?.response && e.name === 'HTTPError') {
+    const status = e.response.statusCode;
+    let body: unknown = e.response.body;
+    if (typeof body === 'string') {
+      try {
+        body = JSON.parse(body);
+      } catch {
+        // not JSON; the status alone says what happened
+      }
+    }
+    const message = bodyMessage(body);
+    if (status === 401) return new UnauthorizedError(endpoint, message ?? 'not signed in, or the session expired', status);
+    const fieldMessage = (fields: Record<string, string>) =>
+      Object.values(fields).map((m) => oneLine(m)).find((m) => m !== undefined);
+    if (status === 403) {
+      const fields = fieldMessages(body);
+      // Older list deployments answer validation failures with 403 and field messages.
+      if (Object.keys(fields).length > 0) return new InvalidError(endpoint, message ?? fieldMessage(fields) ?? 'invalid data', fields, status);
+      return new ForbiddenError(endpoint, message ?? 'not allowed', status);
+    }
+    if (status === 404) return new NotFoundError(endpoint, message ?? 'not found', status);
+    if (status === 409) return new ConflictError(endpoint, message ?? 'conflict', status);
+    if (status === 429) {
+      return new RateLimitedError(endpoint, message ?? 'too many requests', parseRetryAfter(e.response.headers['retry-after']));
+    }
+    if (status >= 500) return new ServerError(endpoint, message ? `server error ${status}: ${message}` : `server error ${status}`, status);
+    const fields = fieldMessages(body);
+    return new InvalidError(endpoint, message ?? fieldMessage(fields) ?? `rejected with status ${status}`, fields, status);
+  }
+  if (e?.name === 'TimeoutError' || e?.code === 'ETIMEDOUT') {
+    return new TimeoutError(endpoint, `timed out${e.message ? ` (${e.message.replace(/^Timeout awaiting '(\w+)'.*$/, '$1 phase')})` : ''}`);
+  }
+  if (e?.name === 'ParseError') return new BadResponseError(endpoint, 'the answer is not valid JSON', e.response?.statusCode);
+  const code = e?.code;
+  const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : e?.message || 'network error';
+  return new NetworkError(endpoint, reason.split('\n')[0]!, code, { cause: error });
+}
+
+/**
+ * The one HTTP client of an account: base URL, bearer token, timeouts per phase, user agent, and retries with
+ * exponential backoff and full jitter for idempotent methods (POST is never retried here).
+ */
+export class Http {
+  readonly origin: string;
+  readonly api: Got;
+  /** Same settings, for absolute URLs (a file's content). */
+  readonly raw: Got;
+  private readonly maxResponseBytes: number;
+  readonly timeouts: Timeouts;
+
+  constructor(options: HttpOptions) {
+    const origin = new URL(options.origin);
+    if (origin.protocol !== 'http:' && origin.protocol !== 'https:') {
+      throw new Error(`the server address must start with http:// or https:// (got ${options.origin})`);
+    }
+    this.origin = origin.origin;
+    this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    const retry = { ...DEFAULT_RETRY, ...options.retry };
+    const sleep = options.sleep ?? sleepReal;
+    const random = options.random ?? Math.random;
+    this.maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+    const token = options.token;
+    const tokenOf = typeof token === 'function' ? token : () => token;
+
+    const calculateDelay = async ({ attemptCount, computedValue, retryAfter, error }: RetryObject): Promise<number> => {
+      // got's own rules say whether a retry is allowed at all (method, status, code, limit, Retry-After cap).
+      if (computedValue === 0) return 0;
+      const backoff = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attemptCount - 1));
+      const delay = retryAfter !== undefined ? retryAfter : Math.round(random() * backoff);
+      const request = error.options;
+      options.onRetry?.({
+        endpoint: `${request.method} ${(request.url as URL | undefined)?.pathname ?? ''}`,
+        attempt: attemptCount,
+        delayMs: delay,
+        reason: error.response ? `status ${error.response.statusCode}` : error.code ?? error.name,
+      });
+      await sleep(delay);
+      return 1; // the wait already happened through the injected clock
+    };
+
+    this.raw = got.extend({
+      headers: { 'user-agent': `drivesync/${VERSION}`, accept: 'application/json' },
+      timeout: { connect: this.timeouts.connect, response: this.timeouts.response, socket: this.timeouts.socket },
+      retry: {
+        limit: retry.limit,
+        methods: ['GET', 'PUT', 'HEAD', 'DELETE', 'OPTIONS'],
+        statusCodes: RETRY_STATUS,
+        maxRetryAfter: retry.maxRetryAfterMs,
+        calculateDelay,
+      },
+      hooks: {
+        beforeRequest: [
+          (request) => {
+            // This hook runs again for every redirect, after got dropped the header for another origin: the token
+            // goes to the service's own origin only, never to wherever a redirect points.
+            const url = request.url instanceof URL ? request.url : new URL(String(request.url));
+            if (url.origin !== this.origin) {
+              delete request.headers.authorization;
+              return;
+            }
+            const value = tokenOf();
+            if (value) request.headers.authorization = `Bearer ${value}`;
+          },
+        ],
+      },
+    });
+    this.api = this.raw.extend({ prefixUrl: `${this.origin}/api/v1/` });
+  }
+
+  /** Absolute URL of a path the service gives relative to its origin (e.g. a file's `url`). */
+  resolve(relative: string, endpoint = 'GET {file url}'): string {
+    const url = new URL(relative.replace(/^\/+/, ''), `${this.origin}/`);
+    if (url.origin !== this.origin) {
+      throw new BadResponseError(endpoint, `the url ${oneLine(relative, 200) ?? ''} points off the server`);
+    }
+    return url.href;
+  }
+
+  async json<S extends TSchema>(request: JsonRequest<S>): Promise<JsonAnswer<Static<S>>> {
+    const { endpoint } = request;
+    let tooLarge = false;
+    const searchParams: Record<string, string | number | boolean> = {};
+    for (const [key, value] of Object.entries(request.searchParams ?? {})) if (value !== undefined) searchParams[key] = value;
+    const promise = this.api(request.path, {
+      method: request.method,
+      json: request.json,
+      body: request.body,
+      ...(request.headers ? { headers: request.headers } : {}),
+      searchParams,
+      signal: request.signal,
+      responseType: 'text',
+      timeout: {
+        connect: this.timeouts.connect,
+        response: this.timeouts.response,
+        ...(request.requestTimeout === null ? { socket: this.timeouts.socket } : { request: request.requestTimeout ?? this.timeouts.request }),
+      },
+    } as OptionsInit) as CancelableRequest<Response<string>>;
+    promise.on('downloadProgress', (progress: Progress) => {
+      if (progress.transferred > this.maxResponseBytes) {
+        tooLarge = true;
+        promise.cancel();
+      }
+    });
+    if (request.onUploadProgress) promise.on('uploadProgress', request.onUploadProgress);
+    let status: number;
+    let text: string;
+    try {
+      const response = await promise;
+      status = response.statusCode;
+      text = response.body as string;
+    } catch (error) {
+      if (tooLarge) throw new BadResponseError(endpoint, `the answer is larger than ${this.maxResponseBytes} bytes`);
+      const answer = (error as { name?: string; response?: { statusCode: number; body: unknown } }).response;
+      if (!(answer && (request.accept ?? []).includes(answer.statusCode))) throw toApiError(endpoint, error, request.signal);
+      // An accepted error status is a result: its body is whatever the server said.
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(String(answer.body));
+      } catch {
+        parsed = undefined;
+      }
+      return { status: answer.statusCode, body: parsed as Static<S> };
+    }
+    let body: unknown;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      throw new BadResponseError(endpoint, `the answer is not valid JSON (status ${status})`, status);
+    }
+    const check = validator(request.schema);
+    const problem = check(body);
+    if (problem) throw new BadResponseError(endpoint, `unexpected answer: ${problem}`, status);
+    return { status, body: body as Static<S> };
+  }
+}

@@ -1,0 +1,12 @@
+export { DriveClient } from './client.js';
+export { Http, parseRetryAfter, DEFAULT_RETRY, DEFAULT_TIMEOUTS } from './http.js';
+export type { HttpOptions, RetryEvent, RetryPolicy, Timeouts } from './http.js';
+export * from './errors.js';
+export type { ListFilter, EntryId, Page } from './entries.js';
+export { MOVE_BATCH } from './entries.js';
+export type { Credentials, Session } from './auth.js';
+export type { ShareResult } from './sharing.js';
+export type { LinkSettings, LinkInfo } from './links.js';
+export type { SubscriberFields, StatusChange } from './lists.js';
+export type { TransferProgress, UploadOptions, DownloadOptions } from './transfers.js';
+export type { FileEntry, User, ShareableLink, Subscriber, SubscriberStatus, Permission, Tag } from './schemas.js';

@@ -1,0 +1,200 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import { Readable, Transform } from 'node:stream';
+import type { Http } from './http.js';
+import { toApiError } from './http.js';
+import type { EntryId } from './entries.js';
+import { AbortedError, BadResponseError, isTransient } from './errors.js';
+import { UploadResponse, type FileEntry } from './schemas.js';
+
+export interface TransferProgress {
+  /** Bytes of the file moved so far. */
+  transferred: number;
+  /** Size of the file, when known. */
+  total: number | undefined;
+}
+
+export interface UploadOptions {
+  /** Name of the new entry. */
+  name: string;
+  /** Folder to upload into; null is the root. */
+  parentId: EntryId | null;
+  /** Sent when the upload should create missing folders on its way (`a/b/name`). */
+  relativePath?: string;
+  signal?: AbortSignal;
+  onProgress?: (progress: TransferProgress) => void;
+}
+
+export interface DownloadOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: TransferProgress) => void;
+  /** Continue a partial file at `destination` with a Range request instead of starting over. */
+  resume?: boolean;
+  /** The size the entry says it has; a finished download of another size is an error. */
+  expectedSize?: number;
+  /** Attempts after the first when the connection breaks mid-transfer; each resumes where it stopped. */
+  retries?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const UPLOAD = 'POST /uploads';
+const DOWNLOAD = 'GET {file url}';
+
+const sleepReal = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Counts bytes passing through, for progress, without holding any of them. */
+function counter(start: number, total: number | undefined, onProgress?: (p: TransferProgress) => void) {
+  let transferred = start;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      transferred += chunk.length;
+      onProgress?.({ transferred, total });
+      done(null, chunk);
+    },
+  });
+}
+
+/**
+ * A multipart/form-data body that streams the file from disk. FormData encoders turn a lone LF or CR in a field
+ * value into CRLF (as the HTML form encoding says), which would change a name that has one; here field values go
+ * byte for byte. Exactly `size` bytes of the file are sent: a file that shrank meanwhile fails the upload.
+ */
+function multipartBody(fields: ReadonlyArray<readonly [string, string]>, file: { path: string; name: string; size: number }) {
+  const boundary = `----drivesync-${randomBytes(16).toString('hex')}`;
+  const escape = (text: string) => text.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
+  let head = '';
+  for (const [name, value] of fields) {
+    head += `--${boundary}\r\nContent-Disposition: form-data; name="${escape(name)}"\r\n\r\n${value}\r\n`;
+  }
+  head += `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${escape(file.name)}"\r\n`;
+  head += 'Content-Type: application/octet-stream\r\n\r\n';
+  const headBytes = Buffer.from(head, 'utf8');
+  const tailBytes = Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8');
+  async function* parts(): AsyncGenerator<Buffer> {
+    yield headBytes;
+    let read = 0;
+    if (file.size > 0) {
+      for await (const chunk of createReadStream(file.path, { start: 0, end: file.size - 1 })) {
+        read += (chunk as Buffer).length;
+        yield chunk as Buffer;
+      }
+    }
+    if (read !== file.size) throw new Error(`the file changed while it was being sent (${read} of ${file.size} bytes)`);
+    yield tailBytes;
+  }
+  return {
+    body: Readable.from(parts(), { objectMode: false }),
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    length: headBytes.length + file.size + tailBytes.length,
+    headLength: headBytes.length,
+  };
+}
+
+/** File content both ways, streamed from and to disk, never held whole in memory. */
+export class TransfersApi {
+  constructor(private readonly http: Http) {}
+
+  /**
+   * Uploads a file from disk as multipart (a file-backed Blob, read as it is sent). POST is never retried here:
+   * whether a lost answer took effect is for the caller to find out from the listing.
+   */
+  async upload(path: string, options: UploadOptions): Promise<FileEntry> {
+    let total: number;
+    try {
+      const info = await stat(path);
+      if (!info.isFile()) throw new Error('not a regular file');
+      total = info.size;
+    } catch (error) {
+      throw new AbortedError(UPLOAD, `cannot read ${path}: ${(error as Error).message}`);
+    }
+    // A multipart filename cannot carry every name intact (quotes and line breaks get escaped, some servers strip
+    // backslashes); relativePath is a plain field, so the exact name always travels there as well.
+    const form = multipartBody(
+      [
+        ['parentId', options.parentId === null ? 'null' : String(options.parentId)],
+        ['relativePath', options.relativePath ?? options.name],
+      ],
+      { path, name: options.name, size: total },
+    );
+    const { body } = await this.http.json({
+      endpoint: UPLOAD,
+      method: 'POST',
+      path: 'uploads',
+      body: form.body,
+      headers: { 'content-type': form.contentType, 'content-length': String(form.length) },
+      schema: UploadResponse,
+      signal: options.signal,
+      requestTimeout: null,
+      onUploadProgress: options.onProgress
+        ? (p) => options.onProgress!({ transferred: Math.max(0, Math.min(total, p.transferred - form.headLength)), total })
+        : undefined,
+    });
+    return body.fileEntry;
+  }
+
+  /**
+   * Streams a file's content to `destination`. With `resume`, a partial file there is continued with a Range
+   * request; a broken connection is resumed the same way up to `retries` times.
+   */
+  async download(entry: Pick<FileEntry, 'id' | 'url'>, destination: string, options: DownloadOptions = {}): Promise<number> {
+    const url = this.http.resolve(entry.url ?? `api/v1/file-entries/${entry.id}`, DOWNLOAD);
+    const sleep = options.sleep ?? sleepReal;
+    const retries = options.retries ?? 3;
+    let resume = options.resume === true;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const size = await this.attempt(url, destination, resume, options);
+        if (options.expectedSize !== undefined && size !== options.expectedSize) {
+          throw new BadResponseError(DOWNLOAD, `received ${size} bytes, expected ${options.expectedSize}`);
+        }
+        return size;
+      } catch (error) {
+        if (resume && (error as { status?: number }).status === 416) {
+          // The partial file is no prefix of what the server has now: start over.
+          resume = false;
+          continue;
+        }
+        if (attempt >= retries || !isTransient(error) || options.signal?.aborted) throw error;
+        resume = true;
+        await sleep(Math.min(30_000, 500 * 2 ** attempt));
+      }
+    }
+  }
+
+  private async attempt(url: string, destination: string, resume: boolean, options: DownloadOptions): Promise<number> {
+    let have = resume ? await stat(destination).then((s) => s.size, () => 0) : 0;
+    // A partial file already as long as the content can only be answered 416: start over without asking.
+    if (options.expectedSize !== undefined && have >= options.expectedSize) have = 0;
+    const stream = this.http.raw.stream(url, {
+      headers: have > 0 ? { range: `bytes=${have}-` } : {},
+      retry: { limit: 0 },
+      signal: options.signal,
+      timeout: { connect: this.http.timeouts.connect, response: this.http.timeouts.response, socket: this.http.timeouts.socket },
+    });
+    const response = await new Promise<{ statusCode: number; headers: Record<string, string | string[] | undefined> }>(
+      (resolve, reject) => {
+        stream.once('response', resolve);
+        stream.once('error', reject);
+      },
+    ).catch((error: unknown) => {
+      throw toApiError(DOWNLOAD, error, options.signal);
+    });
+    const partial = response.statusCode === 206;
+    const start = partial ? have : 0;
+    const lengthHeader = response.headers['content-length'];
+    const length = typeof lengthHeader === 'string' ? Number(lengthHeader) : undefined;
+    const total = options.expectedSize ?? (length !== undefined ? start + length : undefined);
+    try {
+      await pipeline(
+        stream,
+        counter(start, total, options.onProgress),
+        createWriteStream(destination, { flags: partial ? 'a' : 'w' }),
+      );
+    } catch (error) {
+      throw toApiError(DOWNLOAD, error, options.signal);
+    }
+    return (await stat(destination)).size;
+  }
+}

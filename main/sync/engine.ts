@@ -1,0 +1,427 @@
+/**
+ * One control loop per sync root: scan, list, plan, execute, until a plan is empty; then watch the folder and poll
+ * the service. It owns the three trees and tells the CLI and the window what happens through typed events.
+ */
+import { EventEmitter } from 'node:events';
+import { rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { DriveClient } from '../api/client.js';
+import { ApiError, isTransient } from '../api/errors.js';
+import { applyOutcome } from './apply.js';
+import { Executor, StaleError, toRemoteItem, type Clock, type TransferEvent } from './execute.js';
+import { hashFile, loadIgnoreRules, refreshPaths, scanLocal, STATE_DIR, type IgnoreRule } from './local.js';
+import { Mirror, TrackedMap } from './mirror.js';
+import { plan } from './plan.js';
+import type { BaseItem, LocalItem, Operation, RelPath, RemoteId, RemoteItem } from './types.js';
+
+export type EngineState = 'idle' | 'scanning' | 'syncing' | 'paused' | 'offline' | 'error';
+
+export interface Activity {
+  at: string;
+  kind: Operation['kind'] | 'conflict' | 'notice';
+  path: string;
+  rule?: string;
+}
+
+export interface ItemError {
+  path: string;
+  message: string;
+}
+
+export interface PassSummary {
+  /** Operations carried out. */
+  done: number;
+  failed: ItemError[];
+  /** True when the pass stopped at the mass-delete guard. */
+  needsConfirmation: boolean;
+  inSync: boolean;
+}
+
+export interface DeletionQuestion {
+  count: number;
+  synced: number;
+}
+
+export interface EngineEvents {
+  state: [state: EngineState, detail?: string];
+  activity: [activity: Activity];
+  transfer: [event: TransferEvent];
+  conflict: [path: string];
+  'item-error': [error: ItemError];
+  'confirm-deletions': [question: DeletionQuestion];
+  notice: [message: string];
+  pass: [summary: PassSummary];
+}
+
+export interface EngineOptions {
+  /** The local folder kept in sync. */
+  root: string;
+  /** The remote folder it mirrors; null is the whole drive. */
+  remoteRootId?: RemoteId | null;
+  client: DriveClient;
+  /** Path of the mirror database of this root. */
+  mirrorPath: string;
+  trash(absolutePath: string): Promise<void>;
+  clock?: Clock;
+  hostname: string;
+  pollIntervalMs?: number;
+  concurrency?: number;
+  /** Deletions above this many items stop the pass and ask. */
+  maxDeletions?: number;
+  /** Passes within one sync before giving up on convergence. */
+  maxIterations?: number;
+  caseInsensitive?: boolean;
+}
+
+const systemClock: Clock = { now: () => new Date() };
+
+/** The mass-delete guard: more than 500 items, or more than half of the synced ones when at least 10 would go. */
+export function deletionNeedsConsent(deletions: number, synced: number, max = 500): boolean {
+  return deletions > max || (deletions >= 10 && deletions > synced / 2);
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof ApiError) return error.summary;
+  if (error instanceof Error) return error.message.split('\n')[0]!;
+  return String(error);
+}
+
+function opPath(op: Operation): string {
+  if ('path' in op) return op.path;
+  if (op.kind === 'move-local') return op.to;
+  return `#${op.remoteId}`;
+}
+
+export class SyncEngine extends EventEmitter<EngineEvents> {
+  readonly root: string;
+  private readonly options: EngineOptions;
+  private readonly clock: Clock;
+  private readonly mirror: Mirror;
+  private readonly trees: { base: TrackedMap<RemoteId, BaseItem>; local: Map<RelPath, LocalItem>; remote: Map<RemoteId, RemoteItem> };
+  private isIgnored: IgnoreRule = () => false;
+  private stateValue: EngineState = 'idle';
+  private running: Promise<PassSummary> | null = null;
+  private paused = false;
+  private stopped = false;
+  private abort = new AbortController();
+  private pollTimer: NodeJS.Timeout | null = null;
+  private rescanTimer: NodeJS.Timeout | null = null;
+  private watcher: { close(): Promise<void> } | null = null;
+  private dirtyPaths = new Set<RelPath>();
+  private localScanned = false;
+  private pending = false;
+  private consent = false;
+  readonly recent: Activity[] = [];
+  readonly errors: ItemError[] = [];
+  lastSync: Date | null = null;
+
+  constructor(options: EngineOptions) {
+    super();
+    this.options = options;
+    this.root = options.root;
+    this.clock = options.clock ?? systemClock;
+    this.mirror = new Mirror(options.mirrorPath);
+    this.trees = { base: new TrackedMap(this.mirror.loadBase()), local: new Map(), remote: new Map() };
+    this.trees.base.touched.clear();
+  }
+
+  get state(): EngineState {
+    return this.stateValue;
+  }
+
+  /** Items the mirror holds as synced. */
+  get syncedCount(): number {
+    return this.trees.base.size;
+  }
+
+  private setState(state: EngineState, detail?: string): void {
+    if (state === this.stateValue && detail === undefined) return;
+    this.stateValue = state;
+    this.emit('state', state, detail);
+  }
+
+  private record(activity: Omit<Activity, 'at'>): void {
+    const entry = { at: this.clock.now().toISOString(), ...activity };
+    this.recent.unshift(entry);
+    this.recent.length = Math.min(this.recent.length, 200);
+    this.emit('activity', entry);
+  }
+
+  /** Lets the next pass delete more than the guard allows (the user said yes). */
+  confirmDeletions(): void {
+    this.consent = true;
+  }
+
+  private async rootProblem(): Promise<string | null> {
+    try {
+      const s = await stat(this.root);
+      return s.isDirectory() ? null : `${this.root} is not a folder`;
+    } catch {
+      return `the sync folder ${this.root} is missing; nothing is synced until it is back`;
+    }
+  }
+
+  private async listRemote(): Promise<Map<RemoteId, RemoteItem>> {
+    const rootId = this.options.remoteRootId ?? null;
+    const remote = new Map<RemoteId, RemoteItem>();
+    for await (const entry of this.options.client.entries.tree({ rootId, perPage: 1000, signal: this.abort.signal })) {
+      if (entry.deleted_at) continue;
+      remote.set(entry.id, toRemoteItem(entry, rootId));
+    }
+    return remote;
+  }
+
+  private async scan(full: boolean): Promise<void> {
+    this.isIgnored = await loadIgnoreRules(this.root);
+    const baseByPath = new Map<RelPath, BaseItem>();
+    for (const b of this.trees.base.values()) baseByPath.set(b.path, b);
+    const options = { isIgnored: this.isIgnored, baseAt: (p: RelPath) => baseByPath.get(p) };
+    if (full || !this.localScanned) {
+      const result = await scanLocal(this.root, options);
+      this.trees.local = result.items;
+      this.localScanned = true;
+      this.dirtyPaths.clear();
+      for (const path of result.symlinks) this.reportSkipped(path, 'symbolic links are not synced');
+      for (const u of result.unreadable) this.reportSkipped(u.path, u.reason);
+    } else if (this.dirtyPaths.size > 0) {
+      const paths = [...this.dirtyPaths];
+      this.dirtyPaths.clear();
+      const { symlinks } = await refreshPaths(this.root, this.trees.local, paths, options);
+      for (const path of symlinks) this.reportSkipped(path, 'symbolic links are not synced');
+    }
+  }
+
+  private reportedSkips = new Set<string>();
+  private reportSkipped(path: RelPath, reason: string): void {
+    const key = `${path}\u0000${reason}`;
+    if (this.reportedSkips.has(key)) return;
+    this.reportedSkips.add(key);
+    const error = { path, message: reason };
+    this.errors.unshift(error);
+    this.emit('item-error', error);
+  }
+
+  /**
+   * Uploads whose answer was lost (crash, dropped connection) are found in the listing — same parent, name and
+   * size, created after the intent — and adopted instead of sent again.
+   */
+  private async adoptLostUploads(): Promise<void> {
+    const known = new Set(this.trees.base.keys());
+    for (const intent of this.mirror.intents()) {
+      const p = intent.payload as Partial<Operation> & { path?: string; parentId?: RemoteId | null; name?: string; remoteId?: RemoteId };
+      if (intent.kind !== 'upload' && intent.kind !== 'replace-remote') {
+        this.mirror.clearIntent(intent.id);
+        continue;
+      }
+      const path = p.path;
+      const local = path ? this.trees.local.get(path) : undefined;
+      const old = intent.kind === 'replace-remote' && p.remoteId !== undefined ? this.trees.remote.get(p.remoteId) : undefined;
+      const parentId = intent.kind === 'upload' ? (p.parentId ?? null) : (old?.parentId ?? this.trees.base.get(p.remoteId!)?.parentId ?? null);
+      const name = intent.kind === 'upload' ? p.name : (old?.name ?? this.trees.base.get(p.remoteId!)?.remoteName);
+      const since = Date.parse(intent.startedAt) - 60_000;
+      const match =
+        local && name !== undefined
+          ? [...this.trees.remote.values()].find(
+              (r) =>
+                !known.has(r.id) &&
+                r.type === 'file' &&
+                r.parentId === parentId &&
+                r.name === name &&
+                r.size === local.size &&
+                (r.createdAt === undefined || Date.parse(r.createdAt) >= since),
+            )
+          : undefined;
+      if (!match || !local || !path) {
+        this.mirror.clearIntent(intent.id);
+        continue;
+      }
+      const hashed = { ...local, hash: await hashFile(join(this.root, ...path.split('/'))) };
+      if (intent.kind === 'replace-remote' && p.remoteId !== undefined && this.trees.remote.has(p.remoteId)) {
+        await this.options.client.entries.trash([p.remoteId]);
+      }
+      applyOutcome(this.trees, {
+        kind: 'synced',
+        remote: match,
+        local: hashed,
+        ...(intent.kind === 'replace-remote' && p.remoteId !== undefined ? { replaces: p.remoteId } : {}),
+      });
+      const { upserts, deletes } = this.trees.base.drain();
+      this.mirror.commit(intent.id, upserts, deletes);
+      known.add(match.id);
+      this.record({ kind: 'record', path, rule: 'adopt' });
+    }
+  }
+
+  /**
+   * One full sync: scan (full or the watcher's paths), list the remote tree, adopt lost uploads, then plan and
+   * execute until nothing is left to do.
+   */
+  syncOnce(options: { fullScan?: boolean; listRemote?: boolean } = {}): Promise<PassSummary> {
+    if (this.running) {
+      this.pending = true;
+      return this.running;
+    }
+    this.running = this.pass(options).finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async pass(options: { fullScan?: boolean; listRemote?: boolean }): Promise<PassSummary> {
+    const summary: PassSummary = { done: 0, failed: [], needsConfirmation: false, inSync: false };
+    if (this.paused || this.stopped) return summary;
+    const problem = await this.rootProblem();
+    if (problem) {
+      this.setState('error', problem);
+      summary.failed.push({ path: '', message: problem });
+      this.emit('pass', summary);
+      return summary;
+    }
+    try {
+      this.setState('scanning');
+      await rm(join(this.root, STATE_DIR, 'tmp'), { recursive: true, force: true });
+      await this.scan(options.fullScan ?? false);
+      if (options.listRemote !== false || this.trees.remote.size === 0) this.trees.remote = await this.listRemote();
+      await this.adoptLostUploads();
+      this.setState('syncing');
+      const executor = new Executor(
+        this.root,
+        this.options.remoteRootId ?? null,
+        this.trees,
+        this.mirror,
+        { client: this.options.client, trash: this.options.trash, clock: this.clock, hostname: this.options.hostname },
+        {
+          transfer: (event) => this.emit('transfer', event),
+          done: (op) => this.record({ kind: op.kind, path: opPath(op), rule: op.rule }),
+          notice: (message, path) => {
+            this.emit('notice', message);
+            if (message.startsWith('both sides changed') && path) {
+              this.emit('conflict', path);
+              this.record({ kind: 'conflict', path });
+            }
+          },
+        },
+        this.options.concurrency ?? 4,
+      );
+      const maxIterations = this.options.maxIterations ?? 200;
+      const failures = new Map<string, ItemError>();
+      for (let iteration = 0; iteration < maxIterations; iteration++) {
+        if (this.stopped || this.paused) break;
+        const result = plan(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.options.caseInsensitive });
+        for (const skip of result.skipped) this.reportSkipped(skip.path, skip.reason);
+        // Operations that already failed this sync are not tried again until the next one.
+        const operations = result.operations.filter((op) => !failures.has(`${op.kind}:${opPath(op)}`));
+        if (operations.length === 0) break;
+        if (deletionNeedsConsent(result.deletions, this.trees.base.size, this.options.maxDeletions) && !this.consent) {
+          summary.needsConfirmation = true;
+          this.setState('paused', `waiting for consent to delete ${result.deletions} items`);
+          this.emit('confirm-deletions', { count: result.deletions, synced: this.trees.base.size });
+          break;
+        }
+        const outcome = await executor.run(operations, this.abort.signal);
+        summary.done += outcome.done;
+        for (const { op, error } of outcome.failed) {
+          if (error instanceof StaleError) continue; // planned again next iteration
+          const item = { path: opPath(op), message: describeError(error) };
+          failures.set(`${op.kind}:${opPath(op)}`, item);
+        }
+        if (outcome.rateLimitedMs) await new Promise((resolve) => setTimeout(resolve, outcome.rateLimitedMs));
+        if (outcome.done === 0 && outcome.failed.every((f) => !(f.error instanceof StaleError))) {
+          if (outcome.failed.length > 0 && outcome.failed.every((f) => isTransient(f.error)) && iteration < 3) continue;
+          break;
+        }
+        if (outcome.failed.some((f) => f.error instanceof StaleError)) await this.scan(true);
+      }
+      this.consent = false;
+      summary.failed = [...failures.values()];
+      for (const failure of summary.failed) {
+        this.errors.unshift(failure);
+        this.emit('item-error', failure);
+      }
+      this.errors.length = Math.min(this.errors.length, 200);
+      const remaining = plan(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.options.caseInsensitive });
+      summary.inSync = !summary.needsConfirmation && remaining.operations.length === 0;
+      this.lastSync = this.clock.now();
+      if (!summary.needsConfirmation) this.setState(summary.inSync || summary.failed.length === 0 ? 'idle' : 'error', summary.failed[0]?.message);
+    } catch (error) {
+      const offline = error instanceof ApiError && (error.kind === 'network' || error.kind === 'timeout');
+      const message = describeError(error);
+      summary.failed.push({ path: '', message });
+      this.setState(offline ? 'offline' : 'error', message);
+    }
+    this.emit('pass', summary);
+    if (this.pending && !this.stopped) {
+      this.pending = false;
+      queueMicrotask(() => void this.syncOnce({ listRemote: false }));
+    }
+    return summary;
+  }
+
+  /** Syncs now, then keeps the folder in sync: local changes from the watcher, remote ones by polling. */
+  async start(): Promise<PassSummary> {
+    const first = await this.syncOnce({ fullScan: true });
+    if (this.stopped) return first;
+    await this.startWatching();
+    const poll = this.options.pollIntervalMs ?? 15_000;
+    const schedulePoll = () => {
+      this.pollTimer = setTimeout(async () => {
+        await this.syncOnce().catch(() => undefined);
+        if (!this.stopped) schedulePoll();
+      }, poll);
+    };
+    schedulePoll();
+    this.rescanTimer = setInterval(() => void this.syncOnce({ fullScan: true }), 60 * 60 * 1000);
+    this.rescanTimer.unref();
+    return first;
+  }
+
+  private async startWatching(): Promise<void> {
+    const { watch } = await import('chokidar');
+    const stateDir = join(this.root, STATE_DIR);
+    let timer: NodeJS.Timeout | null = null;
+    const watcher = watch(this.root, {
+      ignoreInitial: true,
+      followSymlinks: false,
+      // A file is taken once its size and mtime hold still for 300 ms.
+      awaitWriteFinish: { stabilityThreshold: 300, pollInterval: 50 },
+      ignored: (path: string) => path === stateDir || path.startsWith(`${stateDir}/`),
+    });
+    watcher.on('all', (_event, path) => {
+      const rel = path.slice(this.root.length + 1).split(/[\\/]/).join('/');
+      if (rel === '') return;
+      this.dirtyPaths.add(rel);
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => void this.syncOnce({ listRemote: false }), 100);
+    });
+    watcher.on('error', (error) => this.emit('notice', `watching the folder failed: ${describeError(error)}`));
+    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+    this.watcher = watcher;
+  }
+
+  /** Polls the service now (the tray's "sync now"). */
+  syncNow(): Promise<PassSummary> {
+    return this.syncOnce();
+  }
+
+  pause(): void {
+    this.paused = true;
+    this.setState('paused');
+  }
+
+  resume(): Promise<PassSummary> {
+    this.paused = false;
+    return this.syncOnce({ fullScan: true });
+  }
+
+  /** Stops watching and polling; a transfer under way is abandoned (its intent stays for the next start). */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.abort.abort();
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    if (this.rescanTimer) clearInterval(this.rescanTimer);
+    await this.watcher?.close();
+    await this.running?.catch(() => undefined);
+    this.mirror.close();
+  }
+}

@@ -1,0 +1,378 @@
+/**
+ * Carries out a plan's operations against the service and the disk, through p-queue, and records each result in
+ * the trees and the mirror. Every operation is journalled before it starts; its result and the journal entry's
+ * removal are one transaction.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir, rename, rm, stat, utimes } from 'node:fs/promises';
+import { join } from 'node:path';
+import PQueue from 'p-queue';
+import type { DriveClient } from '../api/client.js';
+import { ApiError, isTransient, NotFoundError, RateLimitedError } from '../api/errors.js';
+import type { FileEntry } from '../api/schemas.js';
+import { applyOutcome, type MutableTrees, type Outcome } from './apply.js';
+import { hashFile, STATE_DIR } from './local.js';
+import type { Mirror, TrackedMap } from './mirror.js';
+import { baseName, conflictedCopyName, joinPath, numberedName, parentOf } from './names.js';
+import type { BaseItem, LocalItem, Operation, RelPath, RemoteId, RemoteItem } from './types.js';
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface ExecutorPorts {
+  client: DriveClient;
+  /** Moves a local path to the OS trash. */
+  trash(absolutePath: string): Promise<void>;
+  clock: Clock;
+  hostname: string;
+}
+
+export interface TransferEvent {
+  path: RelPath;
+  direction: 'up' | 'down';
+  transferred: number;
+  total: number | undefined;
+}
+
+export interface ExecutorEvents {
+  transfer?(event: TransferEvent): void;
+  done?(op: Operation, outcome: Outcome): void;
+  failed?(op: Operation, error: unknown): void;
+  /** Something the user should know (a changed link URL, a conflict copy). */
+  notice?(message: string, path?: RelPath): void;
+}
+
+export interface ExecuteResult {
+  done: number;
+  failed: Array<{ op: Operation; error: unknown }>;
+  /** A 429 with Retry-After: the whole pass should pause this long. */
+  rateLimitedMs?: number;
+}
+
+/** Turns a service entry under the sync root into a RemoteItem. */
+export function toRemoteItem(entry: FileEntry, rootId: RemoteId | null): RemoteItem {
+  const parent = entry.parent_id ?? null;
+  return {
+    id: entry.id,
+    parentId: parent === rootId ? null : parent,
+    name: entry.name,
+    type: entry.type === 'folder' ? 'folder' : 'file',
+    size: entry.file_size ?? 0,
+    updatedAt: entry.updated_at ?? '',
+    ...(entry.created_at ? { createdAt: entry.created_at } : {}),
+  };
+}
+
+/** The disk or the listing moved on since the plan was made; the next pass plans again. */
+export class StaleError extends Error {}
+
+export class Executor {
+  private readonly queue: PQueue;
+
+  constructor(
+    private readonly root: string,
+    private readonly rootId: RemoteId | null,
+    private readonly trees: MutableTrees & { base: TrackedMap<RemoteId, BaseItem> },
+    private readonly mirror: Mirror,
+    private readonly ports: ExecutorPorts,
+    private readonly events: ExecutorEvents = {},
+    concurrency = 4,
+  ) {
+    this.queue = new PQueue({ concurrency });
+  }
+
+  private abs(path: RelPath): string {
+    return path === '' ? this.root : join(this.root, ...path.split('/'));
+  }
+
+  private remoteParent(id: RemoteId | null): RemoteId | null {
+    return id === null ? this.rootId : id;
+  }
+
+  private tmpPath(): string {
+    return join(this.root, STATE_DIR, 'tmp', `${randomUUID()}.part`);
+  }
+
+  async run(operations: readonly Operation[], signal?: AbortSignal): Promise<ExecuteResult> {
+    const result: ExecuteResult = { done: 0, failed: [] };
+    await mkdir(join(this.root, STATE_DIR, 'tmp'), { recursive: true });
+    this.queue.start();
+    const tasks = operations.map((op) =>
+      this.queue.add(async () => {
+        if (signal?.aborted) return;
+        try {
+          await this.runOne(op, signal);
+          result.done++;
+        } catch (error) {
+          if (error instanceof RateLimitedError && !this.queue.isPaused) {
+            // One 429 pauses every transfer until the service's Retry-After has passed.
+            result.rateLimitedMs = Math.max(result.rateLimitedMs ?? 0, error.retryAfterMs ?? 1000);
+            this.queue.pause();
+          }
+          result.failed.push({ op, error });
+          this.events.failed?.(op, error);
+        }
+      }),
+    );
+    await Promise.all(tasks);
+    this.queue.clear();
+    return result;
+  }
+
+  private async runOne(op: Operation, signal?: AbortSignal): Promise<void> {
+    const started = this.ports.clock.now().toISOString();
+    const intent = this.mirror.beginIntent(op.kind, { ...op }, started);
+    let outcome: Outcome;
+    try {
+      outcome = await this.perform(op, signal);
+    } catch (error) {
+      // A request whose answer was lost may have taken effect: keep the intent for adoption; else clear it.
+      if (!(op.kind === 'upload' || op.kind === 'replace-remote') || !isTransient(error)) this.mirror.clearIntent(intent);
+      throw error;
+    }
+    applyOutcome(this.trees, outcome);
+    const { upserts, deletes } = this.trees.base.drain();
+    this.mirror.commit(intent, upserts, deletes);
+    this.events.done?.(op, outcome);
+  }
+
+  private async localItem(path: RelPath, withHash: boolean): Promise<LocalItem> {
+    const s = await stat(this.abs(path));
+    const type = s.isDirectory() ? 'folder' : 'file';
+    const item: LocalItem = { path, type, inode: s.ino, size: type === 'file' ? s.size : 0, mtimeMs: s.mtimeMs };
+    if (withHash && type === 'file') item.hash = await hashFile(this.abs(path));
+    return item;
+  }
+
+  /** The local item still as the plan saw it; otherwise the operation is stale and waits for the next pass. */
+  private async unchangedLocal(path: RelPath): Promise<LocalItem | null> {
+    const seen = this.trees.local.get(path);
+    let now: LocalItem;
+    try {
+      now = await this.localItem(path, false);
+    } catch {
+      return null;
+    }
+    if (!seen || seen.type !== now.type || (now.type === 'file' && (seen.size !== now.size || seen.mtimeMs !== now.mtimeMs))) {
+      throw new StaleError(`${path} changed while it was being synced`);
+    }
+    return now;
+  }
+
+  private remoteOf(id: RemoteId): RemoteItem {
+    const item = this.trees.remote.get(id);
+    if (!item) throw new StaleError(`remote entry ${id} is no longer listed`);
+    return item;
+  }
+
+  private async perform(op: Operation, signal?: AbortSignal): Promise<Outcome> {
+    const { client } = this.ports;
+    switch (op.kind) {
+      case 'upload': {
+        const before = await this.localItem(op.path, true);
+        const entry = await client.transfers.upload(this.abs(op.path), {
+          name: op.name,
+          parentId: this.remoteParent(op.parentId),
+          signal,
+          onProgress: (p) => this.events.transfer?.({ path: op.path, direction: 'up', ...p }),
+        });
+        return { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local: before };
+      }
+      case 'replace-remote': {
+        const old = this.remoteOf(op.remoteId);
+        const before = await this.localItem(op.path, true);
+        const entry = await client.transfers.upload(this.abs(op.path), {
+          name: old.name,
+          parentId: this.remoteParent(old.parentId),
+          signal,
+          onProgress: (p) => this.events.transfer?.({ path: op.path, direction: 'up', ...p }),
+        });
+        await this.carryOver(op.remoteId, entry, op.path);
+        await client.entries.trash([op.remoteId]);
+        return { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local: before, replaces: op.remoteId };
+      }
+      case 'create-remote-folder': {
+        const local = await this.localItem(op.path, false);
+        const folder = await client.entries.createFolder(op.name, this.remoteParent(op.parentId));
+        return { kind: 'synced', remote: toRemoteItem(folder, this.rootId), local };
+      }
+      case 'rename-remote': {
+        const entry = await client.entries.rename(op.remoteId, op.name);
+        return { kind: 'remote-moved', remote: toRemoteItem(entry, this.rootId), local: await this.localItem(op.path, false) };
+      }
+      case 'move-remote': {
+        const current = this.remoteOf(op.remoteId);
+        const [moved] = await client.entries.move([op.remoteId], this.remoteParent(op.parentId));
+        let item: RemoteItem = moved ? toRemoteItem(moved, this.rootId) : { ...current, parentId: op.parentId };
+        if (item.name !== op.name) item = toRemoteItem(await client.entries.rename(op.remoteId, op.name), this.rootId);
+        // Deployed versions may answer an empty `entries`; the parent is what we asked for.
+        item = { ...item, parentId: op.parentId };
+        return { kind: 'remote-moved', remote: item, local: await this.localItem(op.path, false) };
+      }
+      case 'trash-remote': {
+        try {
+          await client.entries.trash([op.remoteId]);
+        } catch (error) {
+          if (!(error instanceof NotFoundError)) throw error;
+        }
+        return { kind: 'remote-trashed', remoteId: op.remoteId };
+      }
+      case 'download': {
+        const remote = this.remoteOf(op.remoteId);
+        const expected = this.trees.base.get(op.replaces ?? op.remoteId);
+        const local = await this.fetchInto(remote, op.path, signal, (current) => {
+          // C2 replaces a file only while it is still the synced version; N1/D4 only fill an empty place.
+          if (!current) return true;
+          return !!expected && expected.path === op.path && current.size === expected.size && current.mtimeMs === expected.mtimeMs;
+        });
+        return { kind: 'synced', remote, local, ...(op.replaces !== undefined ? { replaces: op.replaces } : {}) };
+      }
+      case 'create-local-folder': {
+        await mkdir(this.abs(op.path));
+        return { kind: 'synced', remote: this.remoteOf(op.remoteId), local: await this.localItem(op.path, false) };
+      }
+      case 'move-local': {
+        await this.unchangedLocal(op.from);
+        if (await this.exists(op.to)) throw new StaleError(`${op.to} already exists`);
+        await rename(this.abs(op.from), this.abs(op.to));
+        return { kind: 'local-moved', from: op.from, to: op.to, remote: this.remoteOf(op.remoteId) };
+      }
+      case 'trash-local': {
+        const current = await this.unchangedLocal(op.path);
+        if (current) await this.ports.trash(this.abs(op.path));
+        return { kind: 'local-trashed', path: op.path, remoteId: op.remoteId };
+      }
+      case 'forget':
+        return { kind: 'forgotten', remoteId: op.remoteId };
+      case 'record': {
+        const remote = this.remoteOf(op.remoteId);
+        return { kind: 'synced', remote, local: await this.localItem(op.path, true) };
+      }
+      case 'merge':
+      case 'conflict':
+        return this.resolveBothChanged(op, signal);
+    }
+  }
+
+  private async exists(path: RelPath): Promise<boolean> {
+    return stat(this.abs(path)).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /**
+   * Downloads into a temp file under `.drivesync/tmp`, checks its size, sets its mtime, and renames it into place
+   * only if `mayReplace` still holds for what is at the destination.
+   */
+  private async fetchInto(
+    remote: RemoteItem,
+    path: RelPath,
+    signal: AbortSignal | undefined,
+    mayReplace: (current: LocalItem | null) => boolean,
+  ): Promise<LocalItem> {
+    const tmp = this.tmpPath();
+    try {
+      await this.ports.client.transfers.download({ id: remote.id, url: null }, tmp, {
+        signal,
+        expectedSize: remote.size,
+        onProgress: (p) => this.events.transfer?.({ path, direction: 'down', ...p }),
+      });
+      const when = Date.parse(remote.updatedAt);
+      if (!Number.isNaN(when)) await utimes(tmp, new Date(when), new Date(when));
+      const hash = await hashFile(tmp);
+      const current = await this.localItem(path, false).catch(() => null);
+      if (!mayReplace(current)) throw new StaleError(`${path} changed while it was being downloaded`);
+      await rename(tmp, this.abs(path));
+      return { ...(await this.localItem(path, false)), hash };
+    } finally {
+      await rm(tmp, { force: true });
+    }
+  }
+
+  /** Both sides hold something at one path (C3, N4, N5): keep both unless the content is the same. */
+  private async resolveBothChanged(op: Extract<Operation, { kind: 'merge' | 'conflict' }>, signal?: AbortSignal): Promise<Outcome> {
+    const remote = this.remoteOf(op.remoteId);
+    const here = await this.localItem(op.path, true);
+    if (remote.type === 'folder' || here.type === 'folder') {
+      const copy = await this.moveAside(op.path);
+      if (remote.type === 'folder') {
+        await mkdir(this.abs(op.path));
+        return { kind: 'conflicted', copy, movedFrom: op.path, remote, local: await this.localItem(op.path, false) };
+      }
+      const local = await this.fetchInto(remote, op.path, signal, (current) => current === null);
+      return { kind: 'conflicted', copy, movedFrom: op.path, remote, local };
+    }
+    const tmp = this.tmpPath();
+    try {
+      await this.ports.client.transfers.download({ id: remote.id, url: null }, tmp, { signal, expectedSize: remote.size });
+      const theirs = await hashFile(tmp);
+      if (theirs === here.hash) return { kind: 'synced', remote, local: here }; // same content: not a conflict
+      const now = await this.localItem(op.path, false);
+      if (now.size !== here.size || now.mtimeMs !== here.mtimeMs) throw new StaleError(`${op.path} changed during the check`);
+      const copy = await this.moveAside(op.path);
+      const when = Date.parse(remote.updatedAt);
+      if (!Number.isNaN(when)) await utimes(tmp, new Date(when), new Date(when));
+      await rename(tmp, this.abs(op.path));
+      const local = { ...(await this.localItem(op.path, false)), hash: theirs };
+      this.events.notice?.(`both sides changed ${op.path}; your version is kept as ${copy.path}`, copy.path);
+      return { kind: 'conflicted', copy, movedFrom: op.path, remote, local };
+    } finally {
+      await rm(tmp, { force: true });
+    }
+  }
+
+  /** Renames the local item at `path` to its conflicted-copy name (numbered if that is taken too). */
+  private async moveAside(path: RelPath): Promise<LocalItem> {
+    const name = conflictedCopyName(baseName(path), this.ports.clock.now(), this.ports.hostname);
+    let target = joinPath(parentOf(path), name);
+    for (let n = 2; await this.exists(target); n++) target = joinPath(parentOf(path), numberedName(name, n));
+    await rename(this.abs(path), this.abs(target));
+    return { ...(await this.localItem(target, true)) };
+  }
+
+  /**
+   * No content-replace endpoint exists: the new entry gets the old one's description, star, shares and link
+   * settings. A link cannot keep its URL; the new one is reported.
+   */
+  private async carryOver(oldId: RemoteId, entry: FileEntry, path: RelPath): Promise<void> {
+    const { client } = this.ports;
+    const old = await this.findEntry(oldId, entry.parent_id ?? null);
+    if (old?.description) await client.entries.update(entry.id, { description: old.description });
+    for (const user of old?.users ?? []) {
+      const p = user.entry_permissions;
+      const permissions = p ? (['view', 'edit', 'download'] as const).filter((k) => p[k]) : (['view'] as const);
+      await client.sharing.share(entry.id, [user.email], [...permissions]);
+    }
+    if (await this.isStarred(oldId)) await client.entries.star([entry.id]);
+    const link = await client.links.get(oldId).catch((error: unknown) => {
+      if (error instanceof ApiError && (error.kind === 'forbidden' || error.kind === 'not-found')) return null;
+      throw error;
+    });
+    if (link) {
+      if (link.link.password) {
+        this.events.notice?.(`${path} was replaced; its link was password-protected and was not carried over`, path);
+      } else {
+        const created = await client.links.create(entry.id, {
+          expiresAt: link.link.expires_at ?? null,
+          allowEdit: link.link.allow_edit ?? false,
+          allowDownload: link.link.allow_download ?? true,
+        });
+        this.events.notice?.(`${path} has a new link: ${client.links.publicUrl(created)}`, path);
+      }
+    }
+  }
+
+  private async findEntry(id: RemoteId, parentId: RemoteId | null): Promise<FileEntry | undefined> {
+    for await (const e of this.ports.client.entries.list(parentId === null ? {} : { parentIds: [parentId] })) {
+      if (e.id === id) return e;
+    }
+    return undefined;
+  }
+
+  private async isStarred(id: RemoteId): Promise<boolean> {
+    for await (const e of this.ports.client.entries.list({ starredOnly: true })) if (e.id === id) return true;
+    return false;
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * The synced tree (base) in SQLite, plus the intent journal: an operation is written before it starts and
+ * cleared in the same transaction that records its result, so a crash leaves a trace of what may have happened.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { BaseItem, RemoteId } from './types.js';
+
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE base (
+    remote_id INTEGER PRIMARY KEY,
+    parent_id INTEGER,
+    remote_name TEXT NOT NULL,
+    path TEXT NOT NULL,
+    type TEXT NOT NULL CHECK (type IN ('file', 'folder')),
+    inode INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ms REAL NOT NULL,
+    hash TEXT,
+    remote_size INTEGER NOT NULL,
+    remote_updated_at TEXT NOT NULL
+  );
+  CREATE INDEX base_path ON base(path);
+  CREATE TABLE intents (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    started_at TEXT NOT NULL
+  );
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  `,
+];
+
+export const MIRROR_SCHEMA_VERSION = MIGRATIONS.length;
+
+interface BaseRow {
+  remote_id: number;
+  parent_id: number | null;
+  remote_name: string;
+  path: string;
+  type: 'file' | 'folder';
+  inode: number;
+  size: number;
+  mtime_ms: number;
+  hash: string | null;
+  remote_size: number;
+  remote_updated_at: string;
+}
+
+export interface Intent {
+  id: number;
+  kind: string;
+  payload: Record<string, unknown>;
+  startedAt: string;
+}
+
+const toItem = (r: BaseRow): BaseItem => ({
+  remoteId: r.remote_id,
+  parentId: r.parent_id,
+  remoteName: r.remote_name,
+  path: r.path,
+  type: r.type,
+  inode: r.inode,
+  size: r.size,
+  mtimeMs: r.mtime_ms,
+  hash: r.hash,
+  remoteSize: r.remote_size,
+  remoteUpdatedAt: r.remote_updated_at,
+});
+
+export class Mirror {
+  private readonly db: Database.Database;
+  private readonly upsertStmt;
+  private readonly deleteStmt;
+  private readonly clearIntentStmt;
+
+  constructor(file: string) {
+    mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.migrate();
+    this.upsertStmt = this.db.prepare(
+      `INSERT INTO base (remote_id, parent_id, remote_name, path, type, inode, size, mtime_ms, hash, remote_size, remote_updated_at)
+       VALUES (@remoteId, @parentId, @remoteName, @path, @type, @inode, @size, @mtimeMs, @hash, @remoteSize, @remoteUpdatedAt)
+       ON CONFLICT (remote_id) DO UPDATE SET parent_id = excluded.parent_id, remote_name = excluded.remote_name,
+         path = excluded.path, type = excluded.type, inode = excluded.inode, size = excluded.size,
+         mtime_ms = excluded.mtime_ms, hash = excluded.hash, remote_size = excluded.remote_size,
+         remote_updated_at = excluded.remote_updated_at`,
+    );
+    this.deleteStmt = this.db.prepare('DELETE FROM base WHERE remote_id = ?');
+    this.clearIntentStmt = this.db.prepare('DELETE FROM intents WHERE id = ?');
+  }
+
+  private migrate(): void {
+    const current = this.db.pragma('user_version', { simple: true }) as number;
+    if (current > MIGRATIONS.length) {
+      throw new Error(`the sync database was written by a newer drivesync (schema ${current}); update drivesync`);
+    }
+    for (let version = current; version < MIGRATIONS.length; version++) {
+      this.db.transaction(() => {
+        this.db.exec(MIGRATIONS[version]!);
+        this.db.pragma(`user_version = ${version + 1}`);
+      })();
+    }
+  }
+
+  get schemaVersion(): number {
+    return this.db.pragma('user_version', { simple: true }) as number;
+  }
+
+  loadBase(): Map<RemoteId, BaseItem> {
+    const out = new Map<RemoteId, BaseItem>();
+    for (const row of this.db.prepare('SELECT * FROM base').iterate() as IterableIterator<BaseRow>) {
+      out.set(row.remote_id, toItem(row));
+    }
+    return out;
+  }
+
+  count(): number {
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM base').get() as { n: number }).n;
+  }
+
+  beginIntent(kind: string, payload: Record<string, unknown>, startedAt: string): number {
+    const info = this.db
+      .prepare('INSERT INTO intents (kind, payload, started_at) VALUES (?, ?, ?)')
+      .run(kind, JSON.stringify(payload), startedAt);
+    return Number(info.lastInsertRowid);
+  }
+
+  /** Records an operation's result and clears its intent, atomically. */
+  commit(intentId: number | null, upserts: Iterable<BaseItem>, deletes: Iterable<RemoteId>): void {
+    this.db.transaction(() => {
+      for (const id of deletes) this.deleteStmt.run(id);
+      for (const item of upserts) this.upsertStmt.run(item);
+      if (intentId !== null) this.clearIntentStmt.run(intentId);
+    })();
+  }
+
+  clearIntent(id: number): void {
+    this.clearIntentStmt.run(id);
+  }
+
+  intents(): Intent[] {
+    return (this.db.prepare('SELECT * FROM intents ORDER BY id').all() as Array<{ id: number; kind: string; payload: string; started_at: string }>).map(
+      (row) => ({ id: row.id, kind: row.kind, payload: JSON.parse(row.payload) as Record<string, unknown>, startedAt: row.started_at }),
+    );
+  }
+
+  getMeta(key: string): string | undefined {
+    return (this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+/** A Map that remembers which keys were set or deleted, so only those rows are written back. */
+export class TrackedMap<K, V> extends Map<K, V> {
+  readonly touched = new Set<K>();
+
+  override set(key: K, value: V): this {
+    this.touched?.add(key);
+    return super.set(key, value);
+  }
+
+  override delete(key: K): boolean {
+    this.touched.add(key);
+    return super.delete(key);
+  }
+
+  /** The touched keys split into rows to write and rows to remove; forgets them. */
+  drain(): { upserts: V[]; deletes: K[] } {
+    const upserts: V[] = [];
+    const deletes: K[] = [];
+    for (const key of this.touched) {
+      const value = super.get(key);
+      if (value === undefined) deletes.push(key);
+      else upserts.push(value);
+    }
+    this.touched.clear();
+    return { upserts, deletes };
+  }
+}

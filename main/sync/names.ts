@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto';
+import type { RelPath } from './types.js';
+
+export const parentOf = (path: RelPath): RelPath => {
+  const slash = path.lastIndexOf('/');
+  return slash < 0 ? '' : path.slice(0, slash);
+};
+
+export const baseName = (path: RelPath): string => path.slice(path.lastIndexOf('/') + 1);
+
+export const joinPath = (parent: RelPath, name: string): RelPath => (parent === '' ? name : `${parent}/${name}`);
+
+/** True when `path` is `ancestor` itself or lies below it. */
+export const isWithin = (path: RelPath, ancestor: RelPath): boolean =>
+  ancestor === '' || path === ancestor || path.startsWith(`${ancestor}/`);
+
+/** `path` with its `from` prefix replaced by `to` (for moving a subtree). */
+export const rebase = (path: RelPath, from: RelPath, to: RelPath): RelPath =>
+  path === from ? to : `${to}${path.slice(from.length)}`;
+
+const MAX_NAME_BYTES = 255;
+/** Names Windows refuses; refused everywhere so a folder stays portable between a user's machines. */
+const RESERVED = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
+
+function splitExtension(name: string): [string, string] {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 && dot >= name.length - 12 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+}
+
+function cutToBytes(text: string, maxBytes: number): string {
+  let out = '';
+  let bytes = 0;
+  for (const ch of text) {
+    const size = Buffer.byteLength(ch);
+    if (bytes + size > maxBytes) break;
+    out += ch;
+    bytes += size;
+  }
+  return out;
+}
+
+/**
+ * A local file name for an untrusted remote name: never a path separator, NUL or control character, never `.` or
+ * `..`, at most 255 bytes, no trailing dot or space, no reserved device name. A name that needs no change is kept.
+ */
+export function safeLocalName(remoteName: string): string {
+  let name = remoteName.normalize('NFC').replace(/[/\\\0-\x1f\x7f]/g, '_');
+  if (name === '' || name === '.' || name === '..') name = `_${name}`;
+  name = name.replace(/[. ]+$/, (tail) => '_'.repeat(tail.length));
+  if (RESERVED.test(name)) name = `_${name}`;
+  if (Buffer.byteLength(name) > MAX_NAME_BYTES) {
+    // Long names keep their start and extension plus a short digest, so two long names stay distinct.
+    const digest = createHash('sha256').update(remoteName).digest('hex').slice(0, 8);
+    const [stem, ext] = splitExtension(name);
+    const room = MAX_NAME_BYTES - Buffer.byteLength(ext) - digest.length - 1;
+    name = `${cutToBytes(stem, room)}~${digest}${ext}`;
+  }
+  return name;
+}
+
+/** `a.txt` → `a (2).txt`: the name for the n-th item claiming the same local name. */
+export function numberedName(name: string, n: number): string {
+  if (n <= 1) return name;
+  const [stem, ext] = splitExtension(name);
+  return `${stem} (${n})${ext}`;
+}
+
+/**
+ * `name (conflicted copy YYYY-MM-DD HHMMSS host).ext`, the local copy kept when both sides changed a file.
+ * The timestamp is UTC so two machines in different zones write comparable names.
+ */
+export function conflictedCopyName(name: string, when: Date, host: string): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const stamp =
+    `${when.getUTCFullYear()}-${pad(when.getUTCMonth() + 1)}-${pad(when.getUTCDate())} ` +
+    `${pad(when.getUTCHours())}${pad(when.getUTCMinutes())}${pad(when.getUTCSeconds())}`;
+  const [stem, ext] = splitExtension(name);
+  const safeHost = host.replace(/[^\w.-]/g, '-').slice(0, 40) || 'host';
+  return `${stem} (conflicted copy ${stamp} ${safeHost})${ext}`;
+}
+
+/** The key two names clash on: NFC always (NFC/NFD twins are one name on some volumes), case too where folded. */
+export const nameKey = (name: string, caseInsensitive: boolean): string => {
+  const nfc = name.normalize('NFC');
+  return caseInsensitive ? nfc.toLowerCase() : nfc;
+};

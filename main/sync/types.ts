@@ -1,0 +1,83 @@
+/**
+ * The engine's three trees. Paths are relative to the sync root, '/'-separated, never starting with '/'.
+ * Remote ids are the service's entry ids; the sync root itself is `null`.
+ */
+export type ItemType = 'file' | 'folder';
+export type RemoteId = number;
+export type RelPath = string;
+
+/** What the last listing said of one entry below the sync root. */
+export interface RemoteItem {
+  id: RemoteId;
+  /** null: directly in the sync root. */
+  parentId: RemoteId | null;
+  name: string;
+  type: ItemType;
+  size: number;
+  updatedAt: string;
+  createdAt?: string;
+}
+
+/** What the last scan saw at one local path. */
+export interface LocalItem {
+  path: RelPath;
+  type: ItemType;
+  inode: number;
+  size: number;
+  mtimeMs: number;
+  /** sha256 of the content, when the scan computed it (files whose size or mtime differ from the base). */
+  hash?: string;
+}
+
+/** The synced state of one item: what both sides agreed on when it was last synced. */
+export interface BaseItem {
+  remoteId: RemoteId;
+  parentId: RemoteId | null;
+  remoteName: string;
+  /** Local path; may differ from the remote name (sanitised or de-duplicated). */
+  path: RelPath;
+  type: ItemType;
+  inode: number;
+  size: number;
+  mtimeMs: number;
+  hash: string | null;
+  remoteSize: number;
+  remoteUpdatedAt: string;
+}
+
+export interface Trees {
+  base: ReadonlyMap<RemoteId, BaseItem>;
+  local: ReadonlyMap<RelPath, LocalItem>;
+  remote: ReadonlyMap<RemoteId, RemoteItem>;
+}
+
+/**
+ * One step of a sync pass. Every operation names the rule (row of docs/sync-rules.md) that produced it, so a log
+ * line or a test can say why it happened.
+ */
+export type Operation =
+  | { kind: 'upload'; rule: string; path: RelPath; parentId: RemoteId | null; name: string }
+  | { kind: 'replace-remote'; rule: string; path: RelPath; remoteId: RemoteId }
+  | { kind: 'create-remote-folder'; rule: string; path: RelPath; parentId: RemoteId | null; name: string }
+  | { kind: 'rename-remote'; rule: string; remoteId: RemoteId; name: string; path: RelPath }
+  | { kind: 'move-remote'; rule: string; remoteId: RemoteId; parentId: RemoteId | null; name: string; path: RelPath }
+  | { kind: 'trash-remote'; rule: string; remoteId: RemoteId; count: number }
+  /** `replaces`: the synced entry this one took the place of (the service replaces content by a new entry). */
+  | { kind: 'download'; rule: string; remoteId: RemoteId; path: RelPath; replaces?: RemoteId }
+  | { kind: 'create-local-folder'; rule: string; remoteId: RemoteId; path: RelPath }
+  | { kind: 'move-local'; rule: string; remoteId: RemoteId; from: RelPath; to: RelPath }
+  | { kind: 'trash-local'; rule: string; path: RelPath; remoteId: RemoteId | null; count: number }
+  | { kind: 'conflict'; rule: string; remoteId: RemoteId; path: RelPath; replaces?: RemoteId }
+  | { kind: 'merge'; rule: string; remoteId: RemoteId; path: RelPath }
+  | { kind: 'record'; rule: string; remoteId: RemoteId; path: RelPath }
+  | { kind: 'forget'; rule: string; remoteId: RemoteId };
+
+export type OperationKind = Operation['kind'];
+
+export interface Plan {
+  operations: Operation[];
+  /** Items counted by the deletions of this plan (a folder counts its subtree). */
+  deletions: number;
+  /** Local items skipped and why (symlinks, ignored names, names the service refuses). */
+  skipped: Array<{ path: RelPath; reason: string }>;
+}

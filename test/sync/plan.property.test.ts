@@ -1,0 +1,328 @@
+/**
+ * The planner's convergence property, in the style of Dropbox's CanopyCheck: a random synced tree is changed
+ * independently on both sides (creates, edits, touches, deletes, renames, moves of files and folders), then the
+ * engine's loop runs — plan, apply the operations in a random order through the simulator, plan again — and
+ * the result must be: termination within MAX_PASSES, no exception, both trees equal and in base, an empty final
+ * plan, a sound remote tree, and no content lost that either side still wanted.
+ *
+ * Run count: DRIVESYNC_SOAK_RUNS (default 500); `npm run soak` runs 50,000. See test/sync/soak.ts for replaying.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { baseName, joinPath, nameKey, numberedName, parentOf, safeLocalName, isWithin } from '../../main/sync/names.js';
+import { plan } from '../../main/sync/plan.js';
+import type { ItemType, Operation, RelPath, RemoteId } from '../../main/sync/types.js';
+import { Sim, contentsKept, convergenceProblems, describeOp } from './sim.js';
+import { soakParameters, soakTimeoutMs } from './soak.js';
+
+const MAX_PASSES = 50;
+
+/** Names both sides use: case twins, a dedup look-alike, a name the local side must sanitise, NFC. */
+const NAMES = ['alpha', 'beta', 'Alpha', 'gamma.txt', 'gamma (2).txt', 'alpha_', 'été'];
+/** Names only another client gives remotely: a trailing dot (local `alpha_`), NFD (twin of `été`). */
+const REMOTE_ONLY = ['alpha.', 'e\u0301te\u0301'];
+/** Names only the local user gives: a temp file that is never uploaded. */
+const LOCAL_ONLY = ['notes.tmp'];
+/** Temp names are ignored, and so is everything inside an ignored folder. */
+const isIgnored = (path: RelPath): boolean => path.split('/').some((segment) => segment.endsWith('.tmp'));
+
+interface Action {
+  op: 'create' | 'mkdir' | 'edit' | 'touch' | 'delete' | 'move' | 'rename';
+  /** Chooses the item acted on. */
+  a: number;
+  /** Chooses the target folder. */
+  b: number;
+  /** Chooses the name. */
+  name: number;
+  /** edit: atomic save (local) or replace by a new entry (remote); create: content shared with the other side. */
+  flag: boolean;
+  /** Size of the content's padding, or which shared content. */
+  k: number;
+}
+
+const actionArb: fc.Arbitrary<Action> = fc.record({
+  op: fc.constantFrom<Action['op']>('create', 'mkdir', 'edit', 'touch', 'delete', 'move', 'rename'),
+  a: fc.nat({ max: 99 }),
+  b: fc.nat({ max: 99 }),
+  name: fc.nat({ max: 99 }),
+  flag: fc.boolean(),
+  k: fc.nat({ max: 2 }),
+});
+
+const initialArb = fc.array(fc.record({ parent: fc.nat({ max: 99 }), name: fc.nat({ max: 99 }), folder: fc.boolean() }), {
+  maxLength: 10,
+});
+
+const pick = <T>(list: readonly T[], n: number): T | undefined => (list.length === 0 ? undefined : list[n % list.length]);
+
+interface World {
+  sim: Sim;
+  /** What was done, as code, for failure reports. */
+  script: string[];
+  nextContent: number;
+}
+
+function content(world: World, action: Action): string {
+  if (action.op === 'create' && action.flag) return `shared${action.k}`; // both sides may create the same bytes
+  return `v${world.nextContent++}${'+'.repeat(action.k)}`;
+}
+
+function buildInitial(world: World, spec: Case['initial']): void {
+  const { sim } = world;
+  const folders: RelPath[] = [''];
+  spec.forEach((item, i) => {
+    const parent = pick(folders, item.parent)!;
+    const remoteName = pick([...NAMES, ...REMOTE_ONLY], item.name)!;
+    const safe = safeLocalName(remoteName);
+    let path = joinPath(parent, safe);
+    for (let n = 2; sim.localTaken(path); n++) path = joinPath(parent, numberedName(safe, n));
+    if (item.folder) {
+      const parentId = parent === '' ? null : [...sim.trees.base.values()].find((b) => b.path === parent)!.remoteId;
+      if (sim.remoteFolderNamed(parentId, remoteName)) return; // 422 for a folder
+      sim.addSynced(path, 'folder', '', remoteName);
+      folders.push(path);
+    } else {
+      sim.addSynced(path, 'file', `init${i}`, remoteName);
+    }
+    world.script.push(`sim.addSynced(${JSON.stringify(path)}, '${item.folder ? 'folder' : 'file'}', ${item.folder ? "''" : `'init${i}'`}, ${JSON.stringify(remoteName)});`);
+  });
+}
+
+function localAct(world: World, action: Action): void {
+  const { sim } = world;
+  const all = [...sim.trees.local.values()].sort((x, y) => (x.path < y.path ? -1 : 1));
+  const files = all.filter((l) => l.type === 'file').map((l) => l.path);
+  const folders = ['', ...all.filter((l) => l.type === 'folder').map((l) => l.path)];
+  const names = [...NAMES, ...LOCAL_ONLY];
+  const say = (line: string) => world.script.push(line);
+  switch (action.op) {
+    case 'create':
+    case 'mkdir': {
+      const path = joinPath(pick(folders, action.b)!, pick(names, action.name)!);
+      if (sim.localTaken(path)) return;
+      if (action.op === 'mkdir') {
+        sim.localMkdir(path);
+        say(`sim.localMkdir(${JSON.stringify(path)});`);
+      } else {
+        const c = content(world, action);
+        sim.localWrite(path, c);
+        say(`sim.localWrite(${JSON.stringify(path)}, '${c}');`);
+      }
+      return;
+    }
+    case 'edit': {
+      const path = pick(files, action.a);
+      if (path === undefined) return;
+      const c = content(world, action);
+      sim.localWrite(path, c, action.flag);
+      say(`sim.localWrite(${JSON.stringify(path)}, '${c}', ${action.flag});`);
+      return;
+    }
+    case 'touch': {
+      const path = pick(files, action.a);
+      if (path === undefined) return;
+      sim.localTouch(path);
+      say(`sim.localTouch(${JSON.stringify(path)});`);
+      return;
+    }
+    case 'delete': {
+      const item = pick(all, action.a);
+      if (!item) return;
+      sim.localDelete(item.path);
+      say(`sim.localDelete(${JSON.stringify(item.path)});`);
+      return;
+    }
+    case 'move':
+    case 'rename': {
+      const item = pick(all, action.a);
+      if (!item) return;
+      const parent = action.op === 'rename' ? parentOf(item.path) : pick(folders, action.b)!;
+      const name = action.op === 'move' && action.flag ? baseName(item.path) : pick(names, action.name)!;
+      const to = joinPath(parent, name);
+      if (to === item.path || isWithin(to, item.path) || sim.localTaken(to, item.path)) return;
+      sim.localMove(item.path, to);
+      say(`sim.localMove(${JSON.stringify(item.path)}, ${JSON.stringify(to)});`);
+      return;
+    }
+  }
+}
+
+function remoteAct(world: World, action: Action): void {
+  const { sim } = world;
+  const all = [...sim.trees.remote.values()].sort((x, y) => x.id - y.id);
+  const files = all.filter((r) => r.type === 'file');
+  const folders: Array<RemoteId | null> = [null, ...all.filter((r) => r.type === 'folder').map((r) => r.id)];
+  const names = [...NAMES, ...REMOTE_ONLY];
+  const say = (line: string) => world.script.push(line);
+  switch (action.op) {
+    case 'create':
+    case 'mkdir': {
+      const parentId = pick(folders, action.b)!;
+      const name = pick(names, action.name)!;
+      if (action.op === 'mkdir') {
+        if (sim.remoteFolderNamed(parentId, name)) return; // 422
+        const id = sim.remoteCreate(parentId, name, 'folder');
+        say(`sim.remoteCreate(${parentId}, ${JSON.stringify(name)}, 'folder'); // ${id}`);
+      } else {
+        const c = content(world, action);
+        const id = sim.remoteCreate(parentId, name, 'file', c);
+        say(`sim.remoteCreate(${parentId}, ${JSON.stringify(name)}, 'file', '${c}'); // ${id}`);
+      }
+      return;
+    }
+    case 'edit':
+    case 'touch': {
+      const item = pick(files, action.a);
+      if (!item) return;
+      const c = content(world, action);
+      if (action.flag) {
+        const id = sim.remoteReplace(item.id, c);
+        say(`sim.remoteReplace(${item.id}, '${c}'); // ${id}`);
+      } else {
+        sim.remoteEdit(item.id, c);
+        say(`sim.remoteEdit(${item.id}, '${c}');`);
+      }
+      return;
+    }
+    case 'delete': {
+      const item = pick(all, action.a);
+      if (!item) return;
+      sim.remoteDelete(item.id);
+      say(`sim.remoteDelete(${item.id});`);
+      return;
+    }
+    case 'move':
+    case 'rename': {
+      const item = pick(all, action.a);
+      if (!item) return;
+      const parentId = action.op === 'rename' ? item.parentId : pick(folders, action.b)!;
+      const name = action.op === 'move' && action.flag ? item.name : pick(names, action.name)!;
+      if (parentId === item.parentId && name === item.name) return;
+      if (parentId !== null && (parentId === item.id || sim.remoteDescendants(item.id).includes(parentId))) return;
+      sim.remoteMove(item.id, parentId, name);
+      say(`sim.remoteMove(${item.id}, ${parentId}, ${JSON.stringify(name)});`);
+      return;
+    }
+  }
+}
+
+/**
+ * The service has no content hash: an edit that keeps the size, on an entry that also moved, is invisible (its
+ * updated_at moved with the rename too). That limit is documented; this fix-up keeps such edits out of the property
+ * by making them change the size.
+ */
+function makeRemoteEditsVisible(world: World): void {
+  const { sim } = world;
+  for (const b of sim.trees.base.values()) {
+    const r = sim.trees.remote.get(b.remoteId);
+    if (!r || r.type !== 'file') continue;
+    const moved = r.parentId !== b.parentId || r.name !== b.remoteName;
+    const edited = sim.remoteContent.get(r.id)!;
+    if (moved && r.size === b.remoteSize && edited !== initialContent(world, b.remoteId)) {
+      sim.remoteEdit(r.id, `${edited}!`);
+      world.script.push(`sim.remoteEdit(${r.id}, '${edited}!');`);
+    }
+  }
+}
+const initialContents = new WeakMap<World, Map<RemoteId, string>>();
+const initialContent = (world: World, id: RemoteId) => initialContents.get(world)?.get(id);
+
+function orderOps(ops: Operation[], keys: readonly number[] | undefined): Operation[] {
+  const keyed = ops.map((op, i) => ({ op, key: keys?.[i] ?? 0, i }));
+  keyed.sort((x, y) => x.key - y.key || x.i - y.i);
+  return keyed.map((k) => k.op);
+}
+
+interface Case {
+  caseInsensitive: boolean;
+  initial: Array<{ parent: number; name: number; folder: boolean }>;
+  local: Action[];
+  remote: Action[];
+  orders: number[][];
+}
+
+/** Runs one case; throws with a full report when a check fails. */
+function runCase(c: Case): { passes: number } {
+  const sim = new Sim({ caseInsensitive: c.caseInsensitive });
+  const world: World = { sim, script: [`const sim = new Sim({ caseInsensitive: ${c.caseInsensitive} });`], nextContent: 0 };
+  buildInitial(world, c.initial);
+  initialContents.set(world, new Map(sim.remoteContent));
+  const start = new Set(sim.localContent.values());
+  for (const action of c.local) localAct(world, action);
+  for (const action of c.remote) remoteAct(world, action);
+  makeRemoteEditsVisible(world);
+
+  // Content either side still wants at the start of the sync: anything new on either side, and anything from the
+  // start that both sides still have. (Old content one side deleted or replaced may go, if the other kept it.)
+  const localNow = new Set(sim.localContent.values());
+  const remoteNow = new Set(sim.remoteContent.values());
+  const wanted = new Set<string>();
+  for (const x of localNow) if (!start.has(x) || remoteNow.has(x)) wanted.add(x);
+  for (const x of remoteNow) if (!start.has(x) || localNow.has(x)) wanted.add(x);
+
+  const options = { caseInsensitive: c.caseInsensitive, isIgnored };
+  const report = (why: string) =>
+    `${why}\n--- script ---\n${world.script.join('\n')}\n--- operations ---\n${sim.log.join('\n')}\n--- trees ---\n${sim.dump()}`;
+  let passes = 0;
+  for (;;) {
+    let p;
+    try {
+      p = plan(sim.snapshot(), options);
+    } catch (error) {
+      throw new Error(report(`plan threw: ${String(error)}`));
+    }
+    if (p.operations.length === 0) break;
+    if (++passes > MAX_PASSES) throw new Error(report(`no convergence after ${MAX_PASSES} passes; still: ${p.operations.map(describeOp).join('; ')}`));
+    sim.log.push(`--- pass ${passes}`);
+    const ids = new Set<RemoteId>();
+    for (const op of p.operations) {
+      const id = 'remoteId' in op ? op.remoteId : undefined;
+      if (id !== undefined && id !== null) {
+        if (ids.has(id)) throw new Error(report(`two operations on ${id} in one pass: ${p.operations.map(describeOp).join('; ')}`));
+        ids.add(id);
+      }
+    }
+    for (const op of orderOps(p.operations, c.orders[passes - 1])) {
+      try {
+        sim.apply(op);
+      } catch (error) {
+        throw new Error(report(`pass ${passes}: ${String(error)}`));
+      }
+    }
+  }
+  const problems = convergenceProblems(sim, isIgnored);
+  if (problems.length > 0) throw new Error(report(`not converged:\n  ${problems.join('\n  ')}`));
+  const kept = contentsKept(sim);
+  const lost = [...wanted].filter((x) => !kept.has(x));
+  if (lost.length > 0) throw new Error(report(`content lost: ${lost.join(', ')}`));
+  return { passes };
+}
+
+const caseArb: fc.Arbitrary<Case> = fc.record({
+  caseInsensitive: fc.boolean(),
+  initial: initialArb,
+  local: fc.array(actionArb, { maxLength: 6 }),
+  remote: fc.array(actionArb, { maxLength: 6 }),
+  orders: fc.array(fc.array(fc.nat({ max: 9 }), { maxLength: 16 }), { maxLength: 6 }),
+});
+
+describe('planner convergence (CanopyCheck-style property)', () => {
+  it(
+    'plan → apply in any order → plan converges, keeps content and leaves a sound tree',
+    () => {
+      fc.assert(
+        fc.property(caseArb, (c) => {
+          runCase(c);
+        }),
+        soakParameters(),
+      );
+    },
+    soakTimeoutMs(),
+  );
+
+  it('the names used by the generator are distinct keys where they must be', () => {
+    expect(nameKey('Alpha', true)).toBe(nameKey('alpha', true));
+    expect(nameKey('e\u0301te\u0301', false)).toBe(nameKey('été', false));
+    expect(safeLocalName('alpha.')).toBe('alpha_');
+  });
+});

@@ -1,0 +1,129 @@
+import { mkdirSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { localTree, newAccount, sorted, type Account } from '../helpers/sync.js';
+
+describe('sync scenarios: deletes, ignores and guards', () => {
+  let account: Account;
+  beforeEach(async () => {
+    account = await newAccount();
+  });
+  afterEach(() => account.close());
+
+  it('2. first sync with identical files on both sides uploads nothing; different content at one path is a conflict', async () => {
+    const a = account.computer('alpha');
+    writeFileSync(join(a.root, 'same.txt'), 'same content');
+    writeFileSync(join(a.root, 'differs.txt'), 'remote version');
+    await a.sync();
+    const b = account.computer('beta');
+    writeFileSync(join(b.root, 'same.txt'), 'same content');
+    writeFileSync(join(b.root, 'differs.txt'), 'local version!');
+    const mark = account.requests.length;
+    expect((await b.sync()).inSync).toBe(true);
+    const sent = account.requests.slice(mark);
+    // One upload: the conflicted copy. same.txt is matched, not uploaded.
+    expect(sent.filter((r) => r === 'POST /uploads')).toHaveLength(1);
+    const tree = localTree(b.root);
+    expect(tree.get('same.txt')).toBe('same content');
+    expect(tree.get('differs.txt')).toBe('remote version');
+    const copy = [...tree.keys()].find((p) => p.startsWith('differs (conflicted copy'));
+    expect(copy && tree.get(copy)).toBe('local version!');
+    expect(sorted(await account.remoteTree())).toEqual(sorted(tree));
+  });
+
+  it('4. edit beats delete in both directions; delete/delete converges', async () => {
+    const a = account.computer('alpha');
+    const b = account.computer('beta');
+    for (const name of ['edited-here.txt', 'edited-there.txt', 'both-gone.txt']) writeFileSync(join(a.root, name), name);
+    await a.sync();
+    await b.sync();
+    writeFileSync(join(a.root, 'edited-here.txt'), 'edited on alpha');
+    rmSync(join(b.root, 'edited-here.txt'));
+    rmSync(join(a.root, 'edited-there.txt'));
+    writeFileSync(join(b.root, 'edited-there.txt'), 'edited on beta');
+    rmSync(join(a.root, 'both-gone.txt'));
+    rmSync(join(b.root, 'both-gone.txt'));
+    await a.sync();
+    await b.sync();
+    await a.sync();
+    const expected = { 'edited-here.txt': 'edited on alpha', 'edited-there.txt': 'edited on beta' };
+    expect(sorted(localTree(a.root))).toEqual(expected);
+    expect(sorted(localTree(b.root))).toEqual(expected);
+    expect(sorted(await account.remoteTree())).toEqual(expected);
+    expect((await a.sync()).done).toBe(0);
+    expect((await b.sync()).done).toBe(0);
+  });
+
+  it('5. a remote folder deleted while a new local file was added inside: folder and file survive', async () => {
+    const a = account.computer('alpha');
+    const b = account.computer('beta');
+    mkdirSync(join(a.root, 'project'));
+    writeFileSync(join(a.root, 'project', 'old.txt'), 'old');
+    await a.sync();
+    await b.sync();
+    rmSync(join(a.root, 'project'), { recursive: true });
+    await a.sync();
+    writeFileSync(join(b.root, 'project', 'new.txt'), 'new work');
+    await b.sync();
+    await a.sync();
+    const expected = { project: '/', 'project/new.txt': 'new work' };
+    expect(sorted(localTree(b.root))).toEqual(expected);
+    expect(sorted(localTree(a.root))).toEqual(expected);
+    expect(sorted(await account.remoteTree())).toEqual(expected);
+  });
+
+  it('13. temp files and .syncignore are never uploaded; a symlink is reported and skipped', async () => {
+    const a = account.computer('alpha');
+    writeFileSync(join(a.root, '.syncignore'), 'build/\n*.log\n');
+    for (const name of ['~$report.docx', '.~lock.sheet.ods#', 'edit.swp', 'x.tmp', 'movie.part', 'get.crdownload', '.DS_Store', 'Thumbs.db', 'desktop.ini', 'debug.log']) {
+      writeFileSync(join(a.root, name), 'temp');
+    }
+    mkdirSync(join(a.root, 'build'));
+    writeFileSync(join(a.root, 'build', 'out.bin'), 'binary');
+    writeFileSync(join(a.root, 'keep.txt'), 'keep');
+    symlinkSync('/etc/hostname', join(a.root, 'link-to-outside'));
+    const errors: string[] = [];
+    a.engine.on('item-error', (e) => errors.push(`${e.path}: ${e.message}`));
+    await a.sync();
+    expect(sorted(await account.remoteTree())).toEqual({ '.syncignore': 'build/\n*.log\n', 'keep.txt': 'keep' });
+    expect(errors).toContain('link-to-outside: symbolic links are not synced');
+  });
+
+  it('16. a pass that would delete more than half of the files stops and asks; with consent it proceeds', async () => {
+    const a = account.computer('alpha');
+    const b = account.computer('beta');
+    for (let i = 0; i < 20; i++) writeFileSync(join(a.root, `f${i}.txt`), `${i}`);
+    await a.sync();
+    await b.sync();
+    for (let i = 0; i < 15; i++) rmSync(join(a.root, `f${i}.txt`));
+    const asked: number[] = [];
+    a.engine.on('confirm-deletions', (q) => asked.push(q.count));
+    const first = await a.sync();
+    expect(first.needsConfirmation).toBe(true);
+    expect(asked).toEqual([15]);
+    expect((await account.remoteTree()).size).toBe(20);
+    a.engine.confirmDeletions();
+    expect((await a.sync()).inSync).toBe(true);
+    expect((await account.remoteTree()).size).toBe(5);
+    await b.sync(); // 15 of 20 from beta's side too: it asks as well
+    expect(localTree(b.root).size).toBe(20);
+    b.engine.confirmDeletions();
+    await b.sync();
+    expect(sorted(localTree(b.root))).toEqual(sorted(localTree(a.root)));
+  });
+
+  it('17. the sync root removed while running: error state, nothing deleted remotely', async () => {
+    const a = account.computer('alpha');
+    writeFileSync(join(a.root, 'precious.txt'), 'precious');
+    await a.sync();
+    rmSync(a.root, { recursive: true });
+    const states: string[] = [];
+    a.engine.on('state', (s) => states.push(s));
+    const summary = await a.sync();
+    expect(summary.inSync).toBe(false);
+    expect(a.engine.state).toBe('error');
+    expect(summary.failed[0]?.message).toMatch(/missing/);
+    expect(await account.remoteTree()).toEqual(new Map([['precious.txt', 'precious']]));
+    expect(existsSync(a.root)).toBe(false);
+  });
+});
