@@ -16,17 +16,22 @@ export function sendContent(ctx: Context, entry: EntryRow, request: FastifyReque
   } catch {
     throw notFound('The stored content of this entry is missing.');
   }
+  const header = request.headers.range;
+  const ranges = typeof header === 'string' ? parseRange(size, header, { combine: true }) : undefined;
+  if (ranges === -1) {
+    // Answered as JSON: the file's own content type must not be set on the error body (it made this a 500).
+    return reply
+      .code(416)
+      .header('accept-ranges', 'bytes')
+      .header('content-range', `bytes */${size}`)
+      .send({ message: 'Range not satisfiable.' });
+  }
   reply
     .header('accept-ranges', 'bytes')
     .header('content-type', entry.mime || 'application/octet-stream')
     .header('content-disposition', `${disposition}; filename*=UTF-8''${encodeURIComponent(entry.name)}`)
     .header('last-modified', new Date(entry.updated_at).toUTCString());
-  const header = request.headers.range;
-  if (typeof header === 'string') {
-    const ranges = parseRange(size, header, { combine: true });
-    if (ranges === -1) {
-      return reply.code(416).header('content-range', `bytes */${size}`).send({ message: 'Range not satisfiable.' });
-    }
+  if (ranges !== undefined) {
     if (Array.isArray(ranges) && ranges.type === 'bytes' && ranges.length === 1) {
       const { start, end } = ranges[0]!;
       return reply

@@ -46,10 +46,19 @@ function validationErrors(error: FastifyError): Record<string, string> {
   return errors;
 }
 
+/** The refusals the server answers (docs/server.md, Errors); any other 4xx is invalid data, a 422. */
+const ANSWERED_4XX = new Set([401, 403, 404, 409, 410, 413, 415, 416, 422]);
+
 /** Maps every failure to a status and body; only a genuine fault of the server itself answers 500. */
 export function handleError(error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof HttpError) {
-    return reply.code(error.statusCode).send(errorBody(error.statusCode, error.message, error.errors));
+    const code = error.statusCode;
+    if (code >= 400 && code < 500 && !ANSWERED_4XX.has(code)) {
+      // e.g. a library's 400 (a multipart field named like an Object.prototype property) or 406 (a multipart
+      // field declared JSON that is not) passed on by a route: the request's data is invalid.
+      return reply.code(422).send(errorBody(422, error.message, error.errors ?? { request: error.message }));
+    }
+    return reply.code(code).send(errorBody(code, error.message, error.errors));
   }
   if (error.validation) {
     const errors = validationErrors(error);
@@ -62,6 +71,7 @@ export function handleError(error: FastifyError | HttpError, request: FastifyReq
     return reply.code(422).send(errorBody(422, 'The request body is not valid JSON.', { body: error.message }));
   }
   if (code >= 400 && code < 500) {
+    if (!ANSWERED_4XX.has(code)) return reply.code(422).send(errorBody(422, error.message, { request: error.message }));
     return reply.code(code).send(errorBody(code, error.message));
   }
   request.log.error({ err: error }, 'request failed');

@@ -56,7 +56,13 @@ function uploadRoute(app: App, ctx: Context): void {
     try {
       for await (const part of request.parts()) {
         if (part.type === 'field') {
+          if (part.valueTruncated || part.fieldnameTruncated) {
+            throw invalid(part.fieldname.slice(0, 64), `The ${part.fieldname.slice(0, 64)} field is too long.`);
+          }
           if (typeof part.value === 'string') fields[part.fieldname] = part.value;
+          else if (part.fieldname === 'parentId' || part.fieldname === 'relativePath') {
+            throw invalid(part.fieldname, `The ${part.fieldname} field must be text.`);
+          }
           continue;
         }
         if (part.fieldname !== 'file' || received) {
@@ -79,10 +85,10 @@ function uploadRoute(app: App, ctx: Context): void {
     } catch (error) {
       if (received) rmSync(received.tmpPath, { force: true });
       if (error instanceof HttpError) throw error;
+      // Whatever the multipart parser refused (a cut stream, a bad part, a reserved field name) is invalid data.
       const code = (error as { statusCode?: number }).statusCode;
-      throw new HttpError(code && code >= 400 && code < 500 ? code : 422, 'The upload could not be read.', {
-        file: 'The upload could not be read.',
-      });
+      if (code === 413) throw new HttpError(413, 'The upload is too large.');
+      throw invalid('file', 'The upload could not be read.');
     }
     if (!received) throw invalid('file', 'The file field is required.');
     const upload: Received = received;

@@ -437,43 +437,46 @@ describe('permission matrix (docs/server.md)', () => {
   describe('authentication', () => {
     interface AuthCase {
       name: string;
+      /** The route pattern the request reaches. */
+      route: string;
       method: string;
       path: string;
       body?: unknown;
     }
     /** Every authenticated route, each with a request that would succeed for the owner. */
     const authCases = (fx: Fixture, listId: string): AuthCase[] => [
-      { name: 'list entries', method: 'GET', path: `/api/v1/drive/file-entries?parentIds=${fx.folder.id}` },
-      { name: 'trash', method: 'DELETE', path: '/api/v1/file-entries', body: { entryIds: [fx.file.id] } },
-      { name: 'delete forever', method: 'DELETE', path: '/api/v1/file-entries', body: { entryIds: [fx.file.id], deleteForever: 'true' } },
-      { name: 'rename', method: 'PUT', path: `/api/v1/file-entries/${fx.file.id}`, body: { name: 'renamed.txt' } },
-      { name: 'new folder', method: 'POST', path: '/api/v1/folders', body: { name: 'unauth folder', parentId: fx.folder.id } },
-      { name: 'move', method: 'POST', path: '/api/v1/file-entries/move', body: { entryIds: [fx.file.id], destinationId: fx.sub.id } },
-      { name: 'duplicate', method: 'POST', path: '/api/v1/file-entries/duplicate', body: { entryIds: [fx.file.id] } },
-      { name: 'restore', method: 'POST', path: '/api/v1/file-entries/restore', body: { entryIds: [fx.file.id] } },
-      { name: 'star', method: 'POST', path: '/api/v1/file-entries/star', body: { entryIds: [fx.file.id] } },
-      { name: 'unstar', method: 'POST', path: '/api/v1/file-entries/unstar', body: { entryIds: [fx.file.id] } },
-      { name: 'upload', method: 'POST', path: '/api/v1/uploads', body: uploadForm('u.txt', 'u', { parentId: fx.folder.id }) },
-      { name: 'share', method: 'POST', path: `/api/v1/file-entries/${fx.file.id}/share`, body: { emails: [accounts.stranger.email], permissions: ['edit'] } },
+      { name: 'list entries', route: 'GET /api/v1/drive/file-entries', method: 'GET', path: `/api/v1/drive/file-entries?parentIds=${fx.folder.id}` },
+      { name: 'trash', route: 'DELETE /api/v1/file-entries', method: 'DELETE', path: '/api/v1/file-entries', body: { entryIds: [fx.file.id] } },
+      { name: 'delete forever', route: 'DELETE /api/v1/file-entries', method: 'DELETE', path: '/api/v1/file-entries', body: { entryIds: [fx.file.id], deleteForever: 'true' } },
+      { name: 'rename', route: 'PUT /api/v1/file-entries/:entryId', method: 'PUT', path: `/api/v1/file-entries/${fx.file.id}`, body: { name: 'renamed.txt' } },
+      { name: 'new folder', route: 'POST /api/v1/folders', method: 'POST', path: '/api/v1/folders', body: { name: 'unauth folder', parentId: fx.folder.id } },
+      { name: 'move', route: 'POST /api/v1/file-entries/move', method: 'POST', path: '/api/v1/file-entries/move', body: { entryIds: [fx.file.id], destinationId: fx.sub.id } },
+      { name: 'duplicate', route: 'POST /api/v1/file-entries/duplicate', method: 'POST', path: '/api/v1/file-entries/duplicate', body: { entryIds: [fx.file.id] } },
+      { name: 'restore', route: 'POST /api/v1/file-entries/restore', method: 'POST', path: '/api/v1/file-entries/restore', body: { entryIds: [fx.file.id] } },
+      { name: 'star', route: 'POST /api/v1/file-entries/star', method: 'POST', path: '/api/v1/file-entries/star', body: { entryIds: [fx.file.id] } },
+      { name: 'unstar', route: 'POST /api/v1/file-entries/unstar', method: 'POST', path: '/api/v1/file-entries/unstar', body: { entryIds: [fx.file.id] } },
+      { name: 'upload', route: 'POST /api/v1/uploads', method: 'POST', path: '/api/v1/uploads', body: uploadForm('u.txt', 'u', { parentId: fx.folder.id }) },
+      { name: 'share', route: 'POST /api/v1/file-entries/:entryId/share', method: 'POST', path: `/api/v1/file-entries/${fx.file.id}/share`, body: { emails: [accounts.stranger.email], permissions: ['edit'] } },
       {
         name: 'change permissions',
+        route: 'PUT /api/v1/file-entries/:entryId/change-permissions',
         method: 'PUT',
         path: `/api/v1/file-entries/${fx.folder.id}/change-permissions`,
         body: { userId: accounts.third.id, permissions: ['edit'] },
       },
-      { name: 'unshare (DELETE)', method: 'DELETE', path: `/api/v1/file-entries/${fx.folder.id}/unshare`, body: { userId: accounts.third.id } },
-      { name: 'unshare (POST)', method: 'POST', path: `/api/v1/file-entries/${fx.folder.id}/unshare`, body: { userId: accounts.third.id } },
-      { name: 'get link', method: 'GET', path: `/api/v1/file-entries/${fx.file.id}/shareable-link` },
-      { name: 'create link', method: 'POST', path: `/api/v1/file-entries/${fx.sub.id}/shareable-link`, body: {} },
-      { name: 'update link', method: 'PUT', path: `/api/v1/file_entries/${fx.file.id}/shareable-link`, body: { allow_download: false } },
-      { name: 'delete link', method: 'DELETE', path: `/api/v1/file_entries/${fx.file.id}/shareable-link` },
-      { name: 'content', method: 'GET', path: `/${fx.file.url}` },
-      { name: 'subscribers index', method: 'GET', path: `/api/v1/lists/${listId}/subscribers` },
-      { name: 'subscribers store', method: 'GET', path: `/api/v1/lists/${listId}/subscribers/store?EMAIL=new%40list.example.com` },
-      { name: 'subscriber show', method: 'GET', path: `/api/v1/lists/${listId}/subscribers/sub%40list.example.com` },
-      { name: 'subscriber subscribe', method: 'GET', path: `/api/v1/lists/${listId}/subscribers/sub%40list.example.com/subscribe` },
-      { name: 'subscriber unsubscribe', method: 'GET', path: `/api/v1/lists/${listId}/subscribers/sub%40list.example.com/unsubscribe` },
-      { name: 'subscriber delete', method: 'DELETE', path: `/api/v1/lists/${listId}/subscribers/sub%40list.example.com/delete` },
+      { name: 'unshare (DELETE)', route: 'DELETE /api/v1/file-entries/:entryId/unshare', method: 'DELETE', path: `/api/v1/file-entries/${fx.folder.id}/unshare`, body: { userId: accounts.third.id } },
+      { name: 'unshare (POST)', route: 'POST /api/v1/file-entries/:entryId/unshare', method: 'POST', path: `/api/v1/file-entries/${fx.folder.id}/unshare`, body: { userId: accounts.third.id } },
+      { name: 'get link', route: 'GET /api/v1/file-entries/:entryId/shareable-link', method: 'GET', path: `/api/v1/file-entries/${fx.file.id}/shareable-link` },
+      { name: 'create link', route: 'POST /api/v1/file-entries/:entryId/shareable-link', method: 'POST', path: `/api/v1/file-entries/${fx.sub.id}/shareable-link`, body: {} },
+      { name: 'update link', route: 'PUT /api/v1/file_entries/:entryId/shareable-link', method: 'PUT', path: `/api/v1/file_entries/${fx.file.id}/shareable-link`, body: { allow_download: false } },
+      { name: 'delete link', route: 'DELETE /api/v1/file_entries/:entryId/shareable-link', method: 'DELETE', path: `/api/v1/file_entries/${fx.file.id}/shareable-link` },
+      { name: 'content', route: 'GET /api/v1/file-entries/:entryId', method: 'GET', path: `/${fx.file.url}` },
+      { name: 'subscribers index', route: 'GET /api/v1/lists/:list_id/subscribers', method: 'GET', path: `/api/v1/lists/${listId}/subscribers` },
+      { name: 'subscribers store', route: 'GET /api/v1/lists/:list_id/subscribers/store', method: 'GET', path: `/api/v1/lists/${listId}/subscribers/store?EMAIL=new%40list.example.com` },
+      { name: 'subscriber show', route: 'GET /api/v1/lists/:list_id/subscribers/:id', method: 'GET', path: `/api/v1/lists/${listId}/subscribers/sub%40list.example.com` },
+      { name: 'subscriber subscribe', route: 'GET /api/v1/lists/:list_id/subscribers/:id/subscribe', method: 'GET', path: `/api/v1/lists/${listId}/subscribers/sub%40list.example.com/subscribe` },
+      { name: 'subscriber unsubscribe', route: 'GET /api/v1/lists/:list_id/subscribers/:id/unsubscribe', method: 'GET', path: `/api/v1/lists/${listId}/subscribers/sub%40list.example.com/unsubscribe` },
+      { name: 'subscriber delete', route: 'DELETE /api/v1/lists/:list_id/subscribers/:id/delete', method: 'DELETE', path: `/api/v1/lists/${listId}/subscribers/sub%40list.example.com/delete` },
     ];
 
     let fx: Fixture;
@@ -493,9 +496,22 @@ describe('permission matrix (docs/server.md)', () => {
       ['a non-bearer scheme', { authorization: 'Basic b3duZXJAcGVybS5leGFtcGxlLmNvbTpzZWNyZXQtcGFzc3dvcmQ=' }],
     ];
 
-    it('the authentication cases cover every authenticated route', () => {
-      // 19 file routes (two requests for DELETE /file-entries) plus the 6 subscriber routes.
-      expect(authCases({ actor: accounts.owner, folder: { id: 1, name: '' }, file: { id: 1, name: '' }, sub: { id: 1, name: '' }, ownFolder: { id: 1, name: '' }, linkHash: null }, 'x')).toHaveLength(26);
+    it('the authentication cases cover every authenticated route the server has', () => {
+      // printRoutes draws the router's tree: "│   ├── /segment (GET, HEAD)", four columns per level.
+      const served = new Set<string>();
+      const stack: string[] = [];
+      for (const line of server.app.printRoutes({ commonPrefix: false }).split('\n')) {
+        const match = /^([│ ]*)[├└]── (\S+)(?: \(([^)]*)\))?$/.exec(line);
+        if (!match) continue;
+        const depth = match[1]!.length / 4;
+        stack.length = depth;
+        const path = (stack[depth - 1] ?? '') + match[2]!;
+        stack[depth] = path;
+        for (const method of (match[3] ?? '').split(', ').filter((m) => m !== '' && m !== 'HEAD')) served.add(`${method} ${path}`);
+      }
+      const authenticated = [...served].filter((r) => !r.includes(' /api/v1/auth/') && !r.includes(' /drive/s/'));
+      expect(authenticated.length).toBeGreaterThanOrEqual(25);
+      expect([...new Set(cases.map((c) => c.route))].sort()).toEqual(authenticated.sort());
     });
 
     it.each(CREDENTIALS)('every authenticated route answers 401 {message} with %s, and changes nothing', async (_label, headers) => {
