@@ -164,6 +164,20 @@ export class TransfersApi {
   }
 
   private async attempt(url: string, destination: string, resume: boolean, options: DownloadOptions): Promise<number> {
+    // got leaves its abort listener on the signal it is given; a signal of our own per attempt keeps a
+    // long-lived caller's signal (the engine's) free of one listener per download.
+    const controller = new AbortController();
+    const forward = () => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted) forward();
+    options.signal?.addEventListener('abort', forward, { once: true });
+    try {
+      return await this.attemptWith(url, destination, resume, { ...options, signal: controller.signal });
+    } finally {
+      options.signal?.removeEventListener('abort', forward);
+    }
+  }
+
+  private async attemptWith(url: string, destination: string, resume: boolean, options: DownloadOptions): Promise<number> {
     let have = resume ? await stat(destination).then((s) => s.size, () => 0) : 0;
     // A partial file already as long as the content can only be answered 416: start over without asking.
     if (options.expectedSize !== undefined && have >= options.expectedSize) have = 0;

@@ -86,10 +86,11 @@ function describeError(error: unknown): string {
   return String(error);
 }
 
-function opPath(op: Operation): string {
+/** The local path an operation is about; remote-only ones are named by the synced item's path. */
+function opPath(op: Operation, base?: ReadonlyMap<RemoteId, BaseItem>): string {
   if ('path' in op) return op.path;
   if (op.kind === 'move-local') return op.to;
-  return `#${op.remoteId}`;
+  return base?.get(op.remoteId)?.path ?? `#${op.remoteId}`;
 }
 
 export class SyncEngine extends EventEmitter<EngineEvents> {
@@ -261,8 +262,19 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       this.pending = true;
       return this.running;
     }
-    this.running = this.pass(options).finally(() => {
+    const run = this.pass(options).finally(() => {
       this.running = null;
+    });
+    this.running = run.then((summary) => {
+      // Listeners may start another sync from here: the finished one no longer counts as running.
+      queueMicrotask(() => {
+        this.emit('pass', summary);
+        if (this.pending && !this.stopped) {
+          this.pending = false;
+          void this.syncOnce({ listRemote: false });
+        }
+      });
+      return summary;
     });
     return this.running;
   }
@@ -274,7 +286,6 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     if (problem) {
       this.setState('error', problem);
       summary.failed.push({ path: '', message: problem });
-      this.emit('pass', summary);
       return summary;
     }
     try {
@@ -292,7 +303,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         { client: this.options.client, trash: this.options.trash, clock: this.clock, hostname: this.options.hostname },
         {
           transfer: (event) => this.emit('transfer', event),
-          done: (op) => this.record({ kind: op.kind, path: opPath(op), rule: op.rule }),
+          done: (op) => this.record({ kind: op.kind, path: labels.get(op) ?? opPath(op), rule: op.rule }),
           notice: (message, path) => {
             this.emit('notice', message);
             if (message.startsWith('both sides changed') && path) {
@@ -303,6 +314,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         },
         this.options.concurrency ?? 4,
       );
+      const labels = new WeakMap<Operation, string>();
       const maxIterations = this.options.maxIterations ?? 200;
       const failures = new Map<string, ItemError>();
       for (let iteration = 0; iteration < maxIterations; iteration++) {
@@ -318,11 +330,12 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
           this.emit('confirm-deletions', { count: result.deletions, synced: this.trees.base.size });
           break;
         }
+        for (const op of operations) labels.set(op, opPath(op, this.trees.base));
         const outcome = await executor.run(operations, this.abort.signal);
         summary.done += outcome.done;
         for (const { op, error } of outcome.failed) {
           if (error instanceof StaleError) continue; // planned again next iteration
-          const item = { path: opPath(op), message: describeError(error) };
+          const item = { path: labels.get(op) ?? opPath(op), message: describeError(error) };
           failures.set(`${op.kind}:${opPath(op)}`, item);
         }
         if (outcome.rateLimitedMs) await new Promise((resolve) => setTimeout(resolve, outcome.rateLimitedMs));
@@ -348,11 +361,6 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       const message = describeError(error);
       summary.failed.push({ path: '', message });
       this.setState(offline ? 'offline' : 'error', message);
-    }
-    this.emit('pass', summary);
-    if (this.pending && !this.stopped) {
-      this.pending = false;
-      queueMicrotask(() => void this.syncOnce({ listRemote: false }));
     }
     return summary;
   }
@@ -395,6 +403,10 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     });
     watcher.on('error', (error) => this.emit('notice', `watching the folder failed: ${describeError(error)}`));
     await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+    if (this.stopped) {
+      await watcher.close();
+      return;
+    }
     this.watcher = watcher;
   }
 

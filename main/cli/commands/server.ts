@@ -3,10 +3,8 @@ import { Option } from 'commander';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startServer, type ListFormat } from '../../../server/app.js';
-import { openDatabase } from '../../../server/db.js';
-import { FaultSpecError, parseFaultSpec } from '../../../server/faults.js';
-import { addList, ListAdminError } from '../../../server/lists.js';
+// The server's modules load only when a server command runs: every other command starts faster without them.
+import type { ListFormat } from '../../../server/app.js';
 import { CliError, usageError } from '../errors.js';
 
 function wholeNumber(name: string, max: number) {
@@ -31,6 +29,8 @@ export function registerServerCommand(program: Command): void {
     .option('--faults <spec>', 'inject faults, e.g. 500=0.1,429=0.05,retry-after=2,drop=0.02,apply-drop=0.02,match=POST:/api/v1/uploads,count=3,seed=7')
     .option('--log', 'print a log line per request')
     .action(async (opts: { data?: string; host: string; port: number; listFormat: ListFormat; latencyMs: number; faults?: string; log?: boolean }) => {
+      const { FaultSpecError, parseFaultSpec } = await import('../../../server/faults.js');
+      const { startServer } = await import('../../../server/app.js');
       let faults = null;
       try {
         faults = opts.faults ? parseFaultSpec(opts.faults) : null;
@@ -69,7 +69,7 @@ export function registerServerCommand(program: Command): void {
     .option('--data <dir>', 'the server data directory')
     .option('--field <name...>', 'list-defined subscriber fields (default FIRST_NAME LAST_NAME)')
     .option('--double-opt-in', 'new subscribers start unconfirmed')
-    .action((name: string, opts: { owner: string; data?: string; field?: string[]; doubleOptIn?: boolean }) => {
+    .action(async (name: string, opts: { owner: string; data?: string; field?: string[]; doubleOptIn?: boolean }) => {
       // add-list's own --data: commander gives the parent's option to the parent, so read both.
       const data = opts.data ?? (server.opts() as { data?: string }).data;
       if (!data) throw usageError('add-list needs --data DIR (the directory of the server the list belongs to)');
@@ -78,6 +78,8 @@ export function registerServerCommand(program: Command): void {
       if (!existsSync(join(dir, 'server.sqlite'))) {
         throw new CliError(`no server data in ${dir} (run \`drivesync server --data ${dir}\` once first)`);
       }
+      const { openDatabase } = await import('../../../server/db.js');
+      const { addList, ListAdminError } = await import('../../../server/lists.js');
       const db = openDatabase(dir);
       try {
         const id = addList(db, name, opts.owner, { fields: opts.field, doubleOptIn: opts.doubleOptIn === true });

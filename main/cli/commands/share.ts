@@ -1,0 +1,127 @@
+/**
+ * `share PATH (--email E ... | --list LIST_ID) [--perm view,edit,download]` and `unshare PATH --email E`, for a path
+ * inside a synced folder (turned into its remote entry through the folder's mirror).
+ */
+import type { Command } from 'commander';
+import type { FileEntry, Permission } from '../../api/schemas.js';
+import { CliError, failure, usageError } from '../errors.js';
+import { log } from '../log.js';
+import { SUBSCRIBER_PAGE } from '../output.js';
+import { print, safe } from '../output.js';
+import { locate, type Located } from '../roots.js';
+import { openSession, type Session } from '../session.js';
+
+const PERMISSIONS: readonly Permission[] = ['view', 'edit', 'download'];
+const SHARE_BATCH = 100;
+const EMAIL = /^[^@\s,]+@[^@\s,]+$/;
+
+export function parsePermissions(text: string): Permission[] {
+  const perms = text
+    .split(',')
+    .map((p) => p.trim().toLowerCase())
+    .filter((p) => p !== '');
+  if (perms.length === 0) throw usageError('--perm needs at least one of view, edit, download');
+  for (const p of perms) {
+    if (!PERMISSIONS.includes(p as Permission)) throw usageError(`--perm: "${p}" is not one of view, edit, download`);
+  }
+  return [...new Set(perms as Permission[])];
+}
+
+function parseEmails(values: readonly string[]): string[] {
+  const emails = values.flatMap((v) => v.split(',')).map((e) => e.trim()).filter((e) => e !== '');
+  for (const e of emails) if (!EMAIL.test(e)) throw usageError(`--email: "${e}" is not an e-mail address`);
+  return [...new Set(emails)];
+}
+
+/** Resolves a local path, turning a failure of the lookup into its one line. */
+export async function locatePath(session: Session, path: string): Promise<Located> {
+  return locate(session.paths, session.config.roots, session.server, session.email, path);
+}
+
+/** The entry as the service lists it now (with its users), found among its parent's children. */
+export async function findEntry(session: Session, item: Located): Promise<FileEntry> {
+  const filter = item.parentId === null ? {} : { parentIds: [item.parentId] };
+  for await (const entry of session.client.entries.list({ ...filter, perPage: 1000 })) {
+    if (entry.id === item.remoteId) return entry;
+  }
+  throw new CliError(`${item.shown} is no longer on the drive (run drivesync sync ${item.root})`);
+}
+
+/** Every `subscribed` member of a mailing list, all pages. */
+async function subscribedMembers(session: Session, listId: string): Promise<string[]> {
+  const emails = new Set<string>();
+  for await (const subscriber of session.client.lists.subscribers(listId, SUBSCRIBER_PAGE)) {
+    if (subscriber.status === 'subscribed' && subscriber.email) emails.add(subscriber.email);
+  }
+  return [...emails];
+}
+
+export function registerShareCommands(program: Command): void {
+  program
+    .command('share')
+    .description('share a synced file or folder with people (by e-mail) or with the subscribed members of a mailing list')
+    .argument('<path>', 'a file or folder inside a synced folder')
+    .option('--email <email...>', 'an address to share with (repeat the option, or separate with commas)')
+    .option('--list <listId>', 'share with every subscribed member of this mailing list')
+    .option('--perm <perms>', 'permissions, comma-separated, of view, edit, download', 'view,download')
+    .action(async (path: string, options: { email?: string[]; list?: string; perm: string }) => {
+      if (options.email && options.list) throw usageError('give --email or --list, not both');
+      if (!options.email && !options.list) throw usageError('give --email E (one or more) or --list LIST_ID');
+      if (options.list !== undefined && options.list.trim() === '') throw usageError('--list needs a list id');
+      const permissions = parsePermissions(options.perm);
+      const emails = options.email ? parseEmails(options.email) : [];
+      const session = await openSession();
+      const item = await locatePath(session, path);
+      try {
+        let asked = emails;
+        if (options.list) {
+          asked = await subscribedMembers(session, options.list);
+          if (asked.length === 0) throw new CliError(`mailing list ${options.list} has no subscribed members; nothing was shared`);
+        }
+        const shared = new Set<string>();
+        const unknown: string[] = [];
+        for (let i = 0; i < asked.length; i += SHARE_BATCH) {
+          const batch = asked.slice(i, i + SHARE_BATCH);
+          const result = await session.client.sharing.share(item.remoteId, batch, permissions);
+          const missing = new Set(result.unknown);
+          for (const e of batch) if (!missing.has(e)) shared.add(e);
+          unknown.push(...result.unknown);
+        }
+        log().info({ command: 'share', path: item.path, remoteId: item.remoteId, list: options.list, shared: shared.size, unknown: unknown.length }, 'shared');
+        const perms = permissions.join(', ');
+        if (shared.size > 0) {
+          print(`shared ${safe(item.path)} (${perms}) with ${shared.size} ${shared.size === 1 ? 'person' : 'people'}:`);
+          for (const e of shared) print(`  ${safe(e)}`);
+        }
+        if (unknown.length > 0) {
+          print(`not shared, no account on the drive: ${unknown.length}`);
+          for (const e of unknown) print(`  ${safe(e)}`);
+        }
+        if (shared.size === 0) throw new CliError(`nothing was shared: none of the addresses has an account on the drive`);
+      } catch (error) {
+        throw failure(error, session.server, 'share failed');
+      }
+    });
+
+  program
+    .command('unshare')
+    .description("remove a person's access to a synced file or folder")
+    .argument('<path>', 'a file or folder inside a synced folder')
+    .requiredOption('--email <email>', 'the address whose access is removed')
+    .action(async (path: string, options: { email: string }) => {
+      const [email] = parseEmails([options.email]);
+      if (!email) throw usageError('--email needs an address');
+      const session = await openSession();
+      const item = await locatePath(session, path);
+      try {
+        const entry = await findEntry(session, item);
+        const user = (entry.users ?? []).find((u) => u.email.toLowerCase() === email.toLowerCase() && u.owns_entry !== true);
+        if (!user) throw new CliError(`${safe(item.path)} is not shared with ${safe(email)}`);
+        await session.client.sharing.unshare(item.remoteId, user.id);
+        log().info({ command: 'unshare', path: item.path, remoteId: item.remoteId, userId: user.id }, 'unshared');
+        print(`${safe(item.path)} is no longer shared with ${safe(email)}`);
+      } catch (error) {
+        throw failure(error, session.server, 'unshare failed');
+      }
+    });
+}

@@ -1,0 +1,66 @@
+/** `drivesync status [--json]`: the account, the server, whether signed in, and each root's last known state. */
+import type { Command } from 'commander';
+import { loadConfig } from '../config.js';
+import { findToken } from '../credentials.js';
+import { print, printJson, safe } from '../output.js';
+import { statePaths } from '../paths.js';
+import { isAlive, readStatus, rootOfAccount } from '../roots.js';
+import { serverOf } from '../session.js';
+
+export function registerStatusCommand(program: Command): void {
+  program
+    .command('status')
+    .description('show the account, the server, whether signed in, and the state of each synced folder')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const paths = statePaths();
+      const config = loadConfig(paths);
+      const server = serverOf(config);
+      const email = config.server === server ? config.email : undefined;
+      const token = await findToken(paths, server, email);
+      const roots = config.roots.map((root) => {
+        const status = server ? readStatus(paths, rootOfAccount(paths, root, server, email).key) : null;
+        const running = status !== null && status.state !== 'stopped' && isAlive(status.pid);
+        return {
+          path: root,
+          state: !status ? 'never synced' : running ? status.state : status.state === 'stopped' ? 'stopped' : 'not running (the sync ended without stopping cleanly)',
+          running,
+          detail: status?.detail ?? null,
+          lastSync: status?.lastSync ?? null,
+          inSync: status?.inSync ?? null,
+          counts: status?.counts ?? null,
+          errors: status?.errors ?? [],
+        };
+      });
+      const result = {
+        account: email ?? null,
+        server: server ?? null,
+        signedIn: token !== null,
+        tokenSource: token?.source ?? null,
+        stateDir: paths.home ?? paths.dataDir,
+        roots,
+      };
+      if (options.json) return printJson(result);
+      const source = { env: 'DRIVESYNC_TOKEN', keychain: 'OS keychain', file: paths.tokenFile };
+      print(`account:   ${result.account ?? '-'}`);
+      print(`server:    ${result.server ?? '-'}`);
+      print(`signed in: ${token ? `yes (token from ${source[token.source]})` : 'no (run drivesync login)'}`);
+      if (roots.length === 0) {
+        print('folders:   none synced yet (run drivesync sync DIR)');
+        return;
+      }
+      print('folders:');
+      for (const root of roots) {
+        print(`  ${safe(root.path)}`);
+        const state = root.running ? `${root.state}${root.inSync ? ', in sync' : ''}` : root.state;
+        print(`    state:     ${state}${root.detail ? ` (${safe(root.detail)})` : ''}`);
+        if (root.lastSync) {
+          const result = root.inSync ? 'in sync' : root.inSync === false ? 'not in sync' : 'unknown';
+          print(`    last sync: ${root.lastSync} (${result})`);
+        }
+        if (root.counts) print(`    items:     ${root.counts.synced} synced, ${root.counts.done} changed in the last pass, ${root.counts.failed} failed`);
+        for (const error of root.errors.slice(0, 5)) print(`    error:     ${safe(error.path ? `${error.path}: ${error.message}` : error.message)}`);
+        if (root.errors.length > 5) print(`    … and ${root.errors.length - 5} more errors (status --json lists them)`);
+      }
+    });
+}

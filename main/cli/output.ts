@@ -1,0 +1,47 @@
+/** Subscribers asked for per page of a list's index. */
+export const SUBSCRIBER_PAGE = 100;
+
+/** Printing: results on stdout, notes and errors on stderr (one line each, prefixed), tables and JSON. */
+
+export function print(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/** A note or a per-item problem on stderr, as one line. */
+export function note(line: string): void {
+  process.stderr.write(`drivesync: ${line.split('\n')[0]}\n`);
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Left-aligned columns; the last column is not padded. */
+export function printTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  print(line(header));
+  for (const row of rows) print(line(row));
+}
+
+export function humanBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return '?';
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${Math.round(value)} B` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+/** Control characters in names from the server or the disk are shown escaped, never sent to the terminal. */
+export function safe(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}

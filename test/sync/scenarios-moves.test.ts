@@ -1,0 +1,160 @@
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { localTree, newAccount, sorted, type Account } from '../helpers/sync.js';
+
+describe('sync scenarios: moves, renames and names', () => {
+  let account: Account;
+  beforeEach(async () => {
+    account = await newAccount();
+  });
+  afterEach(() => account.close());
+
+  const idOf = async (name: string): Promise<number> => {
+    for await (const e of account.client.entries.list({ query: name })) if (e.name === name) return e.id;
+    throw new Error(`no remote entry named ${name}`);
+  };
+  const nonListing = (from: number) => account.requests.slice(from).filter((r) => !r.startsWith('GET /drive/file-entries'));
+
+  it('6. create/create at one path with different content keeps both', async () => {
+    const a = account.computer('alpha');
+    const b = account.computer('beta');
+    writeFileSync(join(a.root, 'idea.txt'), 'alpha idea');
+    writeFileSync(join(b.root, 'idea.txt'), 'beta idea, longer');
+    await a.sync();
+    await b.sync();
+    await a.sync();
+    const tree = localTree(a.root);
+    expect(tree.get('idea.txt')).toBe('alpha idea');
+    expect([...tree.values()]).toContain('beta idea, longer');
+    expect(sorted(localTree(b.root))).toEqual(sorted(tree));
+    expect(sorted(await account.remoteTree())).toEqual(sorted(tree));
+  });
+
+  it('8. a remote rename and a remote move become a local rename: nothing is downloaded', async () => {
+    const a = account.computer('alpha');
+    mkdirSync(join(a.root, 'photos'));
+    writeFileSync(join(a.root, 'photo.jpg'), 'jpeg bytes');
+    writeFileSync(join(a.root, 'draft.txt'), 'draft');
+    await a.sync();
+    await account.client.entries.rename(await idOf('draft.txt'), 'final.txt');
+    await account.client.entries.move([await idOf('photo.jpg')], await idOf('photos'));
+    const mark = account.requests.length;
+    await a.sync();
+    expect(nonListing(mark)).toEqual([]);
+    expect(sorted(localTree(a.root))).toEqual({ 'final.txt': 'draft', photos: '/', 'photos/photo.jpg': 'jpeg bytes' });
+  });
+
+  it('9. move + edit, and a folder renamed on one side while a child is edited on the other', async () => {
+    const a = account.computer('alpha');
+    const b = account.computer('beta');
+    mkdirSync(join(a.root, 'src'));
+    mkdirSync(join(a.root, 'dst'));
+    writeFileSync(join(a.root, 'src', 'moved.txt'), 'v1');
+    mkdirSync(join(a.root, 'team'));
+    writeFileSync(join(a.root, 'team', 'plan.txt'), 'plan v1');
+    await a.sync();
+    await b.sync();
+    renameSync(join(a.root, 'src', 'moved.txt'), join(a.root, 'dst', 'moved.txt'));
+    writeFileSync(join(a.root, 'dst', 'moved.txt'), 'v2 after the move');
+    renameSync(join(a.root, 'team'), join(a.root, 'team-renamed'));
+    writeFileSync(join(b.root, 'team', 'plan.txt'), 'plan v2 from beta');
+    await a.sync();
+    await b.sync();
+    await a.sync();
+    const expected = {
+      dst: '/',
+      'dst/moved.txt': 'v2 after the move',
+      src: '/',
+      'team-renamed': '/',
+      'team-renamed/plan.txt': 'plan v2 from beta',
+    };
+    expect(sorted(localTree(a.root))).toEqual(expected);
+    expect(sorted(localTree(b.root))).toEqual(expected);
+    expect(sorted(await account.remoteTree())).toEqual(expected);
+  });
+
+  it('10. a folder moved into a folder deleted on the other side survives; A/B inverted into B/A; a case-only rename', async () => {
+    const a = account.computer('alpha');
+    const b = account.computer('beta');
+    mkdirSync(join(a.root, 'keep'));
+    writeFileSync(join(a.root, 'keep', 'k.txt'), 'k');
+    mkdirSync(join(a.root, 'doomed'));
+    mkdirSync(join(a.root, 'outer', 'inner'), { recursive: true });
+    writeFileSync(join(a.root, 'outer', 'inner', 'leaf.txt'), 'leaf');
+    writeFileSync(join(a.root, 'readme.txt'), 'readme');
+    await a.sync();
+    await b.sync();
+    renameSync(join(a.root, 'keep'), join(a.root, 'doomed', 'keep'));
+    rmSync(join(b.root, 'doomed'), { recursive: true });
+    renameSync(join(a.root, 'outer', 'inner'), join(a.root, 'inner'));
+    renameSync(join(a.root, 'outer'), join(a.root, 'inner', 'outer'));
+    renameSync(join(a.root, 'readme.txt'), join(a.root, 'README.txt'));
+    await b.sync();
+    await a.sync();
+    await b.sync();
+    const tree = localTree(a.root);
+    expect(tree.get('doomed/keep/k.txt')).toBe('k');
+    expect(tree.get('inner/leaf.txt')).toBe('leaf');
+    expect(tree.get('inner/outer')).toBe('/');
+    expect(tree.get('README.txt')).toBe('readme');
+    expect(tree.has('readme.txt')).toBe(false);
+    expect(sorted(localTree(b.root))).toEqual(sorted(tree));
+    expect(sorted(await account.remoteTree())).toEqual(sorted(tree));
+  });
+
+  it('11. a file replaced by a folder of the same name, in each direction', async () => {
+    const a = account.computer('alpha');
+    const b = account.computer('beta');
+    writeFileSync(join(a.root, 'thing'), 'a file');
+    mkdirSync(join(a.root, 'other'));
+    await a.sync();
+    await b.sync();
+    rmSync(join(a.root, 'thing'));
+    mkdirSync(join(a.root, 'thing'));
+    writeFileSync(join(a.root, 'thing', 'inside.txt'), 'inside');
+    rmSync(join(b.root, 'other'), { recursive: true });
+    writeFileSync(join(b.root, 'other'), 'now a file');
+    await a.sync();
+    await b.sync();
+    await a.sync();
+    const expected = { other: 'now a file', thing: '/', 'thing/inside.txt': 'inside' };
+    expect(sorted(localTree(a.root))).toEqual(expected);
+    expect(sorted(localTree(b.root))).toEqual(expected);
+    expect(sorted(await account.remoteTree())).toEqual(expected);
+  });
+
+  it('12. remote names unsafe locally get safe local names; two remote entries with one name both arrive', async () => {
+    const a = account.computer('alpha');
+    const upload = async (name: string, content: string) => {
+      const path = join(a.root, '..', 'upload.tmp');
+      writeFileSync(path, content);
+      return account.client.transfers.upload(path, { name: 'placeholder.bin', parentId: null }).then((e) => account.client.entries.rename(e.id, name));
+    };
+    await upload('back\\slash.txt', 'backslash');
+    await upload('trailing dot.', 'dot');
+    await upload('trailing space ', 'space');
+    await upload(`${'é'.repeat(150)}.txt`, 'long'); // 154 characters, 304 bytes
+    await upload('café-nfc.txt', 'nfc');
+    await upload('cafe\u0301-nfc.txt'.normalize('NFD'), 'nfd');
+    await upload('twin.txt', 'first twin');
+    await upload('twin.txt', 'second twin');
+    const parentDotDot = await upload('dotdot-src', 'dd');
+    await account.client.entries.rename(parentDotDot.id, '...');
+    expect((await a.sync()).inSync).toBe(true);
+    const tree = localTree(a.root);
+    expect(tree.get('back_slash.txt')).toBe('backslash');
+    expect(tree.get('trailing dot_')).toBe('dot');
+    expect(tree.get('trailing space_')).toBe('space');
+    expect([...tree.values()].sort()).toEqual(['backslash', 'dd', 'dot', 'first twin', 'long', 'nfc', 'nfd', 'second twin', 'space'].sort());
+    expect(tree.get('twin.txt')).toBeDefined();
+    expect(tree.get('twin (2).txt')).toBeDefined();
+    for (const path of tree.keys()) expect(Buffer.byteLength(path)).toBeLessThanOrEqual(255);
+    expect(existsSync(join(a.root, '..', 'dd'))).toBe(false);
+    // Nothing is renamed remotely behind the user's back, and the next pass is quiet.
+    const mark = account.requests.length;
+    expect((await a.sync()).done).toBe(0);
+    expect(nonListing(mark)).toEqual([]);
+    expect((await account.remoteTree()).has('twin.txt')).toBe(true);
+  });
+});
