@@ -12,6 +12,7 @@ import { Executor, StaleError, toRemoteItem, type Clock, type TransferEvent } fr
 import { hashFile, loadIgnoreRules, refreshPaths, scanLocal, STATE_DIR, type IgnoreRule } from './local.js';
 import { Mirror, TrackedMap } from './mirror.js';
 import { plan } from './plan.js';
+import { watchTree, type Watcher, type WatchTree } from './watcher.js';
 import type { BaseItem, LocalItem, Operation, RelPath, RemoteId, RemoteItem } from './types.js';
 
 export type EngineState = 'idle' | 'scanning' | 'syncing' | 'paused' | 'offline' | 'error';
@@ -71,6 +72,8 @@ export interface EngineOptions {
   /** Passes within one sync before giving up on convergence. */
   maxIterations?: number;
   caseInsensitive?: boolean;
+  /** The Watcher port; @parcel/watcher by default. */
+  watch?: WatchTree;
 }
 
 const systemClock: Clock = { now: () => new Date() };
@@ -107,7 +110,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private abort = new AbortController();
   private pollTimer: NodeJS.Timeout | null = null;
   private rescanTimer: NodeJS.Timeout | null = null;
-  private watcher: { close(): Promise<void> } | null = null;
+  private watcher: Watcher | null = null;
   private dirtyPaths = new Set<RelPath>();
   private localScanned = false;
   private pending = false;
@@ -384,25 +387,16 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   }
 
   private async startWatching(): Promise<void> {
-    const { watch } = await import('chokidar');
-    const stateDir = join(this.root, STATE_DIR);
     let timer: NodeJS.Timeout | null = null;
-    const watcher = watch(this.root, {
-      ignoreInitial: true,
-      followSymlinks: false,
-      // A file is taken once its size and mtime hold still for 300 ms.
-      awaitWriteFinish: { stabilityThreshold: 300, pollInterval: 50 },
-      ignored: (path: string) => path === stateDir || path.startsWith(`${stateDir}/`),
+    const watcher = await (this.options.watch ?? watchTree)(this.root, {
+      ignoreDirs: [STATE_DIR],
+      onChange: (paths) => {
+        for (const path of paths) this.dirtyPaths.add(path);
+        if (timer) clearTimeout(timer);
+        timer = setTimeout(() => void this.syncOnce({ listRemote: false }), 50);
+      },
+      onError: (error) => this.emit('notice', `watching the folder failed: ${describeError(error)}`),
     });
-    watcher.on('all', (_event, path) => {
-      const rel = path.slice(this.root.length + 1).split(/[\\/]/).join('/');
-      if (rel === '') return;
-      this.dirtyPaths.add(rel);
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(() => void this.syncOnce({ listRemote: false }), 100);
-    });
-    watcher.on('error', (error) => this.emit('notice', `watching the folder failed: ${describeError(error)}`));
-    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
     if (this.stopped) {
       await watcher.close();
       return;

@@ -1,0 +1,176 @@
+/**
+ * DESIGN §7: with 100,000 synced files the engine's process stays at or below 150 MB RSS when idle.
+ *
+ * Setup, in this process: the shared tree of BENCH_FILES short files on disk; the same tree seeded straight into
+ * the server's SQLite (the server runs in its own process); and the engine's mirror seeded with the matching base
+ * rows (its `base` table, through Mirror.commit), so the engine's first pass finds everything in sync instead of
+ * merging 100,000 files. Then a child process on plain node (the project's sources transpiled to JS, so tsx's
+ * loader thread is not counted) constructs a SyncEngine, runs a full pass, then `start()` (another full pass, the
+ * watcher and the poll timer), collects garbage and reports its RSS.
+ */
+import { spawn } from 'node:child_process';
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Mirror } from '../../main/sync/mirror.js';
+import type { BaseItem } from '../../main/sync/types.js';
+import {
+  BENCH_DIR,
+  benchmarkMain,
+  cleanup,
+  count,
+  log,
+  PROJECT,
+  SEED_TIMESTAMP,
+  secs,
+  seedServer,
+  sharedTree,
+  SIZES,
+  startBenchServer,
+  tempDir,
+  timed,
+  transpileForNode,
+  type BenchResult,
+} from './common.js';
+
+interface Figures {
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
+}
+
+interface Report {
+  synced: number;
+  firstPass: { ms: number; done: number; inSync: boolean; failed: number };
+  secondPass: { ms: number; done: number; inSync: boolean; failed: number };
+  loaded: Figures;
+  baseLoaded: Figures;
+  afterPass: Figures;
+  idle: Figures;
+  peakRss: number;
+  idleHandles: Record<string, number>;
+  stopped: Figures;
+  treeSizes: { base: number; local: number; remote: number };
+  treeHeap: { base: number; local: number; remote: number };
+  emptied: Figures;
+}
+
+interface WatcherReport {
+  readyMs: number;
+  loaded: Figures;
+  idle: Figures;
+  peakRss: number;
+  handles: Record<string, number>;
+}
+
+const handleList = (handles: Record<string, number>) =>
+  Object.entries(handles)
+    .sort((a, b) => b[1] - a[1])
+    .map(([kind, n]) => `${count(n)} ${kind}`)
+    .join(', ');
+
+const LIMIT_MB = 150;
+
+benchmarkMain(async (): Promise<BenchResult> => {
+  try {
+    const { root, tree } = await sharedTree(SIZES.files);
+    const server = await startBenchServer();
+    const account = await server.register('memory@example.com');
+    const { ms: seedMs, value: ids } = await timed(async () => seedServer(server.dataDir, account.id, tree));
+    log(`seeded ${count(tree.files.length + tree.folders.length)} server entries in ${secs(seedMs)}`);
+
+    const state = tempDir('memory-state');
+    const mirrorPath = join(state, 'mirror.sqlite');
+    const { ms: mirrorMs } = await timed(async () => {
+      const items: BaseItem[] = [];
+      const stats = (path: string) => lstatSync(join(root, ...path.split('/')));
+      for (const folder of tree.folders) {
+        const s = stats(folder.path);
+        items.push({
+          remoteId: ids.folderIds[folder.index]!,
+          parentId: folder.parent === null ? null : ids.folderIds[folder.parent]!,
+          remoteName: folder.name,
+          path: folder.path,
+          type: 'folder',
+          inode: s.ino,
+          size: 0,
+          mtimeMs: s.mtimeMs,
+          hash: null,
+          remoteSize: 0,
+          remoteUpdatedAt: SEED_TIMESTAMP,
+        });
+      }
+      tree.files.forEach((file, i) => {
+        const s = stats(file.path);
+        if (s.size !== file.size) throw new Error(`${file.path} is ${s.size} bytes, the layout says ${file.size}`);
+        items.push({
+          remoteId: ids.fileIds[i]!,
+          parentId: ids.folderIds[file.folder]!,
+          remoteName: file.name,
+          path: file.path,
+          type: 'file',
+          inode: s.ino,
+          size: s.size,
+          mtimeMs: s.mtimeMs,
+          hash: null,
+          remoteSize: file.size,
+          remoteUpdatedAt: SEED_TIMESTAMP,
+        });
+      });
+      const mirror = new Mirror(mirrorPath);
+      mirror.commit(null, items, []);
+      mirror.close();
+    });
+    log(`seeded the engine's mirror in ${secs(mirrorMs)}`);
+
+    const [script] = await transpileForNode(tempDir('memory-js'), [join(BENCH_DIR, 'memory-engine.ts')]);
+    const runChild = async <T>(mode: string): Promise<T> => {
+      const child = spawn(process.execPath, ['--expose-gc', script!], {
+        cwd: PROJECT,
+        env: { ...process.env, MEM_MODE: mode, MEM_URL: server.url, MEM_TOKEN: account.token, MEM_ROOT: root, MEM_MIRROR: mirrorPath },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let report: T | null = null;
+      const lines = createInterface({ input: child.stdout! });
+      lines.on('line', (line) => {
+        if (line.startsWith('MEMORY ')) report = JSON.parse(line.slice('MEMORY '.length)) as T;
+        else log(line);
+      });
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      if (code !== 0 || report === null) throw new Error(`the ${mode} process exited with ${code}`);
+      return report;
+    };
+    const r = await runChild<Report>('engine');
+    const w = await runChild<WatcherReport>('watcher');
+    const valid = r.firstPass.inSync && r.firstPass.done === 0 && r.secondPass.inSync && r.secondPass.done === 0;
+    const show = (f: Figures) => `RSS ${f.rss} MB (heap used ${f.heapUsed} of ${f.heapTotal} MB, external ${f.external} MB)`;
+    return {
+      id: 'memory',
+      target: `idle RSS ≤ ${LIMIT_MB} MB with everything synced`,
+      size: `${count(r.synced)} synced items (${tree.describe})`,
+      measured: `${r.idle.rss.toFixed(1)} MB`,
+      goal: `≤ ${LIMIT_MB} MB`,
+      pass: valid ? r.idle.rss <= LIMIT_MB : null,
+      details: [
+        `idle after start() (second full pass, watcher on, GC): ${show(r.idle)}`,
+        `after the first full pass, before the watcher (GC): ${show(r.afterPass)}`,
+        `engine constructed, mirror loaded (GC): ${show(r.baseLoaded)}`,
+        `node with the engine's modules loaded, nothing else (GC): ${show(r.loaded)}`,
+        `peak RSS during the passes ${r.peakRss} MB; passes took ${secs(r.firstPass.ms)} and ${secs(r.secondPass.ms)}` +
+          (valid ? '' : `; NOT VALID: passes did ${r.firstPass.done} and ${r.secondPass.done} operations`),
+        `open handles when idle: ${handleList(r.idleHandles)}`,
+        `engine stopped (watcher closed, trees kept): ${show(r.stopped)}; heap held by the trees: ` +
+          `remote ${r.treeHeap.remote} MB (${count(r.treeSizes.remote)} items), local ${r.treeHeap.local} MB (${count(r.treeSizes.local)}), ` +
+          `base ${r.treeHeap.base} MB (${count(r.treeSizes.base)}); all three dropped: ${show(r.emptied)}`,
+        `the watcher alone on the same tree with the engine's options: ${show(w.idle)} idle (from ${w.loaded.rss} MB), ` +
+          `peak ${w.peakRss} MB, ready in ${secs(w.readyMs)}; handles: ${handleList(w.handles)}`,
+        'plain node 20 on transpiled sources (no tsx loader); the server runs in another process',
+      ],
+    };
+  } finally {
+    await cleanup();
+  }
+});
