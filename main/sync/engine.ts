@@ -151,6 +151,21 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     this.emit('activity', entry);
   }
 
+  private readonly transferStarts = new Map<string, number>();
+
+  /** Adds the rate and the time left to a transfer's progress. */
+  private withRate(event: TransferEvent): TransferEvent {
+    const key = `${event.direction}:${event.path}`;
+    const now = this.clock.now().getTime();
+    const started = this.transferStarts.get(key) ?? now;
+    this.transferStarts.set(key, started);
+    const seconds = (now - started) / 1000;
+    if (seconds <= 0) return event;
+    const rate = event.transferred / seconds;
+    const etaSeconds = event.total !== undefined && rate > 0 ? Math.max(0, (event.total - event.transferred) / rate) : undefined;
+    return { ...event, rate, ...(etaSeconds !== undefined ? { etaSeconds } : {}) };
+  }
+
   /** Lets the next pass delete more than the guard allows (the user said yes). */
   confirmDeletions(): void {
     this.consent = true;
@@ -305,7 +320,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         this.mirror,
         { client: this.options.client, trash: this.options.trash, clock: this.clock, hostname: this.options.hostname },
         {
-          transfer: (event) => this.emit('transfer', event),
+          transfer: (event) => this.emit('transfer', this.withRate(event)),
           done: (op) => this.record({ kind: op.kind, path: labels.get(op) ?? opPath(op), rule: op.rule }),
           notice: (message, path) => {
             this.emit('notice', message);
@@ -349,6 +364,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         if (outcome.failed.some((f) => f.error instanceof StaleError)) await this.scan(true);
       }
       this.consent = false;
+      this.transferStarts.clear();
       summary.failed = [...failures.values()];
       for (const failure of summary.failed) {
         this.errors.unshift(failure);

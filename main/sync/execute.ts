@@ -33,6 +33,10 @@ export interface TransferEvent {
   direction: 'up' | 'down';
   transferred: number;
   total: number | undefined;
+  /** Bytes per second since the transfer started (set by the engine). */
+  rate?: number;
+  /** Seconds left at that rate, when the total is known (set by the engine). */
+  etaSeconds?: number;
 }
 
 export interface ExecutorEvents {

@@ -69,7 +69,13 @@ describe('sync scenarios: transfers', () => {
     const source = join(a.root, 'big.bin');
     writeBig(source, 200);
     const expected = await sha256(source);
+    const progress: Array<{ transferred: number; rate?: number; etaSeconds?: number }> = [];
+    a.engine.on('transfer', (event) => progress.push(event));
     expect((await a.sync()).inSync).toBe(true);
+    // Progress comes with a rate and the time left.
+    const late = progress.filter((p) => p.transferred > 50 * 1024 * 1024);
+    expect(late.length).toBeGreaterThan(0);
+    expect(late.every((p) => (p.rate ?? 0) > 0 && p.etaSeconds !== undefined && p.etaSeconds >= 0)).toBe(true);
     expect((await b.sync()).inSync).toBe(true);
     expect(await sha256(join(b.root, 'big.bin'))).toBe(expected);
     writeBig(join(b.root, 'back.bin'), 200);
