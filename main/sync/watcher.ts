@@ -47,22 +47,26 @@ export const watchTree: WatchTree = async (root, options) => {
       (s) => `${s.size}:${s.mtimeMs}`,
       () => null,
     );
-  const settle = (path: RelPath, abs: string) => {
+  /** (Re)starts a path's quiet period; it is ready when size and mtime are the same at both ends of one. */
+  const settle = (path: RelPath, abs: string, signature: string | null) => {
     const entry = pending.get(path);
     if (entry) clearTimeout(entry.timer);
     const timer = setTimeout(async () => {
-      const signature = await signatureOf(abs);
+      const now = await signatureOf(abs);
       const current = pending.get(path);
-      if (!current || closed) return;
-      if (current.signature !== null && current.signature === signature) {
+      if (!current || current.timer !== timer || closed) return;
+      if (now === current.signature) {
         pending.delete(path);
         markReady(path);
-      } else {
-        current.signature = signature;
-        settle(path, abs); // still changing (or first look): look again after another quiet period
-      }
+      } else settle(path, abs, now); // still changing: another quiet period
     }, stability);
-    pending.set(path, { timer, signature: entry?.signature ?? null });
+    pending.set(path, { timer, signature });
+  };
+  const changed = (path: RelPath, abs: string) => {
+    // The signature at event time starts the quiet period, so a finished write is reported after one period.
+    void signatureOf(abs).then((signature) => {
+      if (!closed) settle(path, abs, signature);
+    });
   };
 
   const subscription = await subscribe(
@@ -80,7 +84,7 @@ export const watchTree: WatchTree = async (root, options) => {
           if (entry) clearTimeout(entry.timer);
           pending.delete(rel);
           markReady(rel);
-        } else settle(rel, event.path);
+        } else changed(rel, event.path);
       }
     },
     { ignore: options.ignoreDirs.map((d) => d) },
