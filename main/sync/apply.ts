@@ -23,7 +23,15 @@ export type Outcome =
   | { kind: 'local-trashed'; path: RelPath; remoteId: RemoteId | null }
   | { kind: 'forgotten'; remoteId: RemoteId }
   /** conflict, merge (different content): the local version moved aside, the remote one took its place. */
-  | { kind: 'conflicted'; copy: LocalItem; movedFrom: RelPath; remote: RemoteItem; local: LocalItem | null };
+  | {
+      kind: 'conflicted';
+      copy: LocalItem;
+      movedFrom: RelPath;
+      remote: RemoteItem;
+      local: LocalItem | null;
+      /** The synced entry `remote` replaced (a conflict with `replaces`): its row goes. */
+      replaces?: RemoteId;
+    };
 
 export function baseFrom(remote: RemoteItem, local: LocalItem): BaseItem {
   return {
@@ -67,15 +75,69 @@ function removeRemoteSubtree(remote: Map<RemoteId, RemoteItem>, base: Map<Remote
   }
 }
 
+/** A test: is the item a base row records physically outside `outside` (found by inode: it moved away locally)? */
+function elsewhereTest(trees: MutableTrees, outside: RelPath): (b: BaseItem) => boolean {
+  const outsideInodes = new Map<number, Set<LocalItem['type']>>();
+  for (const item of trees.local.values()) {
+    if (!isWithin(item.path, outside)) outsideInodes.set(item.inode, (outsideInodes.get(item.inode) ?? new Set()).add(item.type));
+  }
+  return (b) => b.inode > 0 && (outsideInodes.get(b.inode)?.has(b.type) ?? false);
+}
+
+/**
+ * Moves the local subtree at `from` to `to`. Base rows follow only for the items that physically move (the row's
+ * inode is at its recorded path): a stale row of an item that moved away, or of an item replaced at that path, is
+ * left for the planner to sort out by inode.
+ */
 function moveLocalSubtree(trees: MutableTrees, from: RelPath, to: RelPath): void {
   const moved: LocalItem[] = [];
   for (const item of trees.local.values()) if (isWithin(item.path, from)) moved.push(item);
+  const follows: Array<[RemoteId, BaseItem]> = [];
+  for (const [id, b] of trees.base) {
+    if (!isWithin(b.path, from)) continue;
+    const item = trees.local.get(b.path);
+    if (item && item.inode === b.inode && item.type === b.type) follows.push([id, b]);
+  }
   for (const item of moved) trees.local.delete(item.path);
   for (const item of moved) {
     const path = rebase(item.path, from, to);
     trees.local.set(path, { ...item, path });
   }
-  for (const [id, b] of trees.base) if (isWithin(b.path, from)) trees.base.set(id, { ...b, path: rebase(b.path, from, to) });
+  for (const [id, b] of follows) trees.base.set(id, { ...b, path: rebase(b.path, from, to) });
+}
+
+/** Ids of the synced items below `id` (by the base rows' remote parents), not going below a row `prune` rejects. */
+function baseDescendants(base: ReadonlyMap<RemoteId, BaseItem>, id: RemoteId, prune: (b: BaseItem) => boolean): Set<RemoteId> {
+  const children = new Map<RemoteId, BaseItem[]>();
+  for (const b of base.values()) {
+    if (b.parentId === null) continue;
+    const list = children.get(b.parentId);
+    if (list) list.push(b);
+    else children.set(b.parentId, [b]);
+  }
+  const out = new Set<RemoteId>();
+  const stack = [id];
+  while (stack.length > 0) {
+    for (const b of children.get(stack.pop()!) ?? []) {
+      if (b.remoteId !== id && !out.has(b.remoteId) && !prune(b)) {
+        out.add(b.remoteId);
+        stack.push(b.remoteId);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * A synced folder's recorded path changed from `from` to `to`: the rows of its synced descendants recorded below
+ * `from` follow (the user or this engine already moved them with it).
+ */
+function descendantsFollow(trees: MutableTrees, id: RemoteId, from: RelPath, to: RelPath): void {
+  if (from === to) return;
+  for (const child of baseDescendants(trees.base, id, () => false)) {
+    const b = trees.base.get(child)!;
+    if (b.path !== from && isWithin(b.path, from)) trees.base.set(child, { ...b, path: rebase(b.path, from, to) });
+  }
 }
 
 export function applyOutcome(trees: MutableTrees, outcome: Outcome): void {
@@ -85,9 +147,11 @@ export function applyOutcome(trees: MutableTrees, outcome: Outcome): void {
         trees.remote.delete(outcome.replaces);
         trees.base.delete(outcome.replaces);
       }
+      const before = trees.base.get(outcome.remote.id);
       trees.remote.set(outcome.remote.id, outcome.remote);
       trees.local.set(outcome.local.path, outcome.local);
       trees.base.set(outcome.remote.id, baseFrom(outcome.remote, outcome.local));
+      if (before?.type === 'folder') descendantsFollow(trees, outcome.remote.id, before.path, outcome.local.path);
       return;
     }
     case 'remote-moved': {
@@ -103,18 +167,19 @@ export function applyOutcome(trees: MutableTrees, outcome: Outcome): void {
       } else {
         trees.base.set(outcome.remote.id, baseFrom(outcome.remote, outcome.local));
       }
-      // Children keep their base rows; only their recorded local paths follow a folder's move.
-      if (before && before.path !== outcome.local.path) {
-        for (const [id, b] of trees.base) {
-          if (id !== outcome.remote.id && isWithin(b.path, before.path)) {
-            trees.base.set(id, { ...b, path: rebase(b.path, before.path, outcome.local.path) });
-          }
-        }
-      }
+      // Children keep their base rows; only their recorded local paths follow a folder's move (the user already
+      // moved the folder locally). Only the folder's own synced descendants: a row of another item that happens to
+      // be recorded at or below the old path is not touched.
+      if (before?.type === 'folder') descendantsFollow(trees, outcome.remote.id, before.path, outcome.local.path);
       return;
     }
     case 'local-moved': {
+      const recorded = trees.base.get(outcome.remote.id)?.path;
       moveLocalSubtree(trees, outcome.from, outcome.to);
+      // Rows still recorded below the folder's old path (the user had moved it before this engine moved it again).
+      if (recorded !== undefined && trees.base.get(outcome.remote.id)?.type === 'folder') {
+        descendantsFollow(trees, outcome.remote.id, recorded, outcome.to);
+      }
       const b = trees.base.get(outcome.remote.id);
       if (b && trees.local.has(outcome.to)) trees.base.set(outcome.remote.id, movedBase(b, outcome.remote, outcome.to, outcome.remote.updatedAt));
       trees.remote.set(outcome.remote.id, outcome.remote);
@@ -124,14 +189,30 @@ export function applyOutcome(trees: MutableTrees, outcome: Outcome): void {
       removeRemoteSubtree(trees.remote, trees.base, outcome.remoteId);
       return;
     case 'local-trashed': {
+      // The rows that go: the trashed item's, those of the items physically in the subtree (the row's inode is at
+      // its recorded path), and those of the folder's synced descendants that are gone on both sides. A stale row of
+      // some other item that happens to be recorded below the path stays for the planner.
+      // (A descendant that moved out locally keeps its row, and so does everything below it.)
+      const below =
+        outcome.remoteId === null ? new Set<RemoteId>() : baseDescendants(trees.base, outcome.remoteId, elsewhereTest(trees, outcome.path));
+      const doomed = [...trees.base].filter(([id, b]) => {
+        if (id === outcome.remoteId) return true;
+        const item = trees.local.get(b.path);
+        if (item && isWithin(b.path, outcome.path) && item.inode === b.inode && item.type === b.type) return true;
+        return below.has(id) && !trees.remote.has(id);
+      });
       for (const path of [...trees.local.keys()]) if (isWithin(path, outcome.path)) trees.local.delete(path);
-      for (const [id, b] of [...trees.base]) if (isWithin(b.path, outcome.path)) trees.base.delete(id);
+      for (const [id] of doomed) trees.base.delete(id);
       return;
     }
     case 'forgotten':
       trees.base.delete(outcome.remoteId);
       return;
     case 'conflicted': {
+      if (outcome.replaces !== undefined) {
+        trees.remote.delete(outcome.replaces);
+        trees.base.delete(outcome.replaces);
+      }
       moveLocalSubtree(trees, outcome.movedFrom, outcome.copy.path);
       trees.local.set(outcome.copy.path, outcome.copy);
       trees.remote.set(outcome.remote.id, outcome.remote);

@@ -299,20 +299,22 @@ export class Executor {
   private async resolveBothChanged(op: Extract<Operation, { kind: 'merge' | 'conflict' }>, signal?: AbortSignal): Promise<Outcome> {
     const remote = this.remoteOf(op.remoteId);
     const here = await this.localItem(op.path, true);
+    // A conflict with a replacement entry also retires the synced row of the entry it replaced.
+    const replaces = op.kind === 'conflict' && op.replaces !== undefined ? { replaces: op.replaces } : {};
     if (remote.type === 'folder' || here.type === 'folder') {
       const copy = await this.moveAside(op.path);
       if (remote.type === 'folder') {
         await mkdir(this.abs(op.path));
-        return { kind: 'conflicted', copy, movedFrom: op.path, remote, local: await this.localItem(op.path, false) };
+        return { kind: 'conflicted', copy, movedFrom: op.path, remote, local: await this.localItem(op.path, false), ...replaces };
       }
       const local = await this.fetchInto(remote, op.path, signal, (current) => current === null);
-      return { kind: 'conflicted', copy, movedFrom: op.path, remote, local };
+      return { kind: 'conflicted', copy, movedFrom: op.path, remote, local, ...replaces };
     }
     const tmp = this.tmpPath();
     try {
       await this.ports.client.transfers.download({ id: remote.id, url: null }, tmp, { signal, expectedSize: remote.size });
       const theirs = await hashFile(tmp);
-      if (theirs === here.hash) return { kind: 'synced', remote, local: here }; // same content: not a conflict
+      if (theirs === here.hash) return { kind: 'synced', remote, local: here, ...replaces }; // same content: not a conflict
       const now = await this.localItem(op.path, false);
       if (now.size !== here.size || now.mtimeMs !== here.mtimeMs) throw new StaleError(`${op.path} changed during the check`);
       const copy = await this.moveAside(op.path);
@@ -321,7 +323,7 @@ export class Executor {
       await rename(tmp, this.abs(op.path));
       const local = { ...(await this.localItem(op.path, false)), hash: theirs };
       this.events.notice?.(`both sides changed ${op.path}; your version is kept as ${copy.path}`, copy.path);
-      return { kind: 'conflicted', copy, movedFrom: op.path, remote, local };
+      return { kind: 'conflicted', copy, movedFrom: op.path, remote, local, ...replaces };
     } finally {
       await rm(tmp, { force: true });
     }

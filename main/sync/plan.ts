@@ -69,25 +69,78 @@ export function plan(trees: Trees, options: PlanOptions = {}): Plan {
   const basePaths = new Set<RelPath>();
   for (const b of base.values()) basePaths.add(b.path);
   const claimedLocal = new Set<RelPath>(); // local paths explained by a base item
+  // Which synced item a local item is: at the recorded path of a synced item of its type, that item (even with a
+  // new inode, as after an atomic save) — unless its inode is another synced item's, which then moved over it.
+  // Anything else may be a synced item that moved, found by inode.
+  const baseTypesAt = new Map<RelPath, Set<LocalItem['type']>>();
+  for (const b of base.values()) baseTypesAt.set(b.path, (baseTypesAt.get(b.path) ?? new Set()).add(b.type));
+  const inodeOwner = new Map<number, BaseItem>();
+  for (const b of base.values()) if (b.inode > 0 && !inodeOwner.has(b.inode)) inodeOwner.set(b.inode, b);
+  /** The synced item (other than one recorded at the item's own path) whose inode this local item has. */
+  const movedOver = (item: LocalItem): BaseItem | undefined => {
+    const owner = inodeOwner.get(item.inode);
+    return owner && owner.type === item.type && owner.path !== item.path ? owner : undefined;
+  };
   const byInode = new Map<number, LocalItem[]>();
   for (const item of local.values()) {
-    if (!basePaths.has(item.path)) {
+    if (!baseTypesAt.get(item.path)?.has(item.type) || movedOver(item)) {
       const list = byInode.get(item.inode) ?? [];
       list.push(item);
       byInode.set(item.inode, list);
     }
   }
   const statuses = new Map<RemoteId, Status>();
-  const ordered = [...base.values()].sort((a, b) => a.path.localeCompare(b.path) || a.remoteId - b.remoteId);
+  // Parents before children (a child's status looks at its folder's).
+  const ordered = byDepthThenPath([...base.values()], (b) => b.path, (b) => b.remoteId);
   for (const b of ordered) {
     let item = local.get(b.path);
     let moved = false;
-    if (!item || item.type !== b.type || claimedLocal.has(item.path)) {
-      item = undefined;
-      const candidates = (byInode.get(b.inode) ?? []).filter((c) => c.type === b.type && !claimedLocal.has(c.path));
-      if (b.inode > 0 && candidates.length > 0) {
+    // Its path says what it is only while its folder is still the one at the parent path (a folder deleted or
+    // replaced takes the meaning of the paths below it along). A row whose folder has no row goes by its path.
+    const folder = b.parentId === null ? undefined : statuses.get(b.parentId);
+    const folderHere = b.parentId === null ? parentOf(b.path) === '' : folder === undefined || folder.local?.path === parentOf(b.path);
+    const atPath =
+      item !== undefined &&
+      item.type === b.type &&
+      !claimedLocal.has(item.path) &&
+      folderHere &&
+      (item.inode === b.inode || movedOver(item) === undefined);
+    // Its inode at a new path means it moved, even when something new now sits at the old path (`mv a b; touch a`).
+    // Without that, the item at its path is itself (an atomic save gives a file a new inode in place).
+    if (!atPath || item!.inode !== b.inode) {
+      // Moved to an ignored path (into a temp name or an ignored folder): it left the synced tree, as if deleted.
+      // (An item synced under an ignored name, as a temp-named file another client uploaded, may keep its name.)
+      const baseIgnored = isIgnored(b.path, b.type);
+      const inTree = (path: RelPath, type: LocalItem['type']) =>
+        (parentOf(path) === '' || !isIgnored(parentOf(path), 'folder')) && (baseIgnored || !isIgnored(path, type));
+      const candidates =
+        b.inode > 0
+          ? (byInode.get(b.inode) ?? []).filter(
+              (c) => c.type === b.type && !claimedLocal.has(c.path) && inTree(c.path, c.type),
+            )
+          : [];
+      if (candidates.length > 0) {
         item = candidates[0];
         moved = true;
+      } else if (!atPath) {
+        item = undefined;
+        // Not at its path and its inode gone (an atomic save), but its folder moved: it is what now has its name in
+        // the folder's new place.
+        const folderNow = folder?.local;
+        if (folderNow && folderNow.path !== parentOf(b.path)) {
+          const expected = joinPath(folderNow.path, baseName(b.path));
+          const found = local.get(expected);
+          if (
+            found !== undefined &&
+            found.type === b.type &&
+            !claimedLocal.has(expected) &&
+            !basePaths.has(expected) &&
+            inTree(expected, found.type)
+          ) {
+            item = found;
+            moved = true;
+          }
+        }
       }
     }
     if (item) claimedLocal.add(item.path);
@@ -134,10 +187,32 @@ export function plan(trees: Trees, options: PlanOptions = {}): Plan {
     }
     return out;
   };
+  /** Remote parents as they will be once this pass's move-remote operations are done. */
+  const plannedParent = new Map<RemoteId, RemoteId | null>();
+  const remoteParent = (id: RemoteId): RemoteId | null =>
+    plannedParent.has(id) ? plannedParent.get(id)! : (remote.get(id)?.parentId ?? null);
+  /**
+   * Could `ancestor` be above `id` at some point of this pass: now, after some of its moves (the executor runs them
+   * in any order), or after all of them? Follows both the current and the planned parent of every entry.
+   */
+  const mayBeRemoteAncestor = (ancestor: RemoteId, id: RemoteId | null): boolean => {
+    const seen = new Set<RemoteId>();
+    const stack: Array<RemoteId | null> = [id];
+    while (stack.length > 0) {
+      const cur = stack.pop()!;
+      if (cur === null || seen.has(cur)) continue;
+      if (cur === ancestor) return true;
+      seen.add(cur);
+      stack.push(remote.get(cur)?.parentId ?? null);
+      if (plannedParent.has(cur)) stack.push(plannedParent.get(cur)!);
+    }
+    return false;
+  };
+  /** Is `ancestor` above `id` in the remote tree as this pass's moves leave it? */
   const isRemoteAncestor = (ancestor: RemoteId, id: RemoteId | null): boolean => {
     for (let cur = id, guard = 0; cur !== null && guard < 10_000; guard++) {
       if (cur === ancestor) return true;
-      cur = remote.get(cur)?.parentId ?? null;
+      cur = remoteParent(cur);
     }
     return false;
   };
@@ -169,17 +244,114 @@ export function plan(trees: Trees, options: PlanOptions = {}): Plan {
     return false;
   };
 
-  const emit = (op: Operation) => operations.push(op);
+  /** Remote folder names this pass creates or moves in, as `parentId NUL name` (the service refuses twins). */
+  const newRemoteFolders = new Set<string>();
+  const folderKey = (parentId: RemoteId | null, name: string) => `${parentId}\u0000${name}`;
+  const emit = (op: Operation) => {
+    operations.push(op);
+    if (op.kind === 'create-remote-folder') newRemoteFolders.add(folderKey(op.parentId, op.name));
+    if (op.kind === 'move-remote') plannedParent.set(op.remoteId, op.parentId);
+    if ((op.kind === 'move-remote' || op.kind === 'rename-remote') && remote.get(op.remoteId)?.type === 'folder') {
+      newRemoteFolders.add(folderKey(op.kind === 'move-remote' ? op.parentId : remote.get(op.remoteId)!.parentId, op.name));
+    }
+  };
+  /** Synced items below a synced folder, by the remote parents recorded in base. */
+  const baseChildren = new Map<RemoteId, RemoteId[]>();
+  for (const b of base.values()) {
+    if (b.parentId === null) continue;
+    const list = baseChildren.get(b.parentId);
+    if (list) list.push(b.remoteId);
+    else baseChildren.set(b.parentId, [b.remoteId]);
+  }
+  /** Synced items below `id` by their recorded remote parents, not going below an item `prune` rejects. */
+  const baseDescendants = (id: RemoteId, prune: (id: RemoteId) => boolean = () => false): RemoteId[] => {
+    const out: RemoteId[] = [];
+    const seen = new Set<RemoteId>([id]);
+    const stack = [...(baseChildren.get(id) ?? [])];
+    while (stack.length > 0) {
+      const cur = stack.pop()!;
+      if (seen.has(cur) || prune(cur)) continue;
+      seen.add(cur);
+      out.push(cur);
+      stack.push(...(baseChildren.get(cur) ?? []));
+    }
+    return out;
+  };
   /**
    * A local item at the recorded path of a synced item it is not (a file replaced by a folder, or the reverse):
    * the synced item's row leaves that path this pass (trashed, forgotten or brought back elsewhere), then the
    * new item is handled.
    */
-  const replacesSynced = (path: RelPath): boolean => basePaths.has(path) && !claimedLocal.has(path);
+  const goneFrom = new Set<RelPath>(); // recorded paths of synced items that are nowhere locally
+  for (const st of statuses.values()) if (!st.local) goneFrom.add(st.base.path);
+  // (An item recorded there that moved away locally does not count: its row follows when its move is sent.)
+  const replacesSynced = (path: RelPath): boolean => goneFrom.has(path) && !claimedLocal.has(path);
+
+  /** A synced item that is where its synced folder's move took it (same name, the folder moved locally). */
+  const followedItsFolder = (s: Status): boolean => {
+    const b = s.base;
+    if (b.parentId === null || !s.local) return false;
+    const folder = statuses.get(b.parentId);
+    const folderNow = folder?.local?.path;
+    return (
+      folder !== undefined &&
+      folder.localMoved &&
+      folderNow !== undefined &&
+      folderNow !== parentOf(b.path) &&
+      s.local.path === joinPath(folderNow, baseName(b.path))
+    );
+  };
+
+  // A synced file whose entry is gone while a new file entry has its folder and name is that file replaced: how
+  // clients of this service save an edit (upload a new entry, trash the old). Paired oldest first; only for a file
+  // still at its place locally (else the rules for a deleted entry and a new one apply).
+  const replacedBy = new Map<RemoteId, RemoteId>();
+  const replacing = new Set<RemoteId>();
+  {
+    const fresh = new Map<string, RemoteItem[]>();
+    const candidates = [...remote.values()].filter((r) => r.type === 'file' && !base.has(r.id));
+    for (const r of candidates.sort((x, y) => x.id - y.id)) {
+      const k = folderKey(r.parentId, r.name);
+      const list = fresh.get(k);
+      if (list) list.push(r);
+      else fresh.set(k, [r]);
+    }
+    const gone = candidates.length === 0 ? [] : [...statuses.values()].filter((st) => !st.remote && st.local && !st.localMoved);
+    for (const st of gone.sort((x, y) => x.base.remoteId - y.base.remoteId)) {
+      const b = st.base;
+      if (b.type !== 'file' || (b.parentId !== null && !remote.has(b.parentId))) continue;
+      const next = fresh.get(folderKey(b.parentId, b.remoteName))?.shift();
+      if (next === undefined) continue;
+      replacedBy.set(b.remoteId, next.id);
+      replacing.add(next.id);
+    }
+  }
+
+  // Local moves the remote contradicts with a cycle (M1 ↔ M3): items stuck (their remote place is inside them
+  // locally), and all items waiting on such a cycle, for the tie-break at the end of the pass.
+  const stuck = new Set<RemoteId>();
+  const crossMoves: Status[] = [];
+  /** Where a locally moved item goes back to its remote place (M3), if that is possible this pass. */
+  const goBack = (s: Status): RelPath | undefined => {
+    const here = s.local!;
+    const home = currentPath(s.remote!.parentId);
+    if (!parentReady(home)) return undefined;
+    const target = freeLocalPath(home, s.remote!.name, here.path);
+    return target === here.path || isWithin(target, here.path) ? undefined : target;
+  };
+  const moveBack = (s: Status, target: RelPath) => {
+    occupy(target);
+    vacating.add(s.local!.path);
+    emit({ kind: 'move-local', rule: 'M3', remoteId: s.base.remoteId, from: s.local!.path, to: target });
+  };
 
   // --- Synced items, shallowest first so a folder's decision covers its subtree -----------------------------
-  const bySyncedDepth = [...statuses.values()].sort(
-    (a, b) => a.base.path.split('/').length - b.base.path.split('/').length || a.base.path.localeCompare(b.base.path),
+  // Depth of where the item is now (its local path if it exists locally), so that a folder moved or trashed this
+  // pass is seen before anything that is inside it now, even an item that moved in.
+  const bySyncedDepth = byDepthThenPath(
+    [...statuses.values()],
+    (s) => s.local?.path ?? s.base.path,
+    (s) => s.base.remoteId,
   );
   for (const s of bySyncedDepth) {
     const b = s.base;
@@ -191,6 +363,17 @@ export function plan(trees: Trees, options: PlanOptions = {}): Plan {
     // Both sides gone.
     if (!r && !l) {
       emit({ kind: 'forget', rule: 'D3', remoteId: b.remoteId });
+      continue;
+    }
+
+    // Replaced remotely: another client saved an edit as a new entry (this service has no content replace).
+    const replacement = replacedBy.get(b.remoteId);
+    if (!r && l && replacement !== undefined) {
+      if (s.localState === 'changed') {
+        emit({ kind: 'conflict', rule: 'C3', remoteId: replacement, path: l.path, replaces: b.remoteId });
+      } else {
+        emit({ kind: 'download', rule: 'C2', remoteId: replacement, path: l.path, replaces: b.remoteId });
+      }
       continue;
     }
 
@@ -208,7 +391,7 @@ export function plan(trees: Trees, options: PlanOptions = {}): Plan {
             else leaving = true; // moved out remotely: let it leave first
           } else if (synced.localState === 'changed') survives = true;
         }
-        if (leaving) continue;
+        if (leaving && !survives) continue; // trash only once what moved out has left; a folder that survives need not wait
         if (!survives) {
           const count = 1 + inside.length;
           emit({ kind: 'trash-local', rule: 'D1', path: l.path, remoteId: b.remoteId, count });
@@ -217,10 +400,6 @@ export function plan(trees: Trees, options: PlanOptions = {}): Plan {
           for (const child of inside) {
             const synced = byCurrentPath.get(child.path);
             if (synced) handled.add(synced.base.remoteId);
-          }
-          // Children gone on both sides are forgotten with the folder (their base rows lie under its path).
-          for (const other of statuses.values()) {
-            if (!other.local && !other.remote && isWithin(other.base.path, l.path)) handled.add(other.base.remoteId);
           }
         } else {
           // Something inside is new or edited: the folder survives and is created again remotely.
@@ -252,7 +431,7 @@ export function plan(trees: Trees, options: PlanOptions = {}): Plan {
             else leaving = true; // moved out locally: let it leave first
           } else if (synced.remoteChanged) survives = true;
         }
-        if (leaving) continue;
+        if (leaving && !survives) continue; // trash only once what moved out has left; a folder that survives need not wait
         if (!survives) {
           const count = 1 + inside.length;
           emit({ kind: 'trash-remote', rule: 'D2', remoteId: b.remoteId, count });
@@ -291,7 +470,8 @@ export function plan(trees: Trees, options: PlanOptions = {}): Plan {
       // The remote location wins when both moved (rule M3); the local item follows it.
       const parent = currentPath(there.parentId);
       if (!parentReady(parent)) continue; // parent not there yet
-      const sameName = there.name === b.remoteName && parentOf(here.path) === parent;
+      // Neither side renamed it and it is already in that folder: its local name (maybe made safe or numbered) stays.
+      const sameName = there.name === b.remoteName && baseName(here.path) === baseName(b.path) && parentOf(here.path) === parent;
       const target = sameName ? here.path : freeLocalPath(parent, there.name, here.path);
       if (target !== here.path) {
         if (isWithin(target, here.path)) continue; // cannot move a folder into itself yet; its new parent moves first
@@ -305,11 +485,40 @@ export function plan(trees: Trees, options: PlanOptions = {}): Plan {
         emit({ kind: 'record', rule: s.localMoved ? 'M4' : 'M2', remoteId: b.remoteId, path: here.path });
         continue;
       }
+    } else if (s.localMoved && followedItsFolder(s)) {
+      // It only moved along with its folder, whose own operation records the new paths below it.
+      if (!contentChanged) continue;
     } else if (s.localMoved) {
       const newParent = parentOf(here.path);
       const parentId = remoteIdAt(newParent);
       if (parentId === undefined) continue; // the new parent has no remote entry yet
-      if (parentId !== null && isRemoteAncestor(b.remoteId, parentId)) continue; // its new parent moves out first
+      // Its new parent is inside it remotely, now or once this pass's moves are done (two moves that are each fine
+      // can make a cycle together; and a move must not depend on another of the same pass being done first).
+      const insideAtSomePoint = parentId !== null && mayBeRemoteAncestor(b.remoteId, parentId);
+      const insideAfter = parentId !== null && isRemoteAncestor(b.remoteId, parentId);
+      if (insideAtSomePoint && !insideAfter) continue; // moves of this pass take the new parent out (A/B → B/A)
+      if (insideAfter) {
+        // If a local move not sent yet (and not itself stuck) takes that folder out, wait for it. Otherwise the
+        // other side moved the folder in there (a cross move): the remote location wins and the local item goes
+        // back to it (M3), which lets the remote move follow. If its remote place is inside it locally too, it is
+        // stuck until something else moves; should nothing else be able to, the end of the pass breaks the tie.
+        let pending = false;
+        for (let cur: RemoteId | null = parentId, guard = 0; cur !== null && cur !== b.remoteId && guard < 10_000; guard++) {
+          const st = statuses.get(cur);
+          if (st?.localMoved && !st.remoteMoved && !followedItsFolder(st) && !plannedParent.has(cur) && !stuck.has(cur)) {
+            pending = true;
+          }
+          cur = remoteParent(cur);
+        }
+        const back = goBack(s);
+        if (back === undefined) stuck.add(b.remoteId);
+        else if (!pending) {
+          moveBack(s, back);
+          continue;
+        }
+        crossMoves.push(s);
+        continue;
+      }
       const localName = baseName(here.path);
       const name = localName === baseName(b.path) ? b.remoteName : localName;
       if (parentId !== there.parentId || name !== there.name) {
@@ -331,7 +540,9 @@ export function plan(trees: Trees, options: PlanOptions = {}): Plan {
       }
     }
     // Same place on both sides: content.
-    if (b.type === 'file') {
+    if (b.type === 'folder') {
+      if (here.inode !== b.inode) emit({ kind: 'record', rule: 'C4', remoteId: b.remoteId, path: here.path }); // re-created in place
+    } else {
       const localChanged = s.localState === 'changed';
       if (localChanged && s.remoteChanged) {
         emit({ kind: 'conflict', rule: 'C3', remoteId: b.remoteId, path: here.path });
@@ -345,8 +556,25 @@ export function plan(trees: Trees, options: PlanOptions = {}): Plan {
     }
   }
 
+  // Items are visited by where they are locally, so a remote folder can be trashed after something the other side
+  // moved into it got its own trash-remote: the folder's operation covers (and counts) it.
+  const trashedRemote = new Set<RemoteId>();
+  for (const op of operations) if (op.kind === 'trash-remote') trashedRemote.add(op.remoteId);
+  for (let i = operations.length - 1; i >= 0; i--) {
+    const op = operations[i]!;
+    if (op.kind !== 'trash-remote') continue;
+    for (let cur = remote.get(op.remoteId)?.parentId ?? null, guard = 0; cur !== null && guard < 10_000; guard++) {
+      if (trashedRemote.has(cur)) {
+        operations.splice(i, 1);
+        deletions -= op.count;
+        break;
+      }
+      cur = remote.get(cur)?.parentId ?? null;
+    }
+  }
+
   // --- Remote entries not synced yet, parents first ----------------------------------------------------------
-  const newRemote = [...remote.values()].filter((r) => !base.has(r.id));
+  const newRemote = [...remote.values()].filter((r) => !base.has(r.id) && !replacing.has(r.id));
   const depth = (r: RemoteItem): number => {
     let d = 0;
     for (let cur: RemoteItem | undefined = r; cur && cur.parentId !== null && d < 10_000; d++) cur = remote.get(cur.parentId);
@@ -372,6 +600,7 @@ export function plan(trees: Trees, options: PlanOptions = {}): Plan {
         emit({ kind: 'merge', rule: 'N4', remoteId: r.id, path: holder.path });
       } else {
         emit({ kind: 'conflict', rule: 'N5', remoteId: r.id, path: holder.path });
+        vacating.add(holder.path); // moved aside: anything inside it waits
       }
       continue;
     }
@@ -386,6 +615,12 @@ export function plan(trees: Trees, options: PlanOptions = {}): Plan {
   }
 
   // --- Local items not synced yet -----------------------------------------------------------------------------
+  /** Remote entries this pass renames, moves or trashes: their names are free next pass. */
+  const remoteLeaving = new Set<RemoteId>();
+  for (const op of operations) {
+    if (op.kind === 'rename-remote' || op.kind === 'move-remote') remoteLeaving.add(op.remoteId);
+    if (op.kind === 'trash-remote') for (const id of [op.remoteId, ...remoteSubtree(op.remoteId).map((r) => r.id)]) remoteLeaving.add(id);
+  }
   for (const l of sortedLocal) {
     if (claimedLocal.has(l.path) || matchedLocal.has(l.path)) continue;
     if (isIgnored(l.path, l.type)) continue;
@@ -400,13 +635,90 @@ export function plan(trees: Trees, options: PlanOptions = {}): Plan {
         skipped.push({ path: l.path, reason: refusedName(name) });
         continue;
       }
-      emit({ kind: 'create-remote-folder', rule: 'N2', path: l.path, parentId, name });
+      // The service refuses a folder whose name a sibling folder has. If that sibling leaves this pass, wait for
+      // it; otherwise the new entry gets a numbered name (the local folder keeps its name; the base maps them).
+      const taken = (candidate: string) =>
+        newRemoteFolders.has(folderKey(parentId, candidate)) ||
+        (remoteChildren.get(parentId) ?? []).find((r) => r.type === 'folder' && r.name === candidate);
+      const clash = taken(name);
+      if (typeof clash === 'object' && remoteLeaving.has(clash.id)) continue;
+      let remoteName = name;
+      for (let n = 2; taken(remoteName); n++) remoteName = numberedName(name, n);
+      if (!validRemoteName(remoteName)) {
+        skipped.push({ path: l.path, reason: refusedName(remoteName) });
+        continue;
+      }
+      emit({ kind: 'create-remote-folder', rule: 'N2', path: l.path, parentId, name: remoteName });
     } else {
       emit({ kind: 'upload', rule: 'N2', path: l.path, parentId, name });
     }
   }
 
+  // A trashed local folder's synced descendants that are gone on both sides are forgotten with it (applyOutcome
+  // drops their rows); they may have been visited before it, as they are visited by their recorded path.
+  const forgottenWith = new Set<RemoteId>();
+  for (const op of operations) {
+    if (op.kind !== 'trash-local' || op.remoteId === null) continue;
+    const movedOut = (id: RemoteId) => {
+      const where = statuses.get(id)?.local?.path;
+      return where !== undefined && !isWithin(where, op.path);
+    };
+    for (const id of baseDescendants(op.remoteId, movedOut)) forgottenWith.add(id);
+  }
+  for (let i = operations.length - 1; i >= 0; i--) {
+    const op = operations[i]!;
+    if (op.kind === 'forget' && op.rule === 'D3' && forgottenWith.has(op.remoteId)) operations.splice(i, 1);
+  }
+
+  // Tie-break: nothing else can happen this pass, yet local moves wait on each other in a cycle the remote
+  // contradicts. The first of them that can go back to its remote place does (M3: the remote location wins).
+  if (operations.length === 0) {
+    for (const s of crossMoves) {
+      const back = goBack(s);
+      if (back !== undefined) {
+        moveBack(s, back);
+        break;
+      }
+    }
+  }
+
+  // A folder can be found to move or go (or to be moved aside by N5) after an operation on something inside it
+  // was emitted: items are visited by where they are, not by where they go. Such an operation waits for the next
+  // pass, so that the operations of one pass never depend on each other's order.
+  for (let i = operations.length - 1; i >= 0; i--) {
+    const op = operations[i]!;
+    if (localPathsOf(op).some(underVacating)) {
+      operations.splice(i, 1);
+      if (op.kind === 'trash-local' || op.kind === 'trash-remote') deletions -= op.count;
+    }
+  }
+
   return { operations, deletions, skipped };
+}
+
+/** The local paths an operation reads or writes. */
+function localPathsOf(op: Operation): RelPath[] {
+  switch (op.kind) {
+    case 'move-local':
+      return [op.from, op.to];
+    case 'trash-remote':
+    case 'forget':
+      return [];
+    default:
+      return [op.path];
+  }
+}
+
+/** Sorted shallowest path first, then by path (code units), then by id; keys computed once. */
+function byDepthThenPath<T>(items: T[], pathOf: (item: T) => RelPath, idOf: (item: T) => number): T[] {
+  const keyed = items.map((item) => {
+    const path = pathOf(item);
+    let depth = 1;
+    for (let i = 0; i < path.length; i++) if (path.charCodeAt(i) === 47) depth++;
+    return { item, path, depth, id: idOf(item) };
+  });
+  keyed.sort((a, b) => a.depth - b.depth || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.id - b.id));
+  return keyed.map((k) => k.item);
 }
 
 /** Names a folder can be created with, and any entry renamed to (uploads keep any name). */

@@ -1,31 +1,9 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { allFiles, cleanUp, cli, ROOT, expectOneLineError, inKeyring, newAccount, signedInHome, tempDir } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { allFiles, cli, ROOT, expectOneLineError, inKeyring, newAccount, signedInHome, statusJson, tempDir, useCliTestServer } from './helpers.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  cleanUp();
-  await server?.close();
-});
-
-const statusOf = async (home: string, env: Record<string, string | undefined> = {}) => {
-  const result = await cli(['status', '--json'], { home, env });
-  expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout) as {
-    account: string | null;
-    server: string | null;
-    signedIn: boolean;
-    tokenSource: string | null;
-    roots: unknown[];
-  };
-};
+const server = useCliTestServer();
 
 describe.concurrent('register, login, logout (no keychain: the fallback file)', () => {
   it('register signs in, says where the token goes before storing it 0600, and keeps no secret in the config', async () => {
@@ -47,7 +25,7 @@ describe.concurrent('register, login, logout (no keychain: the fallback file)', 
     expect(config).not.toContain(token);
     expect(config).not.toContain('a-long-password');
 
-    const status = await statusOf(home);
+    const status = await statusJson(home);
     expect(status).toMatchObject({ account: email, server: server.url, signedIn: true, tokenSource: 'file' });
 
     // The same e-mail cannot be registered twice.
@@ -60,7 +38,7 @@ describe.concurrent('register, login, logout (no keychain: the fallback file)', 
     const account = await newAccount(server, 'login');
     const home = await signedInHome(server, account);
     expect(existsSync(join(home, 'token.json'))).toBe(true);
-    expect(await statusOf(home)).toMatchObject({ account: account.email, signedIn: true, tokenSource: 'file' });
+    expect(await statusJson(home)).toMatchObject({ account: account.email, signedIn: true, tokenSource: 'file' });
 
     const human = await cli(['status'], { home });
     expect(human.code).toBe(0);
@@ -71,7 +49,7 @@ describe.concurrent('register, login, logout (no keychain: the fallback file)', 
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).toContain('signed out of');
     expect(existsSync(join(home, 'token.json'))).toBe(false);
-    expect(await statusOf(home)).toMatchObject({ signedIn: false, tokenSource: null });
+    expect(await statusJson(home)).toMatchObject({ signedIn: false, tokenSource: null });
 
     const again = await cli(['logout'], { home });
     expect(again.code).toBe(0);
@@ -155,7 +133,7 @@ describe.concurrent('DRIVESYNC_TOKEN', () => {
     const overridden = await cli(['trash', 'ls', '--json'], { home, env: { DRIVESYNC_TOKEN: other.token } });
     expect(overridden.code, overridden.stderr).toBe(0);
     expect(JSON.parse(overridden.stdout).map((e: { name: string }) => e.name)).toEqual(['Only theirs']);
-    expect(await statusOf(home, { DRIVESYNC_TOKEN: other.token })).toMatchObject({ signedIn: true, tokenSource: 'env' });
+    expect(await statusJson(home, { DRIVESYNC_TOKEN: other.token })).toMatchObject({ signedIn: true, tokenSource: 'env' });
 
     // A fresh state dir: nothing signed in, the environment says everything.
     const fresh = tempDir();
@@ -164,7 +142,7 @@ describe.concurrent('DRIVESYNC_TOKEN', () => {
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(/^ID\s+DELETED\s+SIZE\s+PATH$/m);
     expect(listed.stdout).toContain('Only theirs');
-    expect(await statusOf(fresh, env)).toMatchObject({ server: server.url, signedIn: true, tokenSource: 'env' });
+    expect(await statusJson(fresh, env)).toMatchObject({ server: server.url, signedIn: true, tokenSource: 'env' });
     expect(existsSync(join(fresh, 'token.json'))).toBe(false);
   });
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import type { TestServer } from '../helpers/server.js';
+import { useTestServer, type TestServer } from '../helpers/server.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = join(ROOT, 'bin', 'drivesync.js');
@@ -39,6 +39,14 @@ export function cleanUp(): void {
   for (const child of children) child.kill('SIGKILL');
   children.clear();
   for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * The reference server for the CLI tests of the calling file: started before them; after them, what the CLI runs
+ * left is removed (cleanUp) and the server closed.
+ */
+export function useCliTestServer(): TestServer {
+  return useTestServer({ beforeClose: cleanUp });
 }
 
 /** The environment of a spawned CLI: its own state dir, no keychain session, no overrides unless given. */
@@ -263,6 +271,32 @@ export async function signedInHome(server: TestServer, account: TestAccount): Pr
   const result = await cli(['login', '--server', server.url, '--email', account.email, '--password-stdin'], { home, input: `${account.password}\n` });
   expect(result.code, result.stderr).toBe(0);
   return home;
+}
+
+/** What `drivesync status --json` prints. */
+export interface StatusJson {
+  account: string | null;
+  server: string | null;
+  signedIn: boolean;
+  tokenSource: string | null;
+  stateDir: string;
+  roots: Array<{
+    path: string;
+    state: string;
+    running: boolean;
+    detail: string | null;
+    inSync: boolean | null;
+    lastSync: string | null;
+    counts: { synced: number; done: number; failed: number } | null;
+    errors: Array<{ path: string; message: string }>;
+  }>;
+}
+
+/** Runs `drivesync status --json`, checks it exits 0, and answers what it printed. */
+export async function statusJson(home: string, env: Record<string, string | undefined> = {}): Promise<StatusJson> {
+  const result = await cli(['status', '--json'], { home, env });
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as StatusJson;
 }
 
 /** A folder with files: path → content (folders are made as needed). */

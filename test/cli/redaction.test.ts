@@ -1,19 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { allFiles, cleanUp, cli, expectOneLineError, makeTree, newAccount, tempDir } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { allFiles, cli, expectOneLineError, makeTree, newAccount, tempDir, useCliTestServer } from './helpers.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  cleanUp();
-  await server?.close();
-});
+const server = useCliTestServer();
 
 describe('secrets stay out of the state dir', () => {
   it('after a sync, a link with a password and a failed login, no file under DRIVESYNC_HOME holds the token or a password', async () => {

@@ -1,11 +1,10 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addList } from '../../server/lists.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { cleanUp, cli, expectOneLineError, makeTree, newAccount, signedInHome, tempDir, type TestAccount } from './helpers.js';
+import { cli, expectOneLineError, makeTree, newAccount, signedInHome, tempDir, useCliTestServer, type TestAccount } from './helpers.js';
 
-let server: TestServer;
+const server = useCliTestServer();
 let owner: TestAccount;
 let friend: TestAccount;
 let home: string;
@@ -21,18 +20,12 @@ const FILES = {
 };
 
 beforeAll(async () => {
-  server = await startTestServer();
   [owner, friend] = await Promise.all([newAccount(server, 'owner'), newAccount(server, 'friend')]);
   home = await signedInHome(server, owner);
   dir = join(tempDir(), 'Drive');
   makeTree(dir, FILES);
   const synced = await cli(['sync', dir, '--once'], { home });
   expect(synced.code, synced.stderr).toBe(0);
-});
-
-afterAll(async () => {
-  cleanUp();
-  await server?.close();
 });
 
 /** An entry of the owner's drive, as the API lists it (with its users). */

@@ -1,10 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, uploadForm, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { startTestServer, uploadForm } from '../helpers/server.js';
 import { localTree, sorted } from '../helpers/sync.js';
 import {
-  cleanUp,
   cli,
   cliOnTty,
   eventually,
@@ -15,30 +14,15 @@ import {
   remoteTree,
   signedInHome,
   spawnCli,
+  statusJson,
   tempDir,
+  useCliTestServer,
 } from './helpers.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  cleanUp();
-  await server?.close();
-});
+const server = useCliTestServer();
 
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[/;
-
-async function statusJson(home: string) {
-  const result = await cli(['status', '--json'], { home });
-  expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout) as {
-    roots: Array<{ path: string; state: string; running: boolean; inSync: boolean | null; lastSync: string | null; counts: { synced: number; done: number; failed: number } | null; errors: Array<{ path: string; message: string }> }>;
-  };
-}
 
 describe.concurrent('drivesync sync --once', () => {
   it('uploads a folder, prints plain lines when stdout is not a TTY, exits 0 in sync, and records its status', async () => {

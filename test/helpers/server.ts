@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { startServer, type RunningServer, type ServerOptions } from '../../server/app.js';
 
 export interface TestServer extends RunningServer {
@@ -49,4 +53,71 @@ export function uploadForm(name: string, content: string | Uint8Array, fields: {
   if (fields.relativePath !== undefined) form.append('relativePath', fields.relativePath);
   form.append('file', new Blob([content]), name);
   return form;
+}
+
+/** What useTestServer takes: the server's options, and what to do around it. */
+export interface TestServerOptions extends ServerOptions {
+  /** Keep the server's data in a new temp dir of this prefix, removed after the tests (else the server makes one and leaves it). */
+  tempDataDir?: string;
+  /** Runs after the tests, just before the server closes. */
+  beforeClose?: () => void;
+}
+
+/**
+ * A test server for the tests of the calling file or describe block: started in a beforeAll, closed in an afterAll.
+ * What it answers stands for the server started then, so use it inside tests and hooks, not while they are collected.
+ */
+export function useTestServer(options: TestServerOptions = {}): TestServer {
+  const { tempDataDir, beforeClose, ...serverOptions } = options;
+  let started: TestServer | undefined;
+  let dataDir: string | undefined;
+  beforeAll(async () => {
+    if (tempDataDir !== undefined) dataDir = mkdtempSync(join(tmpdir(), tempDataDir));
+    started = await startTestServer(dataDir === undefined ? serverOptions : { ...serverOptions, dataDir });
+  });
+  afterAll(async () => {
+    beforeClose?.();
+    await started?.close();
+    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
+  });
+  return new Proxy({} as TestServer, {
+    get(_target, key) {
+      if (!started) throw new Error(`the test server is not started yet (reading ${String(key)}): use it inside tests and hooks`);
+      return Reflect.get(started, key);
+    },
+    has: (_target, key) => started !== undefined && key in started,
+  });
+}
+
+/** An account on the test server, registered with the default password. */
+export interface Account {
+  id: number;
+  token: string;
+  email: string;
+}
+
+let accounts = 0;
+
+/** Registers a fresh account, under a unique e-mail `<label>-<n>-<random>@example.com`. */
+export async function freshAccount(server: TestServer, label: string): Promise<Account> {
+  const email = `${label}-${++accounts}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const { id, token } = await server.register(email);
+  return { id, token, email };
+}
+
+/** Every route the server serves, as `METHOD /path` (HEAD left out), read from fastify's drawing of its router. */
+export function servedRoutes(server: RunningServer): Set<string> {
+  // printRoutes draws the router's tree: "│   ├── /segment (GET, HEAD)", four columns per level.
+  const served = new Set<string>();
+  const stack: string[] = [];
+  for (const line of server.app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const match = /^([│ ]*)[├└]── (\S+)(?: \(([^)]*)\))?$/.exec(line);
+    if (!match) continue;
+    const depth = match[1]!.length / 4;
+    stack.length = depth;
+    const path = (stack[depth - 1] ?? '') + match[2]!;
+    stack[depth] = path;
+    for (const method of (match[3] ?? '').split(', ').filter((m) => m !== '' && m !== 'HEAD')) served.add(`${method} ${path}`);
+  }
+  return served;
 }

@@ -1,28 +1,15 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuthResponse, ErrorBody, ValidationErrorBody } from '../../main/api/schemas.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
 const REGISTER = '/api/v1/auth/register';
 const LOGIN = '/api/v1/auth/login';
 const LISTING = '/api/v1/drive/file-entries';
 
 describe('accounts and tokens', () => {
-  let server: TestServer;
-  let dataDir: string;
-
-  beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'drivesync-auth-test-'));
-    server = await startTestServer({ dataDir });
-  });
-  afterAll(async () => {
-    await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const server = useTestServer({ tempDataDir: 'drivesync-auth-test-' });
 
   const register = (body: Record<string, unknown>) => server.call(null, 'POST', REGISTER, body);
   const login = (body: Record<string, unknown>) => server.call(null, 'POST', LOGIN, body);

@@ -1,11 +1,10 @@
 // The files part of the reference server: listing, trash/delete, rename, folders, move, duplicate, restore and the
 // fields of an entry, against the real server on a loopback port.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Value } from '@sinclair/typebox/value';
-import type { TSchema } from '@sinclair/typebox';
+import { describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestServer, uploadForm, type Answer, type TestServer } from '../helpers/server.js';
+import { freshAccount, uploadForm, useTestServer, type Account, type Answer } from '../helpers/server.js';
+import { checkedBody, expectSchema } from '../helpers/schema.js';
 import {
   EntriesResponse,
   EntryResponse,
@@ -22,42 +21,15 @@ import {
 const API = '/api/v1';
 const ISO_MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const server = useTestServer();
 
-interface Account {
-  id: number;
-  token: string;
-  email: string;
-}
 type Entry = FileEntry & { id: number };
 
-let seq = 0;
-async function account(): Promise<Account> {
-  const email = `entries-${++seq}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  const { id, token } = await server.register(email);
-  return { id, token, email };
-}
-
-/** Every schema error of `value`, so that a failure names the field. */
-function check(schema: TSchema, value: unknown, what = 'body'): void {
-  const errors = [...Value.Errors(schema, value)].map((e) => `${e.path}: ${e.message}`);
-  expect(errors, `${what} must match the schema`).toEqual([]);
-  expect(Value.Check(schema, value)).toBe(true);
-}
-
-function ok(answer: Answer, schema: TSchema, status = 200): any {
-  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-  check(schema, answer.body);
-  return answer.body;
-}
+const account = () => freshAccount(server, 'entries');
 
 function expect422(answer: Answer, field?: string): void {
   expect(answer.status, JSON.stringify(answer.body)).toBe(422);
-  check(ValidationErrorBody, answer.body, '422 body');
+  expectSchema(ValidationErrorBody, answer.body, '422 body');
   expect(typeof answer.body.status).toBe('string');
   expect(answer.body.message.length).toBeGreaterThan(0);
   expect(typeof answer.body.errors).toBe('object');
@@ -66,20 +38,20 @@ function expect422(answer: Answer, field?: string): void {
 
 function expectError(answer: Answer, status: 401 | 403 | 404): void {
   expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-  check(ErrorBody, answer.body, `${status} body`);
+  expectSchema(ErrorBody, answer.body, `${status} body`);
   expect(answer.body.message.length).toBeGreaterThan(0);
 }
 
 async function upload(who: Account, name: string, content: string | Uint8Array = `content of ${name}`, parentId?: number | null): Promise<Entry> {
   const answer = await server.call(who.token, 'POST', `${API}/uploads`, uploadForm(name, content, parentId === undefined ? {} : { parentId }));
-  const entry = ok(answer, UploadResponse, 201).fileEntry;
+  const entry = checkedBody(answer, UploadResponse, 201).fileEntry;
   expectEntryFormat(entry);
   return entry;
 }
 
 async function folder(who: Account, name: string, parentId: number | null = null): Promise<Entry> {
   const answer = await server.call(who.token, 'POST', `${API}/folders`, { name, parentId });
-  const created = ok(answer, FolderResponse).folder;
+  const created = checkedBody(answer, FolderResponse).folder;
   expectEntryFormat(created);
   return created;
 }
@@ -92,14 +64,14 @@ function query(params: Record<string, string | number | boolean>): string {
 
 async function list(who: Account, params: Record<string, string | number | boolean> = {}): Promise<any> {
   const answer = await server.call(who.token, 'GET', `${API}/drive/file-entries${query(params)}`);
-  const body = ok(answer, Paginator);
+  const body = checkedBody(answer, Paginator);
   for (const entry of body.data) expectEntryFormat(entry);
   return body;
 }
 
 /** The formats every entry answer has, whatever the endpoint (checked on every listed entry of this file). */
 function expectEntryFormat(entry: Entry): void {
-  check(FileEntry, entry, `entry ${entry.id}`);
+  expectSchema(FileEntry, entry, `entry ${entry.id}`);
   expect(entry.hash).toBe(expectedHash(entry.id));
   expect(entry.path!.split('/').at(-1)).toBe(String(entry.id));
   expect(entry.path).toBe(entry.parent_id === null ? String(entry.id) : `${entry.parent!.path}/${entry.id}`);
@@ -114,7 +86,7 @@ const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
 
 async function share(owner: Account, entryId: number, withWhom: Account, permissions: string[]): Promise<void> {
   const answer = await server.call(owner.token, 'POST', `${API}/file-entries/${entryId}/share`, { emails: [withWhom.email], permissions });
-  ok(answer, UsersResponse);
+  checkedBody(answer, UsersResponse);
   expect(ids(answer.body.users)).toContain(withWhom.id);
 }
 
@@ -241,7 +213,7 @@ describe('GET /drive/file-entries', () => {
     const c = await upload(me, 'c.png', 'c', pics.id);
     const top = await upload(me, 'top.txt', 'top');
     const old = await upload(me, 'old.txt', 'old');
-    ok(await remove(me, [old.id]), Status);
+    checkedBody(await remove(me, [old.id]), Status);
     return { me, docs, sub, pics, a, b, c, top, old };
   }
 
@@ -261,7 +233,7 @@ describe('GET /drive/file-entries', () => {
   it('deletedOnly answers the trashed entries whose parent is not trashed, newest first', async () => {
     const d = await drive();
     await sleep(2);
-    ok(await remove(d.me, [d.docs.id]), Status); // trashes docs, sub, a, b
+    checkedBody(await remove(d.me, [d.docs.id]), Status); // trashes docs, sub, a, b
     const body = await list(d.me, { deletedOnly: true });
     expect(ids(body.data)).toEqual([d.docs.id, d.old.id]);
     expect(body.total).toBe(2);
@@ -277,7 +249,7 @@ describe('GET /drive/file-entries', () => {
 
   it('starredOnly answers the active entries the caller starred', async () => {
     const d = await drive();
-    ok(await server.call(d.me.token, 'POST', `${API}/file-entries/star`, { entryIds: [d.a.id, d.pics.id, d.old.id] }), Status);
+    checkedBody(await server.call(d.me.token, 'POST', `${API}/file-entries/star`, { entryIds: [d.a.id, d.pics.id, d.old.id] }), Status);
     const body = await list(d.me, { starredOnly: 'true' });
     expect(ids(body.data)).toEqual(sorted([d.a.id, d.pics.id])); // old.txt is in trash
     expect(body.total).toBe(2);
@@ -304,7 +276,7 @@ describe('GET /drive/file-entries', () => {
     // the owner has nothing shared with them
     expect((await list(d.me, { sharedOnly: true })).data).toEqual([]);
     // a trashed shared entry drops out
-    ok(await remove(d.me, [d.top.id]), Status);
+    checkedBody(await remove(d.me, [d.top.id]), Status);
     expect(ids((await list(friend, { sharedOnly: true })).data)).toEqual([d.docs.id]);
   });
 
@@ -347,7 +319,7 @@ describe('GET /drive/file-entries', () => {
     const empty = await folder(d.me, 'empty');
     expect((await list(d.me, { parentIds: `${empty.id},${d.top.id}` })).data).toEqual([]);
     // trashed children do not show
-    ok(await remove(d.me, [d.a.id]), Status);
+    checkedBody(await remove(d.me, [d.a.id]), Status);
     expect(ids((await list(d.me, { parentIds: String(d.docs.id) })).data)).toEqual([d.sub.id]);
     // another selector wins over parentIds
     expect(ids((await list(d.me, { parentIds: String(d.docs.id), query: 'top' })).data)).toEqual([d.top.id]);
@@ -419,7 +391,7 @@ describe('DELETE /file-entries', () => {
     const inner = await upload(me, 'inner.txt', 'inner', dir.id);
     const blob = join(server.context.blobDir, inner.file_name!);
     expect(existsSync(blob)).toBe(true);
-    const answer = ok(await remove(me, [dir.id]), Status);
+    const answer = checkedBody(await remove(me, [dir.id]), Status);
     expect(answer.status).toBe('success');
     expect((await list(me)).data).toEqual([]);
     const trash = await list(me, { deletedOnly: true });
@@ -427,7 +399,7 @@ describe('DELETE /file-entries', () => {
     expect(trash.data[0].deleted_at).toMatch(ISO_MICROS);
     expect(existsSync(blob)).toBe(true);
     // the child is in trash too: restore the folder and see it come back with it
-    ok(await server.call(me.token, 'POST', `${API}/file-entries/restore`, { entryIds: [dir.id] }), Status);
+    checkedBody(await server.call(me.token, 'POST', `${API}/file-entries/restore`, { entryIds: [dir.id] }), Status);
     expect(ids((await list(me)).data)).toEqual([dir.id, inner.id]);
   });
 
@@ -435,7 +407,7 @@ describe('DELETE /file-entries', () => {
     const me = await account();
     const keep = await upload(me, 'keep.txt');
     const trashed = await upload(me, 'trashed.txt');
-    ok(await remove(me, [trashed.id], 'false'), Status);
+    checkedBody(await remove(me, [trashed.id], 'false'), Status);
     expect(ids((await list(me, { deletedOnly: 'true' })).data)).toEqual([trashed.id]);
 
     const dir = await folder(me, 'gone');
@@ -445,7 +417,7 @@ describe('DELETE /file-entries', () => {
     const blobs = [deep, loose, trashed].map((e) => join(server.context.blobDir, e.file_name!));
     for (const blob of blobs) expect(existsSync(blob)).toBe(true);
 
-    ok(await remove(me, [dir.id, loose.id, trashed.id], 'true'), Status);
+    checkedBody(await remove(me, [dir.id, loose.id, trashed.id], 'true'), Status);
     for (const blob of blobs) expect(existsSync(blob), blob).toBe(false);
     expect(ids((await list(me)).data)).toEqual([keep.id]);
     expect((await list(me, { deletedOnly: 'true' })).data).toEqual([]);
@@ -460,10 +432,10 @@ describe('DELETE /file-entries', () => {
   it('takes deleteForever as a boolean or 1/0 too', async () => {
     const me = await account();
     const [a, b, c, d] = [await upload(me, 'a.txt'), await upload(me, 'b.txt'), await upload(me, 'c.txt'), await upload(me, 'd.txt')];
-    ok(await server.call(me.token, 'DELETE', `${API}/file-entries`, { entryIds: [a.id], deleteForever: false }), Status);
-    ok(await server.call(me.token, 'DELETE', `${API}/file-entries`, { entryIds: [b.id], deleteForever: 0 }), Status);
-    ok(await server.call(me.token, 'DELETE', `${API}/file-entries`, { entryIds: [c.id], deleteForever: true }), Status);
-    ok(await server.call(me.token, 'DELETE', `${API}/file-entries`, { entryIds: [String(d.id)], deleteForever: 1 }), Status);
+    checkedBody(await server.call(me.token, 'DELETE', `${API}/file-entries`, { entryIds: [a.id], deleteForever: false }), Status);
+    checkedBody(await server.call(me.token, 'DELETE', `${API}/file-entries`, { entryIds: [b.id], deleteForever: 0 }), Status);
+    checkedBody(await server.call(me.token, 'DELETE', `${API}/file-entries`, { entryIds: [c.id], deleteForever: true }), Status);
+    checkedBody(await server.call(me.token, 'DELETE', `${API}/file-entries`, { entryIds: [String(d.id)], deleteForever: 1 }), Status);
     expect(sorted(ids((await list(me, { deletedOnly: true })).data))).toEqual([a.id, b.id]);
     expect((await list(me)).data).toEqual([]);
     for (const gone of [c, d]) expect(existsSync(join(server.context.blobDir, gone.file_name!))).toBe(false);
@@ -474,8 +446,8 @@ describe('DELETE /file-entries', () => {
     const friend = await account();
     const file = await upload(owner, 'shared.txt');
     await share(owner, file.id, friend, ['view']);
-    ok(await server.call(friend.token, 'POST', `${API}/file-entries/star`, { entryIds: [file.id] }), Status);
-    ok(await remove(owner, [file.id], 'true'), Status);
+    checkedBody(await server.call(friend.token, 'POST', `${API}/file-entries/star`, { entryIds: [file.id] }), Status);
+    checkedBody(await remove(owner, [file.id], 'true'), Status);
     expect((await list(friend, { sharedOnly: true })).data).toEqual([]);
     expect((await list(friend, { starredOnly: true })).data).toEqual([]);
   });
@@ -495,7 +467,7 @@ describe('DELETE /file-entries', () => {
     expectError(await remove(stranger, [a.id]), 403);
     expectError(await remove(stranger, [a.id], 'true'), 403);
     expect(ids((await list(owner, { parentIds: String(dir.id) })).data)).toEqual([a.id, b.id]);
-    ok(await remove(editor, [a.id]), Status);
+    checkedBody(await remove(editor, [a.id]), Status);
     expect(ids((await list(owner, { deletedOnly: true })).data)).toEqual([a.id]);
   });
 
@@ -523,7 +495,7 @@ describe('PUT /file-entries/{id}', () => {
     const file = await upload(me, 'before.txt', 'body');
     const dir = await folder(me, 'old-folder');
     await sleep(2);
-    const renamed = ok(await server.call(me.token, 'PUT', `${API}/file-entries/${file.id}`, { name: 'after.txt' }), EntryResponse).fileEntry;
+    const renamed = checkedBody(await server.call(me.token, 'PUT', `${API}/file-entries/${file.id}`, { name: 'after.txt' }), EntryResponse).fileEntry;
     expect(renamed).toMatchObject({ id: file.id, name: 'after.txt', path: file.path, parent_id: null, file_size: 4 });
     expect(renamed.file_name).toBe(file.file_name); // the stored bytes stay where they are
     expect(renamed.updated_at).toMatch(ISO_MICROS);
@@ -532,7 +504,7 @@ describe('PUT /file-entries/{id}', () => {
     expect(renamed.created_at).toBe(file.created_at);
     expect((await download(me, renamed)).body).toBe('body');
 
-    const folderRenamed = ok(await server.call(me.token, 'PUT', `${API}/file-entries/${dir.id}`, { name: 'new-folder' }), EntryResponse).fileEntry;
+    const folderRenamed = checkedBody(await server.call(me.token, 'PUT', `${API}/file-entries/${dir.id}`, { name: 'new-folder' }), EntryResponse).fileEntry;
     expect(folderRenamed.name).toBe('new-folder');
     expect(folderRenamed.type).toBe('folder');
     const listed = await list(me);
@@ -542,26 +514,26 @@ describe('PUT /file-entries/{id}', () => {
   it('sets and clears a description without renaming', async () => {
     const me = await account();
     const file = await upload(me, 'described.txt');
-    const set = ok(await server.call(me.token, 'PUT', `${API}/file-entries/${file.id}`, { description: 'What this is.' }), EntryResponse).fileEntry;
+    const set = checkedBody(await server.call(me.token, 'PUT', `${API}/file-entries/${file.id}`, { description: 'What this is.' }), EntryResponse).fileEntry;
     expect(set).toMatchObject({ name: 'described.txt', description: 'What this is.' });
     const listed = (await list(me)).data.find((e: Entry) => e.id === file.id);
     expect(listed.description).toBe('What this is.');
-    const both = ok(await server.call(me.token, 'PUT', `${API}/file-entries/${file.id}`, { name: 'both.txt', description: 'Two' }), EntryResponse).fileEntry;
+    const both = checkedBody(await server.call(me.token, 'PUT', `${API}/file-entries/${file.id}`, { name: 'both.txt', description: 'Two' }), EntryResponse).fileEntry;
     expect(both).toMatchObject({ name: 'both.txt', description: 'Two' });
-    const cleared = ok(await server.call(me.token, 'PUT', `${API}/file-entries/${file.id}`, { description: null }), EntryResponse).fileEntry;
+    const cleared = checkedBody(await server.call(me.token, 'PUT', `${API}/file-entries/${file.id}`, { description: null }), EntryResponse).fileEntry;
     expect(cleared.description ?? null).toBeNull();
     expect(cleared.name).toBe('both.txt');
-    const same = ok(await server.call(me.token, 'PUT', `${API}/file-entries/${file.id}`, {}), EntryResponse).fileEntry;
+    const same = checkedBody(await server.call(me.token, 'PUT', `${API}/file-entries/${file.id}`, {}), EntryResponse).fileEntry;
     expect(same.name).toBe('both.txt');
     const max = 'd'.repeat(200);
-    expect(ok(await server.call(me.token, 'PUT', `${API}/file-entries/${file.id}`, { description: max }), EntryResponse).fileEntry.description).toBe(max);
+    expect(checkedBody(await server.call(me.token, 'PUT', `${API}/file-entries/${file.id}`, { description: max }), EntryResponse).fileEntry.description).toBe(max);
   });
 
   it('takes names of 3 to 200 characters and refuses others with 422', async () => {
     const me = await account();
     const file = await upload(me, 'name-rules.txt');
     for (const name of ['abc', 'x'.repeat(200), 'ééé', '😀😀😀', 'a b']) {
-      const answer = ok(await server.call(me.token, 'PUT', `${API}/file-entries/${file.id}`, { name }), EntryResponse);
+      const answer = checkedBody(await server.call(me.token, 'PUT', `${API}/file-entries/${file.id}`, { name }), EntryResponse);
       expect(answer.fileEntry.name).toBe(name);
     }
     for (const name of ['', 'ab', 'x'.repeat(201), '   ', '😀😀']) {
@@ -588,7 +560,7 @@ describe('PUT /file-entries/{id}', () => {
     expect422(await server.call(owner.token, 'PUT', `${API}/file-entries/abc`, { name: 'nope' }), 'entryId');
     expect422(await server.call(owner.token, 'PUT', `${API}/file-entries/0`, { name: 'nope' }), 'entryId');
     expect((await list(owner)).data[0].name).toBe('guarded.txt');
-    const edited = ok(await server.call(editor.token, 'PUT', `${API}/file-entries/${file.id}`, { name: 'edited.txt' }), EntryResponse);
+    const edited = checkedBody(await server.call(editor.token, 'PUT', `${API}/file-entries/${file.id}`, { name: 'edited.txt' }), EntryResponse);
     expect(edited.fileEntry.name).toBe('edited.txt');
   });
 });
@@ -597,8 +569,8 @@ describe('POST /folders', () => {
   it('creates folders at the root (parentId null, 0 or absent) and inside a folder', async () => {
     const me = await account();
     const a = await folder(me, 'root-null', null);
-    const b = ok(await server.call(me.token, 'POST', `${API}/folders`, { name: 'root-absent' }), FolderResponse).folder;
-    const c = ok(await server.call(me.token, 'POST', `${API}/folders`, { name: 'root-zero', parentId: 0 }), FolderResponse).folder;
+    const b = checkedBody(await server.call(me.token, 'POST', `${API}/folders`, { name: 'root-absent' }), FolderResponse).folder;
+    const c = checkedBody(await server.call(me.token, 'POST', `${API}/folders`, { name: 'root-zero', parentId: 0 }), FolderResponse).folder;
     for (const f of [a, b, c]) {
       expect(f).toMatchObject({ type: 'folder', parent_id: null, path: String(f.id), url: null });
       expect(f.created_at).toMatch(ISO_MICROS);
@@ -626,7 +598,7 @@ describe('POST /folders', () => {
     // once the taken folder is in trash the name is free again
     const children = (await list(me, { parentIds: String(parent.id), type: 'folder' })).data as Entry[];
     const sameInParent = children.find((e) => e.name === 'same')!;
-    ok(await remove(me, [sameInParent.id]), Status);
+    checkedBody(await remove(me, [sameInParent.id]), Status);
     const again = await folder(me, 'same', parent.id);
     expect(again.id).not.toBe(sameInParent.id);
   });
@@ -636,7 +608,7 @@ describe('POST /folders', () => {
     const stranger = await account();
     const file = await upload(me, 'plain.txt');
     const trashed = await folder(me, 'trashed');
-    ok(await remove(me, [trashed.id]), Status);
+    checkedBody(await remove(me, [trashed.id]), Status);
     const foreign = await folder(stranger, 'foreign');
     expect422(await server.call(me.token, 'POST', `${API}/folders`, { name: 'inside', parentId: file.id }), 'parentId');
     expect422(await server.call(me.token, 'POST', `${API}/folders`, { name: 'inside', parentId: 99999999 }), 'parentId');
@@ -675,7 +647,7 @@ describe('POST /file-entries/move', () => {
     const sub = await folder(me, 'sub', moving.id);
     const leaf = await upload(me, 'leaf.txt', 'leaf', sub.id);
     await sleep(2);
-    const body = ok(await server.call(me.token, 'POST', `${API}/file-entries/move`, { entryIds: [moving.id], destinationId: b.id }), EntriesResponse);
+    const body = checkedBody(await server.call(me.token, 'POST', `${API}/file-entries/move`, { entryIds: [moving.id], destinationId: b.id }), EntriesResponse);
     expect(body.entries).toHaveLength(1);
     const moved = body.entries[0];
     expect(moved).toMatchObject({ id: moving.id, parent_id: b.id, path: `${b.id}/${moving.id}` });
@@ -698,11 +670,11 @@ describe('POST /file-entries/move', () => {
     const x = await upload(me, 'x.txt', 'x', dir.id);
     const y = await upload(me, 'y.txt', 'y', dir.id);
     const z = await upload(me, 'z.txt', 'z', dir.id);
-    const one = ok(await server.call(me.token, 'POST', `${API}/file-entries/move`, { entryIds: [x.id], destinationId: null }), EntriesResponse);
+    const one = checkedBody(await server.call(me.token, 'POST', `${API}/file-entries/move`, { entryIds: [x.id], destinationId: null }), EntriesResponse);
     expect(one.entries[0]).toMatchObject({ id: x.id, parent_id: null, path: String(x.id), parent: null });
-    const two = ok(await server.call(me.token, 'POST', `${API}/file-entries/move`, { entryIds: [y.id], destinationId: 0 }), EntriesResponse);
+    const two = checkedBody(await server.call(me.token, 'POST', `${API}/file-entries/move`, { entryIds: [y.id], destinationId: 0 }), EntriesResponse);
     expect(two.entries[0]).toMatchObject({ id: y.id, parent_id: null, path: String(y.id) });
-    const three = ok(await server.call(me.token, 'POST', `${API}/file-entries/move`, { entryIds: [String(z.id)] }), EntriesResponse);
+    const three = checkedBody(await server.call(me.token, 'POST', `${API}/file-entries/move`, { entryIds: [String(z.id)] }), EntriesResponse);
     expect(three.entries[0]).toMatchObject({ id: z.id, parent_id: null, path: String(z.id) });
     expect((await list(me, { parentIds: String(dir.id) })).data).toEqual([]);
   });
@@ -712,7 +684,7 @@ describe('POST /file-entries/move', () => {
     const target = await folder(me, 'target');
     const many: Entry[] = [];
     for (let i = 0; i < 30; i++) many.push(await folder(me, `f-${String(i).padStart(2, '0')}`));
-    const body = ok(await server.call(me.token, 'POST', `${API}/file-entries/move`, { entryIds: ids(many), destinationId: target.id }), EntriesResponse);
+    const body = checkedBody(await server.call(me.token, 'POST', `${API}/file-entries/move`, { entryIds: ids(many), destinationId: target.id }), EntriesResponse);
     expect(sorted(ids(body.entries))).toEqual(sorted(ids(many)));
     for (const entry of body.entries) expect(entry.parent_id).toBe(target.id);
     expect((await list(me, { parentIds: String(target.id) })).total).toBe(30);
@@ -744,7 +716,7 @@ describe('POST /file-entries/move', () => {
     const file = await upload(me, 'file.txt');
     const other = await upload(me, 'other.txt');
     const trashed = await folder(me, 'trashed');
-    ok(await remove(me, [trashed.id]), Status);
+    checkedBody(await remove(me, [trashed.id]), Status);
     for (const destinationId of [file.id, 99999999, trashed.id]) {
       expect422(await server.call(me.token, 'POST', `${API}/file-entries/move`, { entryIds: [other.id], destinationId }), 'destinationId');
     }
@@ -772,7 +744,7 @@ describe('POST /file-entries/move', () => {
     expectError(await server.call(editor.token, 'POST', `${API}/file-entries/move`, { entryIds: [mine.id], destinationId: shared.id }), 403);
     expectError(await server.call(owner.token, 'POST', `${API}/file-entries/move`, { entryIds: [mine.id], destinationId: null }), 403);
     // an editor moves within the shared drive
-    const body = ok(await server.call(editor.token, 'POST', `${API}/file-entries/move`, { entryIds: [inner.id], destinationId: sub.id }), EntriesResponse);
+    const body = checkedBody(await server.call(editor.token, 'POST', `${API}/file-entries/move`, { entryIds: [inner.id], destinationId: sub.id }), EntriesResponse);
     expect(body.entries[0]).toMatchObject({ parent_id: sub.id, path: `${shared.id}/${sub.id}/${inner.id}` });
   });
 });
@@ -786,10 +758,10 @@ describe('POST /file-entries/duplicate', () => {
     const binary = await upload(me, 'data.bin', bytes, sub.id);
     const text = await upload(me, 'note.txt', 'note body', source.id);
     const trashedChild = await upload(me, 'trashed.txt', 'gone', source.id);
-    ok(await remove(me, [trashedChild.id]), Status);
+    checkedBody(await remove(me, [trashedChild.id]), Status);
     const target = await folder(me, 'target');
 
-    const body = ok(await server.call(me.token, 'POST', `${API}/file-entries/duplicate`, { entryIds: [source.id], destinationId: target.id }), EntriesResponse);
+    const body = checkedBody(await server.call(me.token, 'POST', `${API}/file-entries/duplicate`, { entryIds: [source.id], destinationId: target.id }), EntriesResponse);
     expect(body.entries).toHaveLength(1);
     const copy = body.entries[0];
     expect(copy.id).not.toBe(source.id);
@@ -813,11 +785,11 @@ describe('POST /file-entries/duplicate', () => {
     expect((await download(me, copyText)).body).toBe('note body');
 
     // a second copy into the same destination finds the name taken
-    const again = ok(await server.call(me.token, 'POST', `${API}/file-entries/duplicate`, { entryIds: [source.id], destinationId: target.id }), EntriesResponse);
+    const again = checkedBody(await server.call(me.token, 'POST', `${API}/file-entries/duplicate`, { entryIds: [source.id], destinationId: target.id }), EntriesResponse);
     expect(again.entries[0]).toMatchObject({ name: 'source (copy)', parent_id: target.id });
 
     // the copy is independent: deleting the original forever leaves the copy's bytes
-    ok(await remove(me, [source.id], 'true'), Status);
+    checkedBody(await remove(me, [source.id], 'true'), Status);
     expect((await download(me, copyText)).body).toBe('note body');
     expect(existsSync(join(server.context.blobDir, copyBinary.file_name!))).toBe(true);
   });
@@ -827,11 +799,11 @@ describe('POST /file-entries/duplicate', () => {
     const parent = await folder(me, 'parent');
     const dir = await folder(me, 'Photos', parent.id);
     const file = await upload(me, 'one.txt', 'one', parent.id);
-    const first = ok(await server.call(me.token, 'POST', `${API}/file-entries/duplicate`, { entryIds: [dir.id] }), EntriesResponse).entries[0];
+    const first = checkedBody(await server.call(me.token, 'POST', `${API}/file-entries/duplicate`, { entryIds: [dir.id] }), EntriesResponse).entries[0];
     expect(first).toMatchObject({ name: 'Photos (copy)', parent_id: parent.id, type: 'folder' });
-    const second = ok(await server.call(me.token, 'POST', `${API}/file-entries/duplicate`, { entryIds: [dir.id] }), EntriesResponse).entries[0];
+    const second = checkedBody(await server.call(me.token, 'POST', `${API}/file-entries/duplicate`, { entryIds: [dir.id] }), EntriesResponse).entries[0];
     expect(second.name).toBe('Photos (copy 2)');
-    const third = ok(await server.call(me.token, 'POST', `${API}/file-entries/duplicate`, { entryIds: [dir.id, file.id] }), EntriesResponse).entries;
+    const third = checkedBody(await server.call(me.token, 'POST', `${API}/file-entries/duplicate`, { entryIds: [dir.id, file.id] }), EntriesResponse).entries;
     expect(third.map((e: Entry) => e.name)).toEqual(['Photos (copy 3)', 'one.txt']);
     expect(third[1].id).not.toBe(file.id);
     expect(third[1].parent_id).toBe(parent.id);
@@ -840,7 +812,7 @@ describe('POST /file-entries/duplicate', () => {
     expect(names).toEqual(['Photos', 'Photos (copy 2)', 'Photos (copy 3)', 'Photos (copy)', 'one.txt', 'one.txt']);
     // a root folder copied at the root
     const rootDir = await folder(me, 'RootDir');
-    const rootCopy = ok(await server.call(me.token, 'POST', `${API}/file-entries/duplicate`, { entryIds: [rootDir.id] }), EntriesResponse).entries[0];
+    const rootCopy = checkedBody(await server.call(me.token, 'POST', `${API}/file-entries/duplicate`, { entryIds: [rootDir.id] }), EntriesResponse).entries[0];
     expect(rootCopy).toMatchObject({ name: 'RootDir (copy)', parent_id: null, path: String(rootCopy.id) });
   });
 
@@ -867,9 +839,9 @@ describe('POST /file-entries/restore', () => {
     const me = await account();
     const dir = await folder(me, 'home');
     const file = await upload(me, 'back.txt', 'back', dir.id);
-    ok(await remove(me, [file.id]), Status);
+    checkedBody(await remove(me, [file.id]), Status);
     expect((await list(me, { parentIds: String(dir.id) })).data).toEqual([]);
-    const answer = ok(await server.call(me.token, 'POST', `${API}/file-entries/restore`, { entryIds: [file.id] }), Status);
+    const answer = checkedBody(await server.call(me.token, 'POST', `${API}/file-entries/restore`, { entryIds: [file.id] }), Status);
     expect(answer.status).toBe('success');
     const back = (await list(me, { parentIds: String(dir.id) })).data as Entry[];
     expect(ids(back)).toEqual([file.id]);
@@ -884,8 +856,8 @@ describe('POST /file-entries/restore', () => {
     const dir = await folder(me, 'tree');
     const sub = await folder(me, 'branch', dir.id);
     const leaf = await upload(me, 'leaf.txt', 'leaf', sub.id);
-    ok(await remove(me, [dir.id]), Status);
-    ok(await server.call(me.token, 'POST', `${API}/file-entries/restore`, { entryIds: [String(dir.id)] }), Status);
+    checkedBody(await remove(me, [dir.id]), Status);
+    checkedBody(await server.call(me.token, 'POST', `${API}/file-entries/restore`, { entryIds: [String(dir.id)] }), Status);
     const all = (await list(me)).data as Entry[];
     expect(ids(all)).toEqual([dir.id, sub.id, leaf.id]);
     for (const e of all) expect(e.deleted_at ?? null).toBeNull();
@@ -896,15 +868,15 @@ describe('POST /file-entries/restore', () => {
     const dir = await folder(me, 'doomed');
     const sub = await folder(me, 'kid', dir.id);
     const file = await upload(me, 'orphan.txt', 'orphan', sub.id);
-    ok(await remove(me, [file.id]), Status);
-    ok(await remove(me, [dir.id]), Status);
-    ok(await server.call(me.token, 'POST', `${API}/file-entries/restore`, { entryIds: [file.id] }), Status);
+    checkedBody(await remove(me, [file.id]), Status);
+    checkedBody(await remove(me, [dir.id]), Status);
+    checkedBody(await server.call(me.token, 'POST', `${API}/file-entries/restore`, { entryIds: [file.id] }), Status);
     const active = (await list(me)).data as Entry[];
     expect(ids(active)).toEqual([file.id]);
     expect(active[0]).toMatchObject({ parent_id: null, path: String(file.id), parent: null });
     expect(ids((await list(me, { deletedOnly: true })).data)).toEqual([dir.id]);
     // a trashed subfolder restored on its own also lands at the root, with its subtree
-    ok(await server.call(me.token, 'POST', `${API}/file-entries/restore`, { entryIds: [sub.id] }), Status);
+    checkedBody(await server.call(me.token, 'POST', `${API}/file-entries/restore`, { entryIds: [sub.id] }), Status);
     const byId = new Map<number, Entry>((await list(me)).data.map((e: Entry) => [e.id, e]));
     expect(byId.get(sub.id)).toMatchObject({ parent_id: null, path: String(sub.id) });
     expect(ids((await list(me, { deletedOnly: true })).data)).toEqual([dir.id]);
@@ -916,7 +888,7 @@ describe('POST /file-entries/restore', () => {
     const stranger = await account();
     const file = await upload(owner, 'r.txt');
     await share(owner, file.id, viewer, ['view', 'download']);
-    ok(await remove(owner, [file.id]), Status);
+    checkedBody(await remove(owner, [file.id]), Status);
     expectError(await server.call(null, 'POST', `${API}/file-entries/restore`, { entryIds: [file.id] }), 401);
     expectError(await server.call(stranger.token, 'POST', `${API}/file-entries/restore`, { entryIds: [file.id] }), 403);
     expectError(await server.call(viewer.token, 'POST', `${API}/file-entries/restore`, { entryIds: [file.id] }), 403);

@@ -1,8 +1,8 @@
 import { Value } from '@sinclair/typebox/value';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FaultSpecError, parseFaultSpec } from '../../server/faults.js';
 import { ErrorBody } from '../../main/api/schemas.js';
-import { startTestServer, uploadForm, type TestServer } from '../helpers/server.js';
+import { startTestServer, uploadForm, useTestServer, type TestServer } from '../helpers/server.js';
 
 /** The outcome of one request: an answer, or the network error fetch rejected with. */
 type Outcome = { kind: 'answer'; status: number; headers: Headers; body: unknown } | { kind: 'error'; error: unknown };
@@ -46,16 +46,14 @@ const statusOf = (outcome: Outcome) => (outcome.kind === 'answer' ? outcome.stat
 const LIST = '/api/v1/drive/file-entries?perPage=1000';
 
 describe('fault injection', () => {
-  let server: TestServer;
+  const server = useTestServer();
   let token: string;
   let folderSeq = 0;
 
   beforeAll(async () => {
-    server = await startTestServer();
     ({ token } = await server.register('faults@example.com'));
   });
   afterEach(() => server.faults.set(null));
-  afterAll(() => server?.close());
 
   const names = async () => {
     const list = await server.call(token, 'GET', LIST);

@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ErrorBody, LinkResponse, Status, ValidationErrorBody } from '../../main/api/schemas.js';
-import { startTestServer, uploadForm, type Answer, type TestServer } from '../helpers/server.js';
+import { freshAccount, uploadForm, useTestServer, type Answer } from '../helpers/server.js';
 
 interface Link {
   id: number;
@@ -27,23 +24,9 @@ interface Entry {
 const FUTURE = '2099-06-01T12:00:00.000Z';
 
 describe('shareable links', () => {
-  let server: TestServer;
-  let dataDir: string;
-  let seq = 0;
+  const server = useTestServer({ tempDataDir: 'drivesync-links-test-' });
 
-  beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'drivesync-links-test-'));
-    server = await startTestServer({ dataDir });
-  });
-  afterAll(async () => {
-    await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  const account = async (name: string) => {
-    const email = `${name}-${++seq}@example.com`;
-    return { email, ...(await server.register(email)) };
-  };
+  const account = (name: string) => freshAccount(server, name);
 
   const upload = async (token: string, name: string, content: string, parentId?: number): Promise<Entry> => {
     const answer = await server.call(token, 'POST', '/api/v1/uploads', uploadForm(name, content, { parentId }));

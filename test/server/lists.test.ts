@@ -1,8 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ErrorBody,
   MessageResponse,
@@ -12,7 +9,7 @@ import {
   ValidationErrorBody,
 } from '../../main/api/schemas.js';
 import { addList, ListAdminError } from '../../server/lists.js';
-import { startTestServer, type Answer, type TestServer } from '../helpers/server.js';
+import { useTestServer, type Answer } from '../helpers/server.js';
 
 const HEX13 = /^[0-9a-f]{13}$/;
 
@@ -24,18 +21,8 @@ interface Subscriber {
 }
 
 describe('mailing lists', () => {
-  let server: TestServer;
-  let dataDir: string;
+  const server = useTestServer({ tempDataDir: 'drivesync-lists-test-' });
   let seq = 0;
-
-  beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'drivesync-lists-test-'));
-    server = await startTestServer({ dataDir });
-  });
-  afterAll(async () => {
-    await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
 
   /** A fresh owner with a fresh list (FIRST_NAME, LAST_NAME unless told otherwise). */
   const ownerWithList = async (options: { fields?: string[]; doubleOptIn?: boolean } = {}) => {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { Value } from '@sinclair/typebox/value';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addList } from '../../server/lists.js';
 import { ErrorBody, ValidationErrorBody } from '../../main/api/schemas.js';
-import { startTestServer, uploadForm, type TestServer } from '../helpers/server.js';
+import { servedRoutes, uploadForm, useTestServer } from '../helpers/server.js';
 
 /**
  * Random malformed requests to every route of the server. Each route's generator builds requests that are invalid
@@ -633,7 +633,7 @@ const ROUTES: Route[] = [
 // ---------------------------------------------------------------------------------------------------------------
 
 describe('malformed requests to every route', () => {
-  let server: TestServer;
+  const server = useTestServer();
   let world: World;
   let blocks: Blocks;
 
@@ -684,7 +684,6 @@ describe('malformed requests to every route', () => {
   }
 
   beforeAll(async () => {
-    server = await startTestServer();
     // The victim's entries come first, so that id 1 (what `true` coerces to) is never the fuzzer's.
     const victim = await server.register('victim@example.com');
     const vFolder = (await server.call(victim.token, 'POST', `${API}/folders`, { name: 'victim-folder' })).body.folder.id as number;
@@ -719,21 +718,9 @@ describe('malformed requests to every route', () => {
     blocks = building(world);
     before = snapshot();
   });
-  afterAll(() => server?.close());
 
   it('has a generator for every route the server has, and for nothing else', () => {
-    // printRoutes draws the router's tree: "│   ├── /segment (GET, HEAD)", four columns per level.
-    const served = new Set<string>();
-    const stack: string[] = [];
-    for (const line of server.app.printRoutes({ commonPrefix: false }).split('\n')) {
-      const match = /^([│ ]*)[├└]── (\S+)(?: \(([^)]*)\))?$/.exec(line);
-      if (!match) continue;
-      const depth = match[1]!.length / 4;
-      stack.length = depth;
-      const path = (stack[depth - 1] ?? '') + match[2]!;
-      stack[depth] = path;
-      for (const method of (match[3] ?? '').split(', ').filter((m) => m !== '' && m !== 'HEAD')) served.add(`${method} ${path}`);
-    }
+    const served = servedRoutes(server);
     expect(served.size).toBeGreaterThanOrEqual(28);
     const generated = new Set(ROUTES.map((r) => r.name.replace(/ \(.*\)$/, '')));
     expect([...generated].sort()).toEqual([...served].sort());

@@ -1,44 +1,21 @@
 // Pagination of GET /drive/file-entries in both list formats: the default paginator object and the bare array
 // (--list-format array), against two real servers on loopback ports.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Value } from '@sinclair/typebox/value';
-import { Type, type TSchema } from '@sinclair/typebox';
-import { startTestServer, uploadForm, type Answer, type TestServer } from '../helpers/server.js';
+import { Type } from '@sinclair/typebox';
+import { freshAccount, uploadForm, useTestServer, type Account, type TestServer } from '../helpers/server.js';
+import { checkedBody, expectSchema } from '../helpers/schema.js';
 import { EntryListResponse, FileEntry, FolderResponse, Paginator, Status, UploadResponse, ValidationErrorBody } from '../../main/api/schemas.js';
 
 const API = '/api/v1';
 const EntryArray = Type.Array(FileEntry);
 
-let paginated: TestServer;
-let bare: TestServer;
-beforeAll(async () => {
-  [paginated, bare] = await Promise.all([startTestServer(), startTestServer({ listFormat: 'array' })]);
-});
-afterAll(async () => {
-  await Promise.all([paginated?.close(), bare?.close()]);
-});
+const paginated = useTestServer();
+const bare = useTestServer({ listFormat: 'array' });
 
-interface Account {
-  token: string;
-}
 type Entry = FileEntry & { id: number };
 
-let seq = 0;
-async function account(server: TestServer): Promise<Account> {
-  return server.register(`pages-${++seq}-${Math.random().toString(36).slice(2, 8)}@example.com`);
-}
-
-function check(schema: TSchema, value: unknown, what = 'body'): void {
-  const errors = [...Value.Errors(schema, value)].map((e) => `${e.path}: ${e.message}`);
-  expect(errors, `${what} must match the schema`).toEqual([]);
-  expect(Value.Check(schema, value)).toBe(true);
-}
-
-function ok(answer: Answer, schema: TSchema): any {
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  check(schema, answer.body);
-  return answer.body;
-}
+const account = (server: TestServer) => freshAccount(server, 'pages');
 
 /** n entries: files at the root and in a folder, and folders, so that the listing spans depths. */
 async function fill(server: TestServer, who: Account, n: number): Promise<number[]> {
@@ -47,14 +24,14 @@ async function fill(server: TestServer, who: Account, n: number): Promise<number
   for (let i = 0; made.length < n; i++) {
     if (i % 4 === 0) {
       const answer = await server.call(who.token, 'POST', `${API}/folders`, { name: `folder-${i}`, parentId: null });
-      const folder = ok(answer, FolderResponse).folder as Entry;
+      const folder = checkedBody(answer, FolderResponse).folder as Entry;
       made.push(folder.id);
       parent = folder.id;
     } else {
       const fields = i % 2 === 0 && parent !== null ? { parentId: parent } : {};
       const answer = await server.call(who.token, 'POST', `${API}/uploads`, uploadForm(`file-${i}.txt`, `#${i}`, fields));
       expect(answer.status).toBe(201);
-      check(UploadResponse, answer.body);
+      expectSchema(UploadResponse, answer.body);
       made.push(answer.body.fileEntry.id);
     }
   }
@@ -65,21 +42,21 @@ const listPath = (params: Record<string, string | number>) =>
   `${API}/drive/file-entries?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]))}`;
 
 async function page(server: TestServer, who: Account, params: Record<string, string | number>): Promise<any> {
-  const body = ok(await server.call(who.token, 'GET', listPath(params)), EntryListResponse);
+  const body = checkedBody(await server.call(who.token, 'GET', listPath(params)), EntryListResponse);
   return body;
 }
 
 async function paginatorPage(who: Account, params: Record<string, string | number>): Promise<any> {
   const body = await page(paginated, who, params);
-  check(Paginator, body);
-  for (const entry of body.data) check(FileEntry, entry);
+  expectSchema(Paginator, body);
+  for (const entry of body.data) expectSchema(FileEntry, entry);
   return body;
 }
 
 async function arrayPage(who: Account, params: Record<string, string | number>): Promise<Entry[]> {
   const body = await page(bare, who, params);
   expect(Array.isArray(body)).toBe(true);
-  check(EntryArray, body);
+  expectSchema(EntryArray, body);
   return body;
 }
 
@@ -193,7 +170,7 @@ describe('paginator format', () => {
     const trashed = rootFiles.slice(0, 3).map((e) => e.id);
     expect(trashed).toHaveLength(3);
     for (const id of trashed) {
-      ok(await paginated.call(mine.token, 'DELETE', `${API}/file-entries`, { entryIds: [id] }), Status);
+      checkedBody(await paginated.call(mine.token, 'DELETE', `${API}/file-entries`, { entryIds: [id] }), Status);
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
     const trashPages: number[] = [];
@@ -213,7 +190,7 @@ describe('paginator format', () => {
     for (const params of bad) {
       const answer = await paginated.call(who.token, 'GET', listPath(params));
       expect(answer.status, JSON.stringify(params)).toBe(422);
-      check(ValidationErrorBody, answer.body);
+      expectSchema(ValidationErrorBody, answer.body);
       expect(typeof answer.body.status).toBe('string');
       expect(Object.keys(answer.body.errors).join(' ')).toMatch(/perPage|page/);
     }
@@ -281,7 +258,7 @@ describe('array format', () => {
     for (const params of bad) {
       const answer = await bare.call(who.token, 'GET', listPath(params));
       expect(answer.status).toBe(422);
-      check(ValidationErrorBody, answer.body);
+      expectSchema(ValidationErrorBody, answer.body);
     }
   });
 

@@ -1,9 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addList } from '../../server/lists.js';
 import { ErrorBody } from '../../main/api/schemas.js';
-import { startTestServer, uploadForm, type Answer, type TestServer } from '../helpers/server.js';
+import { servedRoutes, uploadForm, useTestServer, type Account, type Answer } from '../helpers/server.js';
 
 /**
  * The permission matrix of docs/server.md, one `it` per (operation, role) cell, each on fresh fixtures:
@@ -43,12 +43,6 @@ const MATRIX: Record<Row, Record<Role, boolean>> = {
   owner: { owner: OK, editor: NO, downloader: NO, viewer: NO, stranger: NO },
 };
 
-interface Account {
-  id: number;
-  token: string;
-  email: string;
-}
-
 interface EntryRef {
   id: number;
   name: string;
@@ -81,7 +75,7 @@ interface Operation {
 const CONTENT = 'hello world';
 
 describe('permission matrix (docs/server.md)', () => {
-  let server: TestServer;
+  const server = useTestServer();
   const accounts = {} as Record<Role | 'third', Account>;
   let cell = 0;
 
@@ -333,13 +327,11 @@ describe('permission matrix (docs/server.md)', () => {
   ];
 
   beforeAll(async () => {
-    server = await startTestServer();
     for (const role of [...ROLES, 'third'] as const) {
       const email = `${role}@perm.example.com`;
       accounts[role] = { ...(await server.register(email)), email };
     }
   });
-  afterAll(() => server?.close());
 
   const cells = OPERATIONS.flatMap((op) => ROLES.map((role) => ({ op, role, allowed: MATRIX[op.row][role] })));
 
@@ -497,18 +489,7 @@ describe('permission matrix (docs/server.md)', () => {
     ];
 
     it('the authentication cases cover every authenticated route the server has', () => {
-      // printRoutes draws the router's tree: "│   ├── /segment (GET, HEAD)", four columns per level.
-      const served = new Set<string>();
-      const stack: string[] = [];
-      for (const line of server.app.printRoutes({ commonPrefix: false }).split('\n')) {
-        const match = /^([│ ]*)[├└]── (\S+)(?: \(([^)]*)\))?$/.exec(line);
-        if (!match) continue;
-        const depth = match[1]!.length / 4;
-        stack.length = depth;
-        const path = (stack[depth - 1] ?? '') + match[2]!;
-        stack[depth] = path;
-        for (const method of (match[3] ?? '').split(', ').filter((m) => m !== '' && m !== 'HEAD')) served.add(`${method} ${path}`);
-      }
+      const served = servedRoutes(server);
       const authenticated = [...served].filter((r) => !r.includes(' /api/v1/auth/') && !r.includes(' /drive/s/'));
       expect(authenticated.length).toBeGreaterThanOrEqual(25);
       expect([...new Set(cases.map((c) => c.route))].sort()).toEqual(authenticated.sort());

@@ -1,16 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ErrorBody, Paginator, UsersResponse, ValidationErrorBody } from '../../main/api/schemas.js';
-import { startTestServer, uploadForm, type TestServer } from '../helpers/server.js';
-
-interface Account {
-  id: number;
-  token: string;
-  email: string;
-}
+import { freshAccount, uploadForm, useTestServer } from '../helpers/server.js';
 
 interface SharedUser {
   id: number;
@@ -20,25 +11,10 @@ interface SharedUser {
 }
 
 describe('sharing', () => {
-  let server: TestServer;
-  let dataDir: string;
-  let seq = 0;
-
-  beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'drivesync-sharing-test-'));
-    server = await startTestServer({ dataDir });
-  });
-  afterAll(async () => {
-    await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const server = useTestServer({ tempDataDir: 'drivesync-sharing-test-' });
 
   /** A fresh account per test, so tests do not depend on each other. */
-  const account = async (name: string): Promise<Account> => {
-    const email = `${name}-${++seq}@example.com`;
-    const { id, token } = await server.register(email);
-    return { id, token, email };
-  };
+  const account = (name: string) => freshAccount(server, name);
 
   const upload = async (token: string, name: string, content: string, parentId?: number) => {
     const answer = await server.call(token, 'POST', '/api/v1/uploads', uploadForm(name, content, { parentId }));

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, uploadForm, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { uploadForm, useTestServer } from '../helpers/server.js';
 
 describe('reference server smoke', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(() => server.close());
+  const server = useTestServer();
 
   it('registers, uploads with a relativePath, lists and streams content', async () => {
     const { token } = await server.register('smoke@example.com');

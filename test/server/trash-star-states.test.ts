@@ -1,61 +1,35 @@
 // The "States and transitions" table of files-api.md, transition by transition, against the real server:
 // active / in trash / removed permanently, and starred / not starred (per user).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Value } from '@sinclair/typebox/value';
+import { describe, expect, it } from 'vitest';
 import type { TSchema } from '@sinclair/typebox';
-import { startTestServer, uploadForm, type Answer, type TestServer } from '../helpers/server.js';
+import { freshAccount, uploadForm, useTestServer, type Account, type Answer } from '../helpers/server.js';
+import { checkedBody, expectSchema } from '../helpers/schema.js';
 import { ErrorBody, FileEntry, FolderResponse, Paginator, Status, TagResponse, UploadResponse, UsersResponse, ValidationErrorBody } from '../../main/api/schemas.js';
 
 const API = '/api/v1';
 const ISO_MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const server = useTestServer();
 
-interface Account {
-  id: number;
-  token: string;
-  email: string;
-}
 type Entry = FileEntry & { id: number };
 
-let seq = 0;
-async function account(): Promise<Account> {
-  const email = `states-${++seq}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  const { id, token } = await server.register(email);
-  return { id, token, email };
-}
-
-function check(schema: TSchema, value: unknown, what = 'body'): void {
-  const errors = [...Value.Errors(schema, value)].map((e) => `${e.path}: ${e.message}`);
-  expect(errors, `${what} must match the schema`).toEqual([]);
-  expect(Value.Check(schema, value)).toBe(true);
-}
-
-function ok(answer: Answer, schema: TSchema): any {
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  check(schema, answer.body);
-  return answer.body;
-}
+const account = () => freshAccount(server, 'states');
 
 async function list(who: Account, params: Record<string, string> = {}): Promise<Entry[]> {
   const search = new URLSearchParams({ perPage: '1000', ...params });
   const answer = await server.call(who.token, 'GET', `${API}/drive/file-entries?${search}`);
-  return ok(answer, Paginator).data;
+  return checkedBody(answer, Paginator).data;
 }
 
 async function upload(who: Account, name: string, parentId?: number): Promise<Entry> {
   const answer = await server.call(who.token, 'POST', `${API}/uploads`, uploadForm(name, `content of ${name}`, parentId ? { parentId } : {}));
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
-  check(UploadResponse, answer.body);
+  expectSchema(UploadResponse, answer.body);
   return answer.body.fileEntry;
 }
 
 async function folder(who: Account, name: string): Promise<Entry> {
-  return ok(await server.call(who.token, 'POST', `${API}/folders`, { name, parentId: null }), FolderResponse).folder;
+  return checkedBody(await server.call(who.token, 'POST', `${API}/folders`, { name, parentId: null }), FolderResponse).folder;
 }
 
 const trash = (who: Account, id: number, deleteForever?: string) =>
@@ -93,7 +67,7 @@ async function observe(who: Account, id: number): Promise<Observed> {
   // gone from both listings: it must not exist any more (starring an unknown entry is a 404 and changes nothing)
   const probe = await star(who, id);
   expect(probe.status).toBe(404);
-  check(ErrorBody, probe.body);
+  expectSchema(ErrorBody, probe.body);
   return { life: 'removed', listedStarred: starred, deletedAt: null };
 }
 
@@ -144,14 +118,14 @@ const transitions: Transition[] = [
 
 /** Brings a fresh entry to a state through the API. */
 async function reach(who: Account, id: number, state: State): Promise<void> {
-  if (state.starred) ok(await star(who, id), TagResponse);
-  if (state.life === 'trash') ok(await trash(who, id), Status);
+  if (state.starred) checkedBody(await star(who, id), TagResponse);
+  if (state.life === 'trash') checkedBody(await trash(who, id), Status);
   if (state.life === 'removed') throw new Error('no transition starts from removed');
 }
 
 /** The starred dimension of an entry in trash does not show in listings: restore it to look (only in a copy of the world). */
 async function starredAfterRestore(who: Account, id: number): Promise<boolean> {
-  ok(await restore(who, id), Status);
+  checkedBody(await restore(who, id), Status);
   return (await list(who, { starredOnly: 'true' })).some((e) => e.id === id);
 }
 
@@ -169,7 +143,7 @@ describe('states and transitions', () => {
         expect(before.listedStarred).toBe(t.from.life === 'active' && t.from.starred);
 
         const answer = await t.trigger(me, target.id);
-        const body = ok(answer, t.response);
+        const body = checkedBody(answer, t.response);
         expect(body.status).toBe('success');
         if (t.response === TagResponse) expect(body.tag.name).toBe('starred');
 
@@ -222,14 +196,14 @@ describe('states and transitions', () => {
     const me = await account();
     const home = await folder(me, 'home');
     const file = await upload(me, 'moving.txt', home.id);
-    ok(await trash(me, file.id), Status);
-    ok(await restore(me, file.id), Status);
+    checkedBody(await trash(me, file.id), Status);
+    checkedBody(await restore(me, file.id), Status);
     expect((await list(me)).find((e) => e.id === file.id)).toMatchObject({ parent_id: home.id, path: `${home.id}/${file.id}` });
-    ok(await trash(me, file.id), Status);
-    ok(await trash(me, home.id), Status);
+    checkedBody(await trash(me, file.id), Status);
+    checkedBody(await trash(me, home.id), Status);
     // the file went to trash on its own, but with its folder in trash only the folder is listed
     expect((await list(me, { deletedOnly: 'true' })).map((e) => e.id)).toEqual([home.id]);
-    ok(await restore(me, file.id), Status);
+    checkedBody(await restore(me, file.id), Status);
     expect((await list(me)).find((e) => e.id === file.id)).toMatchObject({ parent_id: null, path: String(file.id) });
     expect((await list(me, { deletedOnly: 'true' })).map((e) => e.id)).toEqual([home.id]);
   });
@@ -241,47 +215,47 @@ describe('stars are per user', () => {
     const friend = await account();
     const entry = await upload(owner, 'shared.txt');
     const answer = await server.call(owner.token, 'POST', `${API}/file-entries/${entry.id}/share`, { emails: [friend.email], permissions: ['view'] });
-    ok(answer, UsersResponse);
+    checkedBody(answer, UsersResponse);
     return { owner, friend, entry };
   }
   const starredIds = async (who: Account) => (await list(who, { starredOnly: 'true' })).map((e) => e.id);
 
   it('the owner\'s star is not seen by a user the entry is shared with, and the other way round', async () => {
     const { owner, friend, entry } = await sharedFile();
-    ok(await star(owner, entry.id), TagResponse);
+    checkedBody(await star(owner, entry.id), TagResponse);
     expect(await starredIds(owner)).toEqual([entry.id]);
     expect(await starredIds(friend)).toEqual([]);
     expect((await list(friend, { sharedOnly: 'true' })).map((e) => e.id)).toEqual([entry.id]);
 
-    ok(await star(friend, entry.id), TagResponse);
+    checkedBody(await star(friend, entry.id), TagResponse);
     expect(await starredIds(friend)).toEqual([entry.id]);
-    ok(await unstar(owner, entry.id), TagResponse);
+    checkedBody(await unstar(owner, entry.id), TagResponse);
     expect(await starredIds(owner)).toEqual([]);
     expect(await starredIds(friend)).toEqual([entry.id]);
-    ok(await unstar(friend, entry.id), TagResponse);
+    checkedBody(await unstar(friend, entry.id), TagResponse);
     expect(await starredIds(friend)).toEqual([]);
   });
 
   it('a star of a shared entry follows the owner\'s trash and restore', async () => {
     const { owner, friend, entry } = await sharedFile();
-    ok(await star(friend, entry.id), TagResponse);
-    ok(await trash(owner, entry.id), Status);
+    checkedBody(await star(friend, entry.id), TagResponse);
+    checkedBody(await trash(owner, entry.id), Status);
     expect(await starredIds(friend)).toEqual([]);
-    ok(await restore(owner, entry.id), Status);
+    checkedBody(await restore(owner, entry.id), Status);
     expect(await starredIds(friend)).toEqual([entry.id]);
-    ok(await trash(owner, entry.id, 'true'), Status);
+    checkedBody(await trash(owner, entry.id, 'true'), Status);
     expect(await starredIds(friend)).toEqual([]);
   });
 
   it('a user who lost access no longer lists the entry as starred', async () => {
     const { owner, friend, entry } = await sharedFile();
-    ok(await star(friend, entry.id), TagResponse);
+    checkedBody(await star(friend, entry.id), TagResponse);
     expect(await starredIds(friend)).toEqual([entry.id]);
     const unshared = await server.call(owner.token, 'DELETE', `${API}/file-entries/${entry.id}/unshare`, { userId: friend.id });
-    ok(unshared, UsersResponse);
+    checkedBody(unshared, UsersResponse);
     expect(await starredIds(friend)).toEqual([]);
     // sharing again brings the star back: it was the friend's all along
-    ok(await server.call(owner.token, 'POST', `${API}/file-entries/${entry.id}/share`, { emails: [friend.email], permissions: ['view'] }), UsersResponse);
+    checkedBody(await server.call(owner.token, 'POST', `${API}/file-entries/${entry.id}/share`, { emails: [friend.email], permissions: ['view'] }), UsersResponse);
     expect(await starredIds(friend)).toEqual([entry.id]);
   });
 
@@ -290,20 +264,20 @@ describe('stars are per user', () => {
     const stranger = await account();
     const refused = await star(stranger, entry.id);
     expect(refused.status).toBe(403);
-    check(ErrorBody, refused.body);
+    expectSchema(ErrorBody, refused.body);
     expect((await unstar(stranger, entry.id)).status).toBe(403);
     expect(await starredIds(stranger)).toEqual([]);
     for (const action of ['star', 'unstar']) {
       const noToken = await server.call(null, 'POST', `${API}/file-entries/${action}`, { entryIds: [entry.id] });
       expect(noToken.status).toBe(401);
-      check(ErrorBody, noToken.body);
+      expectSchema(ErrorBody, noToken.body);
       const unknown = await server.call(owner.token, 'POST', `${API}/file-entries/${action}`, { entryIds: [99999999] });
       expect(unknown.status).toBe(404);
-      check(ErrorBody, unknown.body);
+      expectSchema(ErrorBody, unknown.body);
       for (const body of [{}, { entryIds: [] }, { entryIds: ['abc'] }, { entryIds: 'nope' }]) {
         const bad = await server.call(owner.token, 'POST', `${API}/file-entries/${action}`, body);
         expect(bad.status, JSON.stringify(body)).toBe(422);
-        check(ValidationErrorBody, bad.body);
+        expectSchema(ValidationErrorBody, bad.body);
         expect(typeof bad.body.status).toBe('string');
         expect(Object.keys(bad.body.errors).join(' ')).toContain('entryIds');
       }

@@ -1,44 +1,24 @@
 // POST /uploads and the file content behind an entry's url, against the real server on a loopback port.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Value } from '@sinclair/typebox/value';
-import { Type, type TSchema } from '@sinclair/typebox';
+import { describe, expect, it } from 'vitest';
+import { Type } from '@sinclair/typebox';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestServer, uploadForm, type Answer, type TestServer } from '../helpers/server.js';
+import { freshAccount, uploadForm, useTestServer, type Account, type Answer } from '../helpers/server.js';
+import { expectSchema } from '../helpers/schema.js';
 import { ErrorBody, FileEntry, FolderResponse, Paginator, UploadResponse, UsersResponse, ValidationErrorBody } from '../../main/api/schemas.js';
 
 const API = '/api/v1';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const server = useTestServer();
 
-interface Account {
-  id: number;
-  token: string;
-  email: string;
-}
 type Entry = FileEntry & { id: number };
 
-let seq = 0;
-async function account(): Promise<Account> {
-  const email = `uploads-${++seq}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  const { id, token } = await server.register(email);
-  return { id, token, email };
-}
-
-function check(schema: TSchema, value: unknown, what = 'body'): void {
-  const errors = [...Value.Errors(schema, value)].map((e) => `${e.path}: ${e.message}`);
-  expect(errors, `${what} must match the schema`).toEqual([]);
-  expect(Value.Check(schema, value)).toBe(true);
-}
+const account = () => freshAccount(server, 'uploads');
 
 function expect422(answer: Answer, field?: string): void {
   expect(answer.status, JSON.stringify(answer.body)).toBe(422);
-  check(ValidationErrorBody, answer.body, '422 body');
+  expectSchema(ValidationErrorBody, answer.body, '422 body');
   expect(typeof answer.body.status).toBe('string');
   expect(answer.body.message.length).toBeGreaterThan(0);
   if (field !== undefined) expect(Object.keys(answer.body.errors)).toContain(field);
@@ -46,7 +26,7 @@ function expect422(answer: Answer, field?: string): void {
 
 function expectError(answer: { status: number; body: unknown }, status: 401 | 403 | 404 | 416): void {
   expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-  check(ErrorBody, answer.body, `${status} body`);
+  expectSchema(ErrorBody, answer.body, `${status} body`);
 }
 
 async function post(who: Account | null, form: FormData): Promise<Answer> {
@@ -56,7 +36,7 @@ async function post(who: Account | null, form: FormData): Promise<Answer> {
 async function upload(who: Account, name: string, content: string | Uint8Array = `content of ${name}`, fields: { parentId?: number | null; relativePath?: string } = {}): Promise<Entry> {
   const answer = await post(who, uploadForm(name, content, fields));
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
-  check(UploadResponse, answer.body);
+  expectSchema(UploadResponse, answer.body);
   expect(answer.body.status).toBe('success');
   return answer.body.fileEntry;
 }
@@ -64,7 +44,7 @@ async function upload(who: Account, name: string, content: string | Uint8Array =
 async function folder(who: Account, name: string, parentId: number | null = null): Promise<Entry> {
   const answer = await server.call(who.token, 'POST', `${API}/folders`, { name, parentId });
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  check(FolderResponse, answer.body);
+  expectSchema(FolderResponse, answer.body);
   return answer.body.folder;
 }
 
@@ -72,7 +52,7 @@ async function list(who: Account, params: Record<string, string> = {}): Promise<
   const search = new URLSearchParams({ perPage: '1000', ...params });
   const answer = await server.call(who.token, 'GET', `${API}/drive/file-entries?${search}`);
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  check(Paginator, answer.body);
+  expectSchema(Paginator, answer.body);
   return answer.body.data;
 }
 
@@ -259,7 +239,7 @@ describe('POST /uploads', () => {
       [editor, ['view', 'edit']],
     ] as const) {
       const answer = await server.call(owner.token, 'POST', `${API}/file-entries/${shared.id}/share`, { emails: [who.email], permissions });
-      check(UsersResponse, answer.body);
+      expectSchema(UsersResponse, answer.body);
     }
     const withParent = (parentId: string) => {
       const form = new FormData();
@@ -449,10 +429,10 @@ describe('GET/HEAD on a file url', () => {
     expectError(await fetchBytes(owner, 'api/v1/file-entries/99999999'), 404);
     const malformed = await fetchBytes(owner, 'api/v1/file-entries/abc');
     expect(malformed.status).toBe(422);
-    check(ValidationErrorBody, malformed.body);
+    expectSchema(ValidationErrorBody, malformed.body);
     // no entry answers bytes once it is deleted forever
     await server.call(owner.token, 'DELETE', `${API}/file-entries`, { entryIds: [entry.id], deleteForever: 'true' });
     expectError(await fetchBytes(owner, entry.url!), 404);
-    check(Type.Array(FileEntry), await list(owner));
+    expectSchema(Type.Array(FileEntry), await list(owner));
   });
 });

@@ -23,7 +23,8 @@ import {
   rebase,
   safeLocalName,
 } from '../../main/sync/names.js';
-import type { ItemType, LocalItem, Operation, RelPath, RemoteId, RemoteItem, Trees } from '../../main/sync/types.js';
+import { plan, type PlanOptions } from '../../main/sync/plan.js';
+import type { ItemType, LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, Trees } from '../../main/sync/types.js';
 
 export const sha = (content: string): string => createHash('sha256').update(content).digest('hex');
 const sizeOf = (content: string): number => Buffer.byteLength(content);
@@ -302,11 +303,12 @@ export class Sim {
   private mustLocalParent(op: Operation, path: RelPath): void {
     if (!this.localFolderExists(parentOf(path))) this.fail(op, `local parent of ${path} is missing`);
   }
-  private mustBeFree(op: Operation, path: RelPath): void {
-    if (this.localTaken(path)) this.fail(op, `local ${path} is taken`);
-  }
+  /** An upload of an item that is already synced (same path, type and inode as a base row) would duplicate it. */
   private notSyncedElsewhere(op: Operation, path: RelPath): void {
-    for (const b of this.trees.base.values()) if (b.path === path) this.fail(op, `${path} is already synced as ${b.remoteId}`);
+    const item = this.trees.local.get(path);
+    for (const b of this.trees.base.values()) {
+      if (b.path === path && item && b.type === item.type && b.inode === item.inode) this.fail(op, `${path} is already synced as ${b.remoteId}`);
+    }
   }
   private checkRemoteName(op: Operation, name: string): void {
     const length = [...name].length;
@@ -406,10 +408,13 @@ export class Sim {
         const existing = t.local.get(op.path);
         if (existing || this.localTaken(op.path)) {
           // Only a download may overwrite, and only its own synced file.
-          const own = t.base.get(op.remoteId);
-          if (!(type === 'file' && existing?.type === 'file' && own?.path === op.path)) this.fail(op, `local ${op.path} is taken`);
+          const own = t.base.get((op.kind === 'download' ? op.replaces : undefined) ?? op.remoteId);
+          const isOwn = own !== undefined && existing !== undefined && (own.path === op.path || own.inode === existing.inode);
+          if (!(type === 'file' && existing?.type === 'file' && isOwn)) this.fail(op, `local ${op.path} is taken`);
         }
-        return { kind: 'synced', remote, local: this.downloaded(op.path, remote) };
+        const replaces = op.kind === 'download' ? op.replaces : undefined;
+        if (replaces !== undefined && !t.base.has(replaces)) this.fail(op, `replaces ${replaces}, which is not synced`);
+        return { kind: 'synced', remote, local: this.downloaded(op.path, remote), ...(replaces !== undefined ? { replaces } : {}) };
       }
       case 'rename-remote':
       case 'move-remote': {
@@ -448,7 +453,12 @@ export class Sim {
         return { kind: 'local-trashed', path: op.path, remoteId: op.remoteId };
       }
       case 'forget':
-        if (!t.base.has(op.remoteId)) this.fail(op, 'not in base');
+        // Forgetting a row another operation of the pass already dropped is harmless (the mirror's delete is
+        // idempotent), so it is not an error here; a forget of a row that still has both sides would be.
+        if (t.base.has(op.remoteId) && t.remote.has(op.remoteId) && t.local.has(t.base.get(op.remoteId)!.path)) {
+          const b = t.base.get(op.remoteId)!;
+          if (t.local.get(b.path)!.inode === b.inode) this.fail(op, 'forgets an item present on both sides');
+        }
         return { kind: 'forgotten', remoteId: op.remoteId };
       case 'record': {
         const remote = this.mustRemote(op, op.remoteId);
@@ -460,10 +470,12 @@ export class Sim {
         const remote = this.mustRemote(op, op.remoteId);
         const local = this.mustLocal(op, op.path);
         if (op.kind === 'merge' && (local.type !== 'file' || remote.type !== 'file')) this.fail(op, 'merge of a folder');
+        const replaces = op.kind === 'conflict' ? op.replaces : undefined;
         if (local.type === 'file' && remote.type === 'file' && this.localContent.get(op.path) === this.remoteContent.get(remote.id)) {
-          return { kind: 'synced', remote, local }; // identical content: recorded, nothing transferred
+          // identical content: recorded, nothing transferred
+          return { kind: 'synced', remote, local, ...(replaces !== undefined ? { replaces } : {}) };
         }
-        return this.conflicted(op, op.path, remote);
+        return { ...this.conflicted(op, op.path, remote), ...(replaces !== undefined ? { replaces } : {}) } as Outcome;
       }
     }
   }
@@ -494,11 +506,18 @@ export function describeOp(op: Operation): string {
   return `${kind}[${rule}] ${JSON.stringify(rest)}`;
 }
 
-/** Is `localName` a name the planner may give a local copy of a remote entry named `remoteName`? */
-export function localNameFits(localName: string, remoteName: string): boolean {
-  if (localName === remoteName) return true;
+/**
+ * Is `localName` a name the planner may give a local copy of a remote entry named `remoteName`? The same name, its
+ * safe form, or that numbered, compared as the volume compares names; or the local name numbered (a new folder
+ * whose name a remote sibling folder has).
+ */
+export function localNameFits(localName: string, remoteName: string, caseInsensitive = false): boolean {
+  const key = (name: string) => nameKey(name, caseInsensitive);
+  if (key(localName) === key(remoteName)) return true;
   const safe = safeLocalName(remoteName);
-  for (let n = 1; n <= 50; n++) if (numberedName(safe, n) === localName) return true;
+  for (let n = 1; n <= 50; n++) if (key(numberedName(safe, n)) === key(localName)) return true;
+  // A new folder whose name a remote sibling folder already has is created remotely with a numbered name.
+  for (let n = 2; n <= 50; n++) if (numberedName(localName, n) === remoteName) return true;
   return false;
 }
 
@@ -529,7 +548,7 @@ export function convergenceProblems(sim: Sim, isIgnored: (path: RelPath, type: I
     if (r.parentId !== b.parentId || r.name !== b.remoteName) problems.push(`base ${b.remoteId} (${b.path}): remote place differs from base`);
     // A folder's updated_at means nothing to the planner; a file's is its change marker.
     if (r.size !== b.remoteSize || (b.type === 'file' && r.updatedAt !== b.remoteUpdatedAt)) problems.push(`base ${b.remoteId} (${b.path}): remote stat differs from base`);
-    if (!localNameFits(baseName(b.path), r.name)) problems.push(`base ${b.remoteId}: local name ${b.path} does not fit remote name ${r.name}`);
+    if (!localNameFits(baseName(b.path), r.name, sim.caseInsensitive)) problems.push(`base ${b.remoteId}: local name ${b.path} does not fit remote name ${r.name}`);
     const parent = parentOf(b.path);
     const parentBase = r.parentId === null ? undefined : base.get(r.parentId);
     if (r.parentId === null ? parent !== '' : parentBase?.path !== parent) {
@@ -554,4 +573,32 @@ export function convergenceProblems(sim: Sim, isIgnored: (path: RelPath, type: I
 /** Every file content anywhere in the simulation: both trees and the trashes. */
 export function contentsKept(sim: Sim): Set<string> {
   return new Set([...sim.localContent.values(), ...sim.remoteContent.values(), ...sim.trash.map((t) => t.content)]);
+}
+
+/**
+ * The engine's loop: plan, apply every operation (in the planner's order, or reversed), until a plan is empty.
+ * Returns the non-empty plans, one per pass; throws after `maxPasses`.
+ */
+export function syncUntilQuiet(
+  sim: Sim,
+  options: PlanOptions = {},
+  order: 'forward' | 'reverse' | ((ops: Operation[], pass: number) => Operation[]) = 'forward',
+  maxPasses = 50,
+): Plan[] {
+  const plans: Plan[] = [];
+  for (;;) {
+    const p = plan(sim.snapshot(), options);
+    if (p.operations.length === 0) return plans;
+    if (plans.length >= maxPasses) throw new Error(`no convergence after ${maxPasses} passes: ${p.operations.map(describeOp).join('; ')}`);
+    plans.push(p);
+    const ops =
+      order === 'forward' ? p.operations : order === 'reverse' ? [...p.operations].reverse() : order(p.operations, plans.length - 1);
+    for (const op of ops) sim.apply(op);
+  }
+}
+
+/** Every order of a list (for small lists). */
+export function permutations<T>(list: readonly T[]): T[][] {
+  if (list.length <= 1) return [[...list]];
+  return list.flatMap((item, i) => permutations([...list.slice(0, i), ...list.slice(i + 1)]).map((rest) => [item, ...rest]));
 }

@@ -1,0 +1,1206 @@
+/**
+ * The planner's decision table (docs/sync-rules.md), row by row, then its guards, then the counterexamples the
+ * convergence property (plan.property.test.ts) found, kept as named regressions.
+ *
+ * Scenarios are built with the simulator: `addSynced` makes an item in sync on both sides, `local*` is the user on
+ * the disk, `remote*` another client on the drive. Ids and inodes count from 1 in the order items are made.
+ */
+import { describe, expect, it } from 'vitest';
+import { conflictedCopyName, safeLocalName } from '../../main/sync/names.js';
+import { plan, type PlanOptions } from '../../main/sync/plan.js';
+import type { Operation, Plan } from '../../main/sync/types.js';
+import { Sim, contentsKept, convergenceProblems, permutations, syncUntilQuiet } from './sim.js';
+
+const opsOf = (sim: Sim, options?: PlanOptions): Operation[] => plan(sim.snapshot(), options).operations;
+const kinds = (ops: Operation[]) => ops.map((op) => `${op.kind}[${op.rule}]`).sort();
+const localPaths = (sim: Sim) => [...sim.trees.local.keys()].sort();
+const remoteNames = (sim: Sim) => [...sim.trees.remote.values()].map((r) => sim.remotePath(r.id)).sort();
+
+/**
+ * Runs the scenario twice, applying each pass's operations in the planner's order and reversed, and checks both end
+ * in sync with every content of `keep` still somewhere (a tree or a trash). Returns the forward run.
+ */
+function expectConverges(build: () => Sim, options: PlanOptions = {}, keep?: string[]): { sim: Sim; plans: Plan[] } {
+  let first: { sim: Sim; plans: Plan[] } | undefined;
+  for (const order of ['forward', 'reverse'] as const) {
+    const sim = build();
+    const wanted = keep ?? [...new Set([...sim.localContent.values(), ...sim.remoteContent.values()])];
+    const plans = syncUntilQuiet(sim, options, order);
+    const ignored = options.isIgnored ?? (() => false);
+    expect(convergenceProblems(sim, ignored), `${order}:\n${sim.log.join('\n')}\n${sim.dump()}`).toEqual([]);
+    const kept = contentsKept(sim);
+    expect(wanted.filter((c) => !kept.has(c)), `${order}: content lost`).toEqual([]);
+    first ??= { sim, plans };
+  }
+  return first!;
+}
+
+// --- Synced items ---------------------------------------------------------------------------------------------
+
+describe('C1: changed locally, same remotely → replace-remote', () => {
+  it('uploads a new entry in the same folder and trashes the old one', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('a.txt', 'file', 'one');
+    sim.localWrite('a.txt', 'two!');
+    expect(opsOf(sim)).toEqual([{ kind: 'replace-remote', rule: 'C1', path: 'a.txt', remoteId: id }]);
+    syncUntilQuiet(sim);
+    expect(sim.trees.remote.has(id)).toBe(false);
+    expect([...sim.remoteContent.values()]).toEqual(['two!']);
+    expect(sim.trash).toEqual([{ side: 'remote', name: 'a.txt', content: 'one' }]);
+  });
+
+  it('an edit of the same size (new mtime, other hash) and an atomic save (new inode) are edits', () => {
+    const sim = new Sim();
+    const a = sim.addSynced('a.txt', 'file', 'one');
+    const b = sim.addSynced('b.txt', 'file', 'one');
+    sim.localWrite('a.txt', 'two');
+    sim.localWrite('b.txt', 'new content', true);
+    expect(opsOf(sim)).toEqual([
+      { kind: 'replace-remote', rule: 'C1', path: 'a.txt', remoteId: a },
+      { kind: 'replace-remote', rule: 'C1', path: 'b.txt', remoteId: b },
+    ]);
+  });
+
+  it('a local file whose stat changed and whose hash the scan did not compute counts as changed', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('a.txt', 'file', 'one');
+    const item = sim.trees.local.get('a.txt')!;
+    sim.trees.local.set('a.txt', { ...item, mtimeMs: item.mtimeMs + 1, hash: undefined });
+    expect(opsOf(sim)).toEqual([{ kind: 'replace-remote', rule: 'C1', path: 'a.txt', remoteId: id }]);
+  });
+});
+
+describe('C2: same locally, changed remotely → download', () => {
+  it('a new size', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('dir', 'folder');
+    const file = sim.addSynced('dir/a.txt', 'file', 'one');
+    sim.remoteEdit(file, 'longer');
+    expect(opsOf(sim)).toEqual([{ kind: 'download', rule: 'C2', remoteId: file, path: 'dir/a.txt' }]);
+    expect(id).toBe(1);
+    expectConverges(
+      () => {
+        const s = new Sim();
+        s.addSynced('dir', 'folder');
+        s.remoteEdit(s.addSynced('dir/a.txt', 'file', 'one'), 'longer');
+        return s;
+      },
+      {},
+      ['longer'], // the old version is replaced: the other side changed it, this side did not
+    );
+  });
+
+  it('the same size with a new updated_at (no move)', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('a.txt', 'file', 'one');
+    sim.remoteEdit(id, 'two');
+    expect(opsOf(sim)).toEqual([{ kind: 'download', rule: 'C2', remoteId: id, path: 'a.txt' }]);
+  });
+});
+
+describe('C3: changed on both sides → conflict', () => {
+  it('the remote version takes the name, the local one becomes a conflicted copy, both are synced', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('notes.md', 'file', 'base');
+    sim.localWrite('notes.md', 'local edit');
+    sim.remoteEdit(id, 'remote edit!');
+    expect(opsOf(sim)).toEqual([{ kind: 'conflict', rule: 'C3', remoteId: id, path: 'notes.md' }]);
+    const { sim: done } = expectConverges(() => {
+      const s = new Sim();
+      const i = s.addSynced('notes.md', 'file', 'base');
+      s.localWrite('notes.md', 'local edit');
+      s.remoteEdit(i, 'remote edit!');
+      return s;
+    });
+    expect(done.localContent.get('notes.md')).toBe('remote edit!');
+    const copies = localPaths(done).filter((p) => p !== 'notes.md');
+    expect(copies).toHaveLength(1);
+    expect(copies[0]).toMatch(/^notes \(conflicted copy \d{4}-\d{2}-\d{2} \d{6} simhost\)\.md$/);
+    expect(done.localContent.get(copies[0]!)).toBe('local edit');
+    expect(remoteNames(done)).toEqual([copies[0], 'notes.md']);
+  });
+
+  it('identical content on both sides is recorded, not a conflict copy', () => {
+    const { sim } = expectConverges(() => {
+      const s = new Sim();
+      const i = s.addSynced('a.txt', 'file', 'base');
+      s.localWrite('a.txt', 'same new');
+      s.remoteEdit(i, 'same new');
+      return s;
+    });
+    expect(localPaths(sim)).toEqual(['a.txt']);
+  });
+
+  it('the copy name format', () => {
+    expect(conflictedCopyName('report.final.pdf', new Date(Date.UTC(2024, 0, 2, 3, 4, 5)), 'my host')).toBe(
+      'report.final (conflicted copy 2024-01-02 030405 my-host).pdf',
+    );
+  });
+});
+
+describe('C4: touched (same hash), same remotely → record', () => {
+  it('only the base is refreshed', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('a.txt', 'file', 'one');
+    sim.localTouch('a.txt');
+    expect(opsOf(sim)).toEqual([{ kind: 'record', rule: 'C4', remoteId: id, path: 'a.txt' }]);
+    sim.apply(opsOf(sim)[0]!);
+    expect(opsOf(sim)).toEqual([]);
+    expect(sim.trash).toEqual([]);
+  });
+
+  it('an atomic save of the same bytes (new inode) is recorded too', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('a.txt', 'file', 'one');
+    sim.localWrite('a.txt', 'one', true);
+    expect(opsOf(sim)).toEqual([{ kind: 'record', rule: 'C4', remoteId: id, path: 'a.txt' }]);
+  });
+
+  it('a folder deleted and made again at its path (new inode) is recorded', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('dir', 'folder');
+    sim.localDelete('dir');
+    sim.localMkdir('dir');
+    expect(opsOf(sim)).toEqual([{ kind: 'record', rule: 'C4', remoteId: id, path: 'dir' }]);
+  });
+});
+
+describe('M1: moved locally, not remotely → rename-remote / move-remote', () => {
+  it('a rename in the same folder is rename-remote', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('a.txt', 'file', 'x');
+    sim.localMove('a.txt', 'b.txt');
+    expect(opsOf(sim)).toEqual([{ kind: 'rename-remote', rule: 'M1', remoteId: id, name: 'b.txt', path: 'b.txt' }]);
+  });
+
+  it('a move to another folder, with a new name, is one move-remote', () => {
+    const sim = new Sim();
+    const dir = sim.addSynced('dir', 'folder');
+    const id = sim.addSynced('a.txt', 'file', 'x');
+    sim.localMove('a.txt', 'dir/b.txt');
+    expect(opsOf(sim)).toEqual([{ kind: 'move-remote', rule: 'M1', remoteId: id, parentId: dir, name: 'b.txt', path: 'dir/b.txt' }]);
+  });
+
+  it('a folder move is one operation; its content follows without operations of its own', () => {
+    const { sim, plans } = expectConverges(() => {
+      const s = new Sim();
+      s.addSynced('src', 'folder');
+      s.addSynced('src/a.txt', 'file', 'a');
+      s.addSynced('src/b.txt', 'file', 'b');
+      s.localMove('src', 'lib');
+      return s;
+    });
+    expect(kinds(plans[0]!.operations)).toEqual(['rename-remote[M1]']);
+    expect(remoteNames(sim)).toEqual(['lib', 'lib/a.txt', 'lib/b.txt']);
+  });
+
+  it('waits while the new parent has no remote entry (it is created first)', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('a.txt', 'file', 'x');
+    sim.localMkdir('new');
+    sim.localMove('a.txt', 'new/a.txt');
+    expect(opsOf(sim)).toEqual([{ kind: 'create-remote-folder', rule: 'N2', path: 'new', parentId: null, name: 'new' }]);
+    sim.apply(opsOf(sim)[0]!);
+    expect(opsOf(sim)).toEqual([{ kind: 'move-remote', rule: 'M1', remoteId: id, parentId: 2, name: 'a.txt', path: 'new/a.txt' }]);
+  });
+
+  it('a name the service refuses (under 3 characters) is reported and skipped', () => {
+    const sim = new Sim();
+    sim.addSynced('abc.txt', 'file', 'x');
+    sim.localMove('abc.txt', 'ab');
+    const p = plan(sim.snapshot());
+    expect(p.operations).toEqual([]);
+    expect(p.skipped).toEqual([{ path: 'ab', reason: expect.stringContaining('3 to 200 characters') }]);
+  });
+
+  it('a local name that was made safe or numbered keeps the remote name when only the folder changes', () => {
+    const sim = new Sim();
+    const dir = sim.addSynced('dir', 'folder');
+    const id = sim.addSynced('a (2).txt', 'file', 'x', 'a.txt');
+    sim.localMove('a (2).txt', 'dir/a (2).txt');
+    expect(opsOf(sim)).toEqual([{ kind: 'move-remote', rule: 'M1', remoteId: id, parentId: dir, name: 'a.txt', path: 'dir/a (2).txt' }]);
+  });
+});
+
+describe('M2: moved remotely, not locally → move-local', () => {
+  it('a remote rename', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('a.txt', 'file', 'x');
+    sim.remoteMove(id, null, 'b.txt');
+    expect(opsOf(sim)).toEqual([{ kind: 'move-local', rule: 'M2', remoteId: id, from: 'a.txt', to: 'b.txt' }]);
+    sim.apply(opsOf(sim)[0]!);
+    expect(opsOf(sim)).toEqual([]);
+    expect(sim.trees.local.get('b.txt')?.inode).toBe(1); // moved, not downloaded
+  });
+
+  it('the local name is the remote name made safe', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('a.txt', 'file', 'x');
+    sim.remoteMove(id, null, 'odd\\name.');
+    expect(opsOf(sim)).toEqual([{ kind: 'move-local', rule: 'M2', remoteId: id, from: 'a.txt', to: 'odd_name_' }]);
+  });
+
+  it('waits while the target folder is missing locally (it is created first)', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('a.txt', 'file', 'x');
+    const dir = sim.remoteCreate(null, 'dir', 'folder');
+    sim.remoteMove(id, dir, 'a.txt');
+    expect(opsOf(sim)).toEqual([{ kind: 'create-local-folder', rule: 'N1', remoteId: dir, path: 'dir' }]);
+    sim.apply(opsOf(sim)[0]!);
+    expect(opsOf(sim)).toEqual([{ kind: 'move-local', rule: 'M2', remoteId: id, from: 'a.txt', to: 'dir/a.txt' }]);
+  });
+});
+
+describe('M3: moved on both sides, to different places → the remote location wins', () => {
+  it('move-local from where the user put it to where the remote has it', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('a.txt', 'file', 'x');
+    sim.localMove('a.txt', 'local.txt');
+    sim.remoteMove(id, null, 'remote.txt');
+    expect(opsOf(sim)).toEqual([{ kind: 'move-local', rule: 'M3', remoteId: id, from: 'local.txt', to: 'remote.txt' }]);
+  });
+});
+
+describe('M4: moved on both sides to the same place → record', () => {
+  it('record only', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('a.txt', 'file', 'x');
+    sim.localMove('a.txt', 'b.txt');
+    sim.remoteMove(id, null, 'b.txt');
+    expect(opsOf(sim)).toEqual([{ kind: 'record', rule: 'M4', remoteId: id, path: 'b.txt' }]);
+  });
+
+  it('a content change with it is handled by the content rule, which records the place too', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('a.txt', 'file', 'x');
+    sim.localMove('a.txt', 'b.txt');
+    sim.localWrite('b.txt', 'edited');
+    sim.remoteMove(id, null, 'b.txt');
+    expect(opsOf(sim)).toEqual([{ kind: 'replace-remote', rule: 'C1', path: 'b.txt', remoteId: id }]);
+  });
+});
+
+describe('D1: same locally, deleted remotely → trash-local', () => {
+  it('a file', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('a.txt', 'file', 'x');
+    sim.remoteDelete(id);
+    const p = plan(sim.snapshot());
+    expect(p.operations).toEqual([{ kind: 'trash-local', rule: 'D1', path: 'a.txt', remoteId: id, count: 1 }]);
+    expect(p.deletions).toBe(1);
+    syncUntilQuiet(sim);
+    expect(sim.trash).toEqual([{ side: 'local', name: 'a.txt', content: 'x' }]);
+  });
+
+  it('a folder is one operation that counts its subtree', () => {
+    const sim = new Sim();
+    const dir = sim.addSynced('dir', 'folder');
+    sim.addSynced('dir/a.txt', 'file', 'a');
+    sim.addSynced('dir/sub', 'folder');
+    sim.addSynced('dir/sub/b.txt', 'file', 'b');
+    sim.remoteDelete(dir);
+    const p = plan(sim.snapshot());
+    expect(p.operations).toEqual([{ kind: 'trash-local', rule: 'D1', path: 'dir', remoteId: dir, count: 4 }]);
+    expect(p.deletions).toBe(4);
+  });
+
+  it('waits while a child moves out remotely', () => {
+    const sim = new Sim();
+    const dir = sim.addSynced('dir', 'folder');
+    const a = sim.addSynced('dir/a.txt', 'file', 'a');
+    sim.remoteMove(a, null, 'a.txt');
+    sim.remoteDelete(dir);
+    expect(opsOf(sim)).toEqual([{ kind: 'move-local', rule: 'M2', remoteId: a, from: 'dir/a.txt', to: 'a.txt' }]);
+    sim.apply(opsOf(sim)[0]!);
+    expect(opsOf(sim)).toEqual([{ kind: 'trash-local', rule: 'D1', path: 'dir', remoteId: dir, count: 1 }]);
+  });
+});
+
+describe('D2: deleted locally, not changed remotely → trash-remote', () => {
+  it('a file', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('a.txt', 'file', 'x');
+    sim.localDelete('a.txt');
+    const p = plan(sim.snapshot());
+    expect(p.operations).toEqual([{ kind: 'trash-remote', rule: 'D2', remoteId: id, count: 1 }]);
+    expect(p.deletions).toBe(1);
+    syncUntilQuiet(sim);
+    expect(sim.trash).toEqual([{ side: 'remote', name: 'a.txt', content: 'x' }]);
+  });
+
+  it('a folder is one operation that counts its subtree', () => {
+    const sim = new Sim();
+    const dir = sim.addSynced('dir', 'folder');
+    sim.addSynced('dir/a.txt', 'file', 'a');
+    sim.addSynced('dir/sub', 'folder');
+    sim.addSynced('dir/sub/b.txt', 'file', 'b');
+    sim.localDelete('dir');
+    const p = plan(sim.snapshot());
+    expect(p.operations).toEqual([{ kind: 'trash-remote', rule: 'D2', remoteId: dir, count: 4 }]);
+    expect(p.deletions).toBe(4);
+  });
+
+  it('waits while a child moves out locally', () => {
+    const sim = new Sim();
+    const dir = sim.addSynced('dir', 'folder');
+    const a = sim.addSynced('dir/a.txt', 'file', 'a');
+    sim.localMove('dir/a.txt', 'a.txt');
+    sim.localDelete('dir');
+    expect(opsOf(sim)).toEqual([{ kind: 'move-remote', rule: 'M1', remoteId: a, parentId: null, name: 'a.txt', path: 'a.txt' }]);
+    sim.apply(opsOf(sim)[0]!);
+    expect(opsOf(sim)).toEqual([{ kind: 'trash-remote', rule: 'D2', remoteId: dir, count: 1 }]);
+  });
+});
+
+describe('D3: deleted on both sides → forget', () => {
+  it('forget', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('a.txt', 'file', 'x');
+    sim.localDelete('a.txt');
+    sim.remoteDelete(id);
+    const p = plan(sim.snapshot());
+    expect(p.operations).toEqual([{ kind: 'forget', rule: 'D3', remoteId: id }]);
+    expect(p.deletions).toBe(0);
+  });
+});
+
+describe('D4: edit beats delete', () => {
+  it('changed locally, deleted remotely → forget, then uploaded as new', () => {
+    const build = () => {
+      const s = new Sim();
+      const id = s.addSynced('a.txt', 'file', 'x');
+      s.localWrite('a.txt', 'edited');
+      s.remoteDelete(id);
+      return s;
+    };
+    expect(opsOf(build())).toEqual([{ kind: 'forget', rule: 'D4', remoteId: 1 }]);
+    const { plans } = expectConverges(build, {}, ['edited']);
+    expect(kinds(plans[1]!.operations)).toEqual(['upload[N2]']);
+  });
+
+  it('deleted locally, changed remotely → the remote version comes back', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('a.txt', 'file', 'x');
+    sim.localDelete('a.txt');
+    sim.remoteEdit(id, 'edited');
+    expect(opsOf(sim)).toEqual([{ kind: 'download', rule: 'D4', remoteId: id, path: 'a.txt' }]);
+  });
+});
+
+describe('D5: folder deleted remotely with something new, edited or moved in inside → forget the folder', () => {
+  it('the folder is created again remotely and its new content follows', () => {
+    const build = () => {
+      const s = new Sim();
+      const dir = s.addSynced('dir', 'folder');
+      s.addSynced('dir/old.txt', 'file', 'old');
+      s.localWrite('dir/new.txt', 'new');
+      s.remoteDelete(dir);
+      return s;
+    };
+    expect(opsOf(build())).toEqual([
+      { kind: 'forget', rule: 'D5', remoteId: 1 },
+      { kind: 'trash-local', rule: 'D1', path: 'dir/old.txt', remoteId: 2, count: 1 },
+    ]);
+    const { sim } = expectConverges(build, {}, ['new', 'old']);
+    expect(remoteNames(sim)).toEqual(['dir', 'dir/new.txt']);
+  });
+});
+
+describe('D6: folder deleted locally with something new, edited or moved in remotely → create-local-folder', () => {
+  it('the folder comes back with the changed content; the rest is trashed remotely', () => {
+    const build = () => {
+      const s = new Sim();
+      const dir = s.addSynced('dir', 'folder');
+      s.addSynced('dir/old.txt', 'file', 'old');
+      s.localDelete('dir');
+      s.remoteCreate(dir, 'new.txt', 'file', 'new');
+      return s;
+    };
+    expect(opsOf(build())).toEqual([
+      { kind: 'create-local-folder', rule: 'D6', remoteId: 1, path: 'dir' },
+      { kind: 'trash-remote', rule: 'D2', remoteId: 2, count: 1 },
+    ]);
+    const { sim, plans } = expectConverges(build, {}, ['new', 'old']);
+    expect(kinds(plans[1]!.operations)).toEqual(['download[N1]']);
+    expect(localPaths(sim)).toEqual(['dir', 'dir/new.txt']);
+  });
+});
+
+// --- Items on one side only -----------------------------------------------------------------------------------
+
+describe('N1: remote entry, nothing locally → download / create-local-folder', () => {
+  it('a file and a folder; the folder content waits one pass', () => {
+    const sim = new Sim();
+    const file = sim.remoteCreate(null, 'a.txt', 'file', 'a');
+    const dir = sim.remoteCreate(null, 'dir', 'folder');
+    sim.remoteCreate(dir, 'b.txt', 'file', 'b');
+    expect(opsOf(sim)).toEqual([
+      { kind: 'download', rule: 'N1', remoteId: file, path: 'a.txt' },
+      { kind: 'create-local-folder', rule: 'N1', remoteId: dir, path: 'dir' },
+    ]);
+    syncUntilQuiet(sim);
+    expect(localPaths(sim)).toEqual(['a.txt', 'dir', 'dir/b.txt']);
+  });
+});
+
+describe('N2: local item, no entry → upload / create-remote-folder', () => {
+  it('a file in the root', () => {
+    const sim = new Sim();
+    sim.localWrite('a.txt', 'a');
+    expect(opsOf(sim)).toEqual([{ kind: 'upload', rule: 'N2', path: 'a.txt', parentId: null, name: 'a.txt' }]);
+  });
+
+  it('inside a new folder: only the folder is created this pass', () => {
+    const sim = new Sim();
+    sim.localMkdir('new');
+    sim.localMkdir('new/deeper');
+    sim.localWrite('new/deeper/a.txt', 'a');
+    expect(opsOf(sim)).toEqual([{ kind: 'create-remote-folder', rule: 'N2', path: 'new', parentId: null, name: 'new' }]);
+    const plans = syncUntilQuiet(sim);
+    expect(plans.map((p) => kinds(p.operations))).toEqual([
+      ['create-remote-folder[N2]'],
+      ['create-remote-folder[N2]'],
+      ['upload[N2]'],
+    ]);
+  });
+
+  it('ignored names are never uploaded', () => {
+    const sim = new Sim();
+    for (const name of ['~$doc.docx', '.~lock.a#', 'a.swp', 'b.tmp', 'c.part', '.DS_Store', 'Thumbs.db', 'keep.txt']) sim.localWrite(name, name);
+    const ignored = /^(~\$|\.~lock\.)|\.(swp|tmp|part|crdownload)$|^(\.DS_Store|Thumbs\.db|desktop\.ini)$/;
+    const ops = opsOf(sim, { isIgnored: (path) => ignored.test(path) });
+    expect(ops).toEqual([{ kind: 'upload', rule: 'N2', path: 'keep.txt', parentId: null, name: 'keep.txt' }]);
+  });
+
+  it('folder names the service refuses (under 3 characters) are reported in skipped; short file names upload', () => {
+    const sim = new Sim();
+    sim.localMkdir('ab');
+    sim.localWrite('x', 'x');
+    const p = plan(sim.snapshot());
+    expect(p.operations).toEqual([{ kind: 'upload', rule: 'N2', path: 'x', parentId: null, name: 'x' }]);
+    expect(p.skipped).toEqual([{ path: 'ab', reason: expect.stringContaining('("ab")') }]);
+  });
+});
+
+describe('N3: folder on both sides at one path → record', () => {
+  it('matched, nothing transferred', () => {
+    const sim = new Sim();
+    sim.localMkdir('dir');
+    const id = sim.remoteCreate(null, 'dir', 'folder');
+    expect(opsOf(sim)).toEqual([{ kind: 'record', rule: 'N3', remoteId: id, path: 'dir' }]);
+  });
+});
+
+describe('N4: file on both sides at one path → merge', () => {
+  it('identical bytes: recorded, the local file untouched', () => {
+    const sim = new Sim();
+    sim.localWrite('a.txt', 'same');
+    const id = sim.remoteCreate(null, 'a.txt', 'file', 'same');
+    expect(opsOf(sim)).toEqual([{ kind: 'merge', rule: 'N4', remoteId: id, path: 'a.txt' }]);
+    syncUntilQuiet(sim);
+    expect(localPaths(sim)).toEqual(['a.txt']);
+    expect(sim.trees.local.get('a.txt')?.inode).toBe(1);
+  });
+
+  it('different bytes: handled as C3', () => {
+    const { sim } = expectConverges(() => {
+      const s = new Sim();
+      s.localWrite('a.txt', 'mine');
+      s.remoteCreate(null, 'a.txt', 'file', 'theirs');
+      return s;
+    });
+    expect(sim.localContent.get('a.txt')).toBe('theirs');
+    expect(localPaths(sim)).toHaveLength(2);
+  });
+});
+
+describe('N5: file on one side, folder on the other, at one path → conflict', () => {
+  it('local file, remote folder: the local file moves aside', () => {
+    const sim = new Sim();
+    sim.localWrite('thing', 'file');
+    const id = sim.remoteCreate(null, 'thing', 'folder');
+    expect(opsOf(sim)).toEqual([{ kind: 'conflict', rule: 'N5', remoteId: id, path: 'thing' }]);
+    const { sim: done } = expectConverges(() => {
+      const s = new Sim();
+      s.localWrite('thing', 'file');
+      const dir = s.remoteCreate(null, 'thing', 'folder');
+      s.remoteCreate(dir, 'inside.txt', 'file', 'inside');
+      return s;
+    });
+    expect(done.trees.local.get('thing')?.type).toBe('folder');
+    expect(localPaths(done)).toContain('thing/inside.txt');
+  });
+
+  it('local folder, remote file: the local folder (with its content) moves aside', () => {
+    const { sim } = expectConverges(() => {
+      const s = new Sim();
+      s.localMkdir('thing');
+      s.localWrite('thing/a.txt', 'a');
+      s.remoteCreate(null, 'thing', 'file', 'remote');
+      return s;
+    });
+    expect(sim.trees.local.get('thing')?.type).toBe('file');
+    expect(localPaths(sim).filter((p) => p.endsWith('/a.txt'))).toHaveLength(1);
+  });
+});
+
+// --- Guards ---------------------------------------------------------------------------------------------------
+
+describe('unreachable remote entries are treated as deleted', () => {
+  it('a parent that is missing from the listing', () => {
+    const sim = new Sim();
+    const dir = sim.addSynced('dir', 'folder');
+    const a = sim.addSynced('dir/a.txt', 'file', 'a');
+    sim.trees.remote.delete(dir); // the listing lost the folder but still shows the file
+    const ops = opsOf(sim);
+    expect(ops).toEqual([{ kind: 'trash-local', rule: 'D1', path: 'dir', remoteId: dir, count: 2 }]);
+    expect(a).toBe(2);
+  });
+
+  it('a parent that is a file, and a cycle: nothing is downloaded', () => {
+    const sim = new Sim();
+    const file = sim.remoteCreate(null, 'f.txt', 'file', 'f');
+    sim.trees.remote.set(10, { id: 10, parentId: file, name: 'under-a-file', type: 'file', size: 1, updatedAt: 't' });
+    sim.trees.remote.set(11, { id: 11, parentId: 12, name: 'c1', type: 'folder', size: 0, updatedAt: 't' });
+    sim.trees.remote.set(12, { id: 12, parentId: 11, name: 'c2', type: 'folder', size: 0, updatedAt: 't' });
+    sim.trees.remote.set(13, { id: 13, parentId: 99, name: 'orphan', type: 'file', size: 1, updatedAt: 't' });
+    expect(opsOf(sim)).toEqual([{ kind: 'download', rule: 'N1', remoteId: file, path: 'f.txt' }]);
+  });
+
+  it('a synced item whose remote folder joined a cycle is deleted remotely: trashed locally', () => {
+    const sim = new Sim();
+    const dir = sim.addSynced('dir', 'folder');
+    sim.addSynced('dir/a.txt', 'file', 'a');
+    sim.trees.remote.set(dir, { ...sim.trees.remote.get(dir)!, parentId: dir });
+    expect(opsOf(sim)).toEqual([{ kind: 'trash-local', rule: 'D1', path: 'dir', remoteId: dir, count: 2 }]);
+  });
+});
+
+describe('base rows the planner must not misread', () => {
+  it('a row whose folder has no row any more is still found at its path (not taken for deleted)', () => {
+    const sim = new Sim();
+    const dir = sim.addSynced('dir', 'folder');
+    sim.addSynced('dir/a.txt', 'file', 'a');
+    sim.trees.base.delete(dir); // as after a crash between two mirror writes
+    expect(opsOf(sim)).toEqual([{ kind: 'record', rule: 'N3', remoteId: dir, path: 'dir' }]);
+  });
+});
+
+describe('safe local names for untrusted remote names', () => {
+  const downloadsOf = (names: string[]) => {
+    const sim = new Sim();
+    for (const name of names) sim.remoteCreate(null, name, 'file', name);
+    return opsOf(sim).map((op) => (op.kind === 'download' ? op.path : op.kind));
+  };
+
+  it('., .., a backslash, a slash, trailing dots and spaces, reserved device names', () => {
+    expect(downloadsOf(['..', '.', 'a\\b.txt', 'c/d.txt', 'dots...', 'space ', 'CON', 'nul.txt'])).toEqual([
+      '___',
+      '__',
+      'a_b.txt',
+      'c_d.txt',
+      'dots___',
+      'space_',
+      '_CON',
+      '_nul.txt',
+    ]);
+  });
+
+  it('names over 255 bytes are cut, keeping the extension and a digest', () => {
+    const long = `${'é'.repeat(200)}.txt`;
+    const [path] = downloadsOf([long]);
+    expect(Buffer.byteLength(path!)).toBeLessThanOrEqual(255);
+    expect(path).toMatch(/~[0-9a-f]{8}\.txt$/);
+    expect(safeLocalName(`${'é'.repeat(200)}x.txt`)).not.toBe(path); // two long names stay distinct
+  });
+
+  it('NFC and NFD twins: the second gets "(2)"', () => {
+    expect(downloadsOf(['caf\u00e9.txt', 'cafe\u0301.txt'])).toEqual(['café.txt', 'café (2).txt']);
+  });
+
+  it('case twins on a case-insensitive volume: the second gets "(2)"; on a case-sensitive one, both keep their names', () => {
+    const sim = new Sim({ caseInsensitive: true });
+    sim.remoteCreate(null, 'Read.me', 'file', '1');
+    sim.remoteCreate(null, 'read.me', 'file', '2');
+    expect(opsOf(sim, { caseInsensitive: true }).map((op) => (op as { path: string }).path)).toEqual(['Read.me', 'read (2).me']);
+    expect(opsOf(sim).map((op) => (op as { path: string }).path)).toEqual(['Read.me', 'read.me']);
+  });
+
+  it('no path ever leaves the sync root', () => {
+    const paths = downloadsOf(['../escape.txt', '/abs.txt', '..\\up.txt', '../..']);
+    expect(paths).toEqual(['.._escape.txt', '_abs.txt', '.._up.txt', '..___']);
+    for (const path of paths) expect(path.split('/')).toHaveLength(1);
+  });
+});
+
+describe('duplicate remote names', () => {
+  it('the second entry gets "name (2).ext" mapped to its own id; nothing is renamed remotely', () => {
+    const { sim } = expectConverges(() => {
+      const s = new Sim();
+      s.remoteCreate(null, 'a.txt', 'file', 'first');
+      s.remoteCreate(null, 'a.txt', 'file', 'second');
+      return s;
+    });
+    expect(sim.localContent.get('a.txt')).toBe('first');
+    expect(sim.localContent.get('a (2).txt')).toBe('second');
+    expect(remoteNames(sim)).toEqual(['a.txt', 'a.txt']);
+  });
+
+  it('a local rename of the numbered copy renames that entry only', () => {
+    const sim = new Sim();
+    sim.addSynced('a.txt', 'file', 'first');
+    const second = sim.addSynced('a (2).txt', 'file', 'second', 'a.txt');
+    sim.localMove('a (2).txt', 'b.txt');
+    expect(opsOf(sim)).toEqual([{ kind: 'rename-remote', rule: 'M1', remoteId: second, name: 'b.txt', path: 'b.txt' }]);
+  });
+});
+
+describe('case-only renames', () => {
+  for (const caseInsensitive of [false, true]) {
+    it(`local a.txt → A.txt (case-${caseInsensitive ? 'insensitive' : 'sensitive'} volume) renames the entry`, () => {
+      const sim = new Sim({ caseInsensitive });
+      const id = sim.addSynced('a.txt', 'file', 'x');
+      sim.localMove('a.txt', 'A.txt');
+      expect(opsOf(sim, { caseInsensitive })).toEqual([{ kind: 'rename-remote', rule: 'M1', remoteId: id, name: 'A.txt', path: 'A.txt' }]);
+    });
+
+    it(`remote a.txt → A.txt (case-${caseInsensitive ? 'insensitive' : 'sensitive'} volume) renames the file`, () => {
+      const sim = new Sim({ caseInsensitive });
+      const id = sim.addSynced('a.txt', 'file', 'x');
+      sim.remoteMove(id, null, 'A.txt');
+      expect(opsOf(sim, { caseInsensitive })).toEqual([{ kind: 'move-local', rule: 'M2', remoteId: id, from: 'a.txt', to: 'A.txt' }]);
+    });
+  }
+});
+
+describe('A/B inverted into B/A resolves over passes', () => {
+  it('locally: B moves out first, then A moves into it', () => {
+    const { sim, plans } = expectConverges(() => {
+      const s = new Sim();
+      s.addSynced('Aaa', 'folder');
+      s.addSynced('Aaa/Bbb', 'folder');
+      s.addSynced('Aaa/Bbb/f.txt', 'file', 'f');
+      s.localMove('Aaa/Bbb', 'Bbb');
+      s.localMove('Aaa', 'Bbb/Aaa');
+      return s;
+    });
+    expect(plans.map((p) => kinds(p.operations))).toEqual([['move-remote[M1]'], ['move-remote[M1]']]);
+    expect(remoteNames(sim)).toEqual(['Bbb', 'Bbb/Aaa', 'Bbb/f.txt']);
+  });
+
+  it('remotely: the same, with local moves', () => {
+    const { sim } = expectConverges(() => {
+      const s = new Sim();
+      const a = s.addSynced('Aaa', 'folder');
+      const b = s.addSynced('Aaa/Bbb', 'folder');
+      s.addSynced('Aaa/Bbb/f.txt', 'file', 'f');
+      s.remoteMove(b, null, 'Bbb');
+      s.remoteMove(a, b, 'Aaa');
+      return s;
+    });
+    expect(localPaths(sim)).toEqual(['Bbb', 'Bbb/Aaa', 'Bbb/f.txt']);
+  });
+});
+
+describe('a file replaced by a folder (and the reverse)', () => {
+  it('locally: the old entry is trashed first, then the folder and its content are created', () => {
+    const { sim, plans } = expectConverges(
+      () => {
+        const s = new Sim();
+        s.addSynced('thing', 'file', 'old');
+        s.localDelete('thing');
+        s.localMkdir('thing');
+        s.localWrite('thing/inner.txt', 'inner');
+        return s;
+      },
+      {},
+      ['old', 'inner'],
+    );
+    expect(plans.map((p) => kinds(p.operations))).toEqual([['trash-remote[D2]'], ['create-remote-folder[N2]'], ['upload[N2]']]);
+    expect(remoteNames(sim)).toEqual(['thing', 'thing/inner.txt']);
+  });
+
+  it('locally, folder → file', () => {
+    const { sim } = expectConverges(
+      () => {
+        const s = new Sim();
+        s.addSynced('thing', 'folder');
+        s.addSynced('thing/inner.txt', 'file', 'inner');
+        s.localDelete('thing');
+        s.localWrite('thing', 'now a file');
+        return s;
+      },
+      {},
+      ['inner', 'now a file'],
+    );
+    expect(remoteNames(sim)).toEqual(['thing']);
+    expect(sim.trees.remote.get([...sim.trees.base.values()][0]!.remoteId)?.type).toBe('file');
+  });
+
+  it('remotely: the local file is trashed first, then the folder comes down', () => {
+    const { sim, plans } = expectConverges(
+      () => {
+        const s = new Sim();
+        const id = s.addSynced('thing', 'file', 'old');
+        s.remoteDelete(id);
+        const dir = s.remoteCreate(null, 'thing', 'folder');
+        s.remoteCreate(dir, 'inner.txt', 'file', 'inner');
+        return s;
+      },
+      {},
+      ['old', 'inner'],
+    );
+    expect(plans.map((p) => kinds(p.operations))).toEqual([['trash-local[D1]'], ['create-local-folder[N1]'], ['download[N1]']]);
+    expect(localPaths(sim)).toEqual(['thing', 'thing/inner.txt']);
+  });
+
+  it('remotely, folder → file', () => {
+    const { sim } = expectConverges(
+      () => {
+        const s = new Sim();
+        const id = s.addSynced('thing', 'folder');
+        s.addSynced('thing/inner.txt', 'file', 'inner');
+        s.remoteDelete(id);
+        s.remoteCreate(null, 'thing', 'file', 'now a file');
+        return s;
+      },
+      {},
+      ['inner', 'now a file'],
+    );
+    expect(sim.trees.local.get('thing')?.type).toBe('file');
+  });
+});
+
+describe('mass-delete accounting', () => {
+  it('deletions counts both sides, a folder with its subtree', () => {
+    const sim = new Sim();
+    const dir = sim.addSynced('dir', 'folder');
+    sim.addSynced('dir/a.txt', 'file', 'a');
+    const b = sim.addSynced('b.txt', 'file', 'b');
+    sim.remoteDelete(dir);
+    sim.localDelete('b.txt');
+    expect(plan(sim.snapshot()).deletions).toBe(3);
+    expect(b).toBe(3);
+  });
+});
+
+describe('remote replace (how clients of this service save an edit: a new entry, the old one trashed)', () => {
+  const replaced = (localEdit: string | null) => () => {
+    const s = new Sim();
+    const id = s.addSynced('plan.txt', 'file', 'base');
+    if (localEdit !== null) s.localWrite('plan.txt', localEdit);
+    s.remoteReplace(id, 'their edit');
+    return s;
+  };
+
+  it('C2: same locally → download of the new entry, replacing the synced one (no trash, no duplicate)', () => {
+    expect(opsOf(replaced(null)())).toEqual([{ kind: 'download', rule: 'C2', remoteId: 2, path: 'plan.txt', replaces: 1 }]);
+    const { sim } = expectConverges(replaced(null), {}, ['their edit']);
+    expect(localPaths(sim)).toEqual(['plan.txt']);
+    expect(sim.localContent.get('plan.txt')).toBe('their edit');
+    expect(sim.trash).toEqual([]);
+  });
+
+  it('C3: changed locally → conflict with the new entry; the local edit becomes the conflicted copy', () => {
+    expect(opsOf(replaced('my edit')())).toEqual([{ kind: 'conflict', rule: 'C3', remoteId: 2, path: 'plan.txt', replaces: 1 }]);
+    const { sim } = expectConverges(replaced('my edit'));
+    expect(sim.localContent.get('plan.txt')).toBe('their edit');
+    expect(localPaths(sim).filter((p) => p.includes('conflicted copy')).map((p) => sim.localContent.get(p))).toEqual(['my edit']);
+  });
+});
+
+// --- Counterexamples the convergence property found (shrunk), kept as regressions ------------------------------
+//
+// Each names what was wrong. Every one runs the loop in the planner's order and reversed (the executor runs a
+// pass's operations concurrently), and checks the end state and that no content was lost.
+
+describe('regressions found by the convergence property', () => {
+  it('D1: a folder trash also covers a child deleted on both sides (no separate forget racing it)', () => {
+    const build = () => {
+      const s = new Sim();
+      s.addSynced('alpha', 'folder');
+      s.addSynced('alpha/alpha', 'file', 'init1');
+      s.localDelete('alpha/alpha');
+      s.remoteDelete(1);
+      return s;
+    };
+    expect(opsOf(build())).toEqual([{ kind: 'trash-local', rule: 'D1', path: 'alpha', remoteId: 1, count: 1 }]);
+    expectConverges(build);
+  });
+
+  it('D1: a child deleted on both sides under a folder the user moved is forgotten with the folder trash', () => {
+    const build = () => {
+      const s = new Sim();
+      s.addSynced('dir', 'folder');
+      s.addSynced('dir/a.txt', 'file', 'a');
+      s.addSynced('box', 'folder');
+      s.localDelete('dir/a.txt');
+      s.localMove('dir', 'box/dir');
+      s.remoteDelete(1);
+      return s;
+    };
+    expect(opsOf(build())).toEqual([{ kind: 'trash-local', rule: 'D1', path: 'box/dir', remoteId: 1, count: 1 }]);
+    expectConverges(build);
+  });
+
+  it('M2 (apply): a local edit survives a remote rename (the move does not record the edited content as synced)', () => {
+    const build = () => {
+      const s = new Sim();
+      s.addSynced('alpha', 'file', 'init0');
+      s.localWrite('alpha', 'v0');
+      s.remoteMove(1, null, 'beta');
+      return s;
+    };
+    const { sim, plans } = expectConverges(build, {}, ['v0']);
+    expect(plans.map((p) => kinds(p.operations))).toEqual([['move-local[M2]'], ['replace-remote[C1]']]);
+    expect([...sim.remoteContent.values()]).toEqual(['v0']);
+  });
+
+  it('M1 (apply): a remote edit survives a local rename (rename-remote keeps the remote change visible)', () => {
+    const { sim } = expectConverges(() => {
+      const s = new Sim();
+      const id = s.addSynced('alpha.txt', 'file', 'base');
+      s.localMove('alpha.txt', 'beta.txt');
+      s.remoteEdit(id, 'same'); // same size: only updated_at tells
+      s.remoteEdit(id, 'edit');
+      return s;
+    }, {}, ['edit']);
+    expect(sim.localContent.get('beta.txt')).toBe('edit');
+  });
+
+  it('M2/M4: a remote rename that only changes the normalisation (NFC → NFD) does not record over a local edit', () => {
+    const build = () => {
+      const s = new Sim();
+      s.addSynced('été', 'file', 'init0');
+      s.localWrite('été', 'v0');
+      s.remoteMove(1, null, 'e\u0301te\u0301');
+      return s;
+    };
+    expect(opsOf(build())).toEqual([{ kind: 'replace-remote', rule: 'C1', path: 'été', remoteId: 1 }]);
+    expectConverges(build, {}, ['v0']);
+  });
+
+  it('N2: a new local folder whose name a remote sibling folder has gets a numbered remote name (the service says 422)', () => {
+    const { sim } = expectConverges(() => {
+      const s = new Sim();
+      s.addSynced('beta', 'folder');
+      s.localMkdir('alpha');
+      s.remoteMove(1, null, 'alpha');
+      return s;
+    });
+    expect(remoteNames(sim)).toEqual(['alpha', 'alpha (2)']);
+    expect(localPaths(sim)).toEqual(['alpha', 'alpha (2)']);
+  });
+
+  it('N2: ... also when that sibling folder arrives by a move of this pass', () => {
+    const build = () => {
+      const s = new Sim();
+      s.addSynced('alpha', 'folder');
+      s.addSynced('alpha/alpha_', 'file', 'init1');
+      s.addSynced('alpha/alpha_ (2)', 'folder', '', 'alpha_');
+      s.localWrite('alpha/alpha_ (2)/alpha', 'v0');
+      s.localMove('alpha/alpha_ (2)', 'alpha_ (2)');
+      s.localMkdir('alpha_');
+      return s;
+    };
+    expect(opsOf(build())).toEqual([
+      { kind: 'move-remote', rule: 'M1', remoteId: 3, parentId: null, name: 'alpha_', path: 'alpha_ (2)' },
+      { kind: 'create-remote-folder', rule: 'N2', path: 'alpha_', parentId: null, name: 'alpha_ (2)' },
+      { kind: 'upload', rule: 'N2', path: 'alpha_ (2)/alpha', parentId: 3, name: 'alpha' },
+    ]);
+    expectConverges(build);
+  });
+
+  it('N2: a new folder waits for a same-named remote sibling that this pass renames away', () => {
+    const build = () => {
+      const s = new Sim();
+      s.addSynced('alpha_', 'folder');
+      s.localMove('alpha_', 'alpha');
+      s.localMkdir('alpha_');
+      return s;
+    };
+    const { sim, plans } = expectConverges(build);
+    expect(plans.map((p) => kinds(p.operations))).toEqual([['rename-remote[M1]'], ['create-remote-folder[N2]']]);
+    expect(remoteNames(sim)).toEqual(['alpha', 'alpha_']);
+  });
+
+  it('D6: a folder deleted locally comes back when the remote moved a folder into it, without waiting on children', () => {
+    expectConverges(() => {
+      const s = new Sim();
+      s.addSynced('alpha', 'folder');
+      s.addSynced('beta', 'folder');
+      s.addSynced('alpha/alpha', 'folder');
+      s.localDelete('alpha');
+      s.localWrite('beta/alpha', 'v0');
+      s.remoteMove(2, 3, 'alpha');
+      return s;
+    });
+  });
+
+  it('M2: a move into a folder that itself moves this pass waits (it was visited before the folder)', () => {
+    const build = () => {
+      const s = new Sim();
+      const file = s.addSynced('aaa.txt', 'file', 'f');
+      const dir = s.addSynced('zzz', 'folder');
+      const beta = s.addSynced('beta', 'folder');
+      s.remoteMove(file, dir, 'aaa.txt');
+      s.remoteMove(dir, beta, 'zzz');
+      return s;
+    };
+    const { plans } = expectConverges(build);
+    expect(plans.map((p) => p.operations)).toEqual([
+      [{ kind: 'move-local', rule: 'M2', remoteId: 2, from: 'zzz', to: 'beta/zzz' }],
+      [{ kind: 'move-local', rule: 'M2', remoteId: 1, from: 'aaa.txt', to: 'beta/zzz/aaa.txt' }],
+    ]);
+  });
+
+  it('D1: a trash inside a folder that moves this pass waits (items are visited by where they are now)', () => {
+    expectConverges(() => {
+      const s = new Sim();
+      s.addSynced('alpha', 'file', 'init0');
+      s.addSynced('alpha (2)', 'folder', '', 'alpha');
+      s.addSynced('gamma.txt', 'file', 'init2');
+      s.localMove('alpha', 'alpha (2)/alpha');
+      s.remoteDelete(1);
+      s.remoteMove(2, null, 'beta');
+      return s;
+    });
+  });
+
+  it('C4: a folder renamed while a new one took its path is found by inode; the new one is created', () => {
+    const { sim } = expectConverges(() => {
+      const s = new Sim();
+      s.addSynced('alpha_', 'folder');
+      s.addSynced('alpha_/x.txt', 'file', 'x');
+      s.localMove('alpha_', 'alpha');
+      s.localMkdir('alpha_');
+      return s;
+    });
+    expect(sim.trees.base.get(1)?.path).toBe('alpha');
+    expect(remoteNames(sim)).toEqual(['alpha', 'alpha/x.txt', 'alpha_']);
+  });
+
+  it('D2: a remote folder trashed with another the remote moved into it is one operation (not two racing ones)', () => {
+    const build = () => {
+      const s = new Sim();
+      s.addSynced('alpha', 'folder');
+      s.addSynced('gamma.txt', 'folder');
+      s.addSynced('alpha/alpha', 'folder');
+      s.addSynced('gamma.txt/alpha', 'folder');
+      s.localDelete('alpha');
+      s.remoteMove(3, null, 'alpha');
+      s.remoteMove(1, 3, 'alpha');
+      return s;
+    };
+    const p = plan(build().snapshot());
+    expect(p.operations).toEqual([{ kind: 'trash-remote', rule: 'D2', remoteId: 3, count: 2 }]);
+    expect(p.deletions).toBe(2);
+    expectConverges(build);
+  });
+
+  it('D2: an item moved into an ignored folder left the synced tree: trashed remotely, kept locally', () => {
+    const isIgnored = (path: string) => path.split('/').some((part) => part.endsWith('.tmp'));
+    const build = () => {
+      const s = new Sim();
+      s.addSynced('alpha', 'folder');
+      s.addSynced('Alpha', 'folder');
+      s.localMkdir('notes.tmp');
+      s.localMove('Alpha', 'notes.tmp/alpha');
+      return s;
+    };
+    expect(opsOf(build(), { isIgnored })).toEqual([{ kind: 'trash-remote', rule: 'D2', remoteId: 2, count: 1 }]);
+    expectConverges(build, { isIgnored });
+  });
+
+  it('D2: ... also a folder that holds a synced temp-named file (an ignored name synced from the remote)', () => {
+    const isIgnored = (path: string) => path.split('/').some((part) => part.endsWith('.tmp'));
+    const build = () => {
+      const s = new Sim();
+      s.addSynced('alpha', 'folder');
+      s.addSynced('alpha/notes.tmp', 'file', 'init1');
+      s.localMove('alpha', 'notes.tmp');
+      return s;
+    };
+    expect(opsOf(build(), { isIgnored })).toEqual([{ kind: 'trash-remote', rule: 'D2', remoteId: 1, count: 2 }]);
+    expectConverges(build, { isIgnored });
+  });
+
+  it('C1: an atomic save inside a renamed folder is the same file, edited (not a delete and a new file)', () => {
+    const build = () => {
+      const s = new Sim();
+      s.addSynced('alpha', 'folder');
+      s.addSynced('alpha/alpha', 'file', 'init1');
+      s.localMove('alpha', 'beta');
+      s.localWrite('beta/alpha', 'v1', true);
+      return s;
+    };
+    expect(opsOf(build())).toEqual([
+      { kind: 'rename-remote', rule: 'M1', remoteId: 1, name: 'beta', path: 'beta' },
+      { kind: 'replace-remote', rule: 'C1', path: 'beta/alpha', remoteId: 2 },
+    ]);
+    const { sim } = expectConverges(build, {}, ['v1']);
+    expect(remoteNames(sim)).toEqual(['beta', 'beta/alpha']);
+  });
+
+  it('M3: a local rename and a remote move into the same folder: the remote name wins (not recorded as agreeing)', () => {
+    const build = () => {
+      const s = new Sim();
+      s.addSynced('alpha', 'folder');
+      s.addSynced('alpha (2)', 'file', 'init1', 'alpha');
+      s.localMove('alpha (2)', 'alpha/beta');
+      s.remoteMove(2, 1, 'alpha');
+      return s;
+    };
+    expect(opsOf(build())).toEqual([{ kind: 'move-local', rule: 'M3', remoteId: 2, from: 'alpha/beta', to: 'alpha/alpha' }]);
+    expectConverges(build);
+  });
+
+  it('M3: a cross move (local B into A, remote A into B) resolves: the remote location wins', () => {
+    const build = () => {
+      const s = new Sim();
+      const a = s.addSynced('Aaa', 'folder');
+      const b = s.addSynced('Bbb', 'folder');
+      s.addSynced('Bbb/f.txt', 'file', 'f');
+      s.localMove('Bbb', 'Aaa/Bbb');
+      s.remoteMove(a, b, 'Aaa');
+      return s;
+    };
+    const { sim, plans } = expectConverges(build);
+    expect(plans.map((p) => p.operations)).toEqual([
+      [{ kind: 'move-local', rule: 'M3', remoteId: 2, from: 'Aaa/Bbb', to: 'Bbb' }],
+      [{ kind: 'move-local', rule: 'M2', remoteId: 1, from: 'Aaa', to: 'Bbb/Aaa' }],
+    ]);
+    expect(localPaths(sim)).toEqual(['Bbb', 'Bbb/Aaa', 'Bbb/f.txt']);
+  });
+
+  it('M3: ... through a folder that only followed its parent (not a pending move that could break the cycle)', () => {
+    expectConverges(() => {
+      const s = new Sim();
+      s.addSynced('Aaa', 'folder');
+      const c = s.addSynced('Aaa/Ccc', 'folder');
+      const b = s.addSynced('Bbb', 'folder');
+      s.localMove('Aaa', 'Bbb/Aaa');
+      s.remoteMove(b, c, 'Bbb');
+      return s;
+    });
+  });
+
+  it('M3: a cross move two levels deep (each local move waits on the other) is broken by the remote location', () => {
+    const { sim } = expectConverges(() => {
+      const s = new Sim();
+      const a = s.addSynced('Aaa', 'folder');
+      s.addSynced('Ggg', 'folder');
+      const h = s.addSynced('Ggg/Hhh', 'folder');
+      s.addSynced('Ggg/Hhh/f.txt', 'file', 'f');
+      s.localMove('Ggg/Hhh', 'Aaa/Hhh');
+      s.localMove('Ggg', 'Aaa/Hhh/Ggg');
+      s.remoteMove(a, h, 'Aaa');
+      return s;
+    });
+    expect(localPaths(sim)).toEqual(['Ggg', 'Ggg/Hhh', 'Ggg/Hhh/Aaa', 'Ggg/Hhh/f.txt']);
+  });
+
+  it('M1: two local moves of one pass never make a remote cycle together', () => {
+    const build = () => {
+      const s = new Sim();
+      const a = s.addSynced('Aaa', 'folder');
+      s.addSynced('Bbb', 'folder');
+      const c = s.addSynced('Ccc', 'folder');
+      s.localMove('Bbb', 'Ccc/Bbb');
+      s.localMove('Aaa', 'Ccc/Bbb/Aaa');
+      s.remoteMove(c, a, 'Ccc');
+      return s;
+    };
+    expect(kinds(opsOf(build()))).toEqual(['move-local[M3]', 'move-remote[M1]']);
+    const { sim } = expectConverges(build);
+    expect(localPaths(sim)).toEqual(['Aaa', 'Aaa/Ccc', 'Aaa/Ccc/Bbb']);
+  });
+
+  it('M1: the moves of one pass make no remote cycle in any order the executor runs them (a three-way rotation)', () => {
+    const build = () => {
+      const s = new Sim();
+      s.addSynced('Aaa', 'folder');
+      s.addSynced('Aaa/Bbb', 'folder');
+      s.addSynced('Aaa/Bbb/Ccc', 'folder');
+      s.addSynced('Ddd', 'folder');
+      s.localMove('Aaa/Bbb/Ccc', 'Ccc');
+      s.localMove('Aaa/Bbb', 'Ddd/Bbb');
+      s.localMove('Ddd', 'Ccc/Ddd');
+      return s;
+    };
+    const first = opsOf(build());
+    for (const order of permutations(first)) {
+      const sim = build();
+      syncUntilQuiet(sim, {}, (ops, pass) => (pass === 0 ? order : ops));
+      expect(convergenceProblems(sim)).toEqual([]);
+      expect(remoteNames(sim)).toEqual(['Aaa', 'Ccc', 'Ccc/Ddd', 'Ccc/Ddd/Bbb']);
+    }
+  });
+
+  it('apply: a rename of a file does not carry along another item now recorded at its old path', () => {
+    expectConverges(() => {
+      const s = new Sim();
+      s.addSynced('gamma (2).txt', 'file', 'init0');
+      s.addSynced('été', 'file', 'init1');
+      s.addSynced('alpha (2)', 'folder', '', 'alpha');
+      s.localMove('été', 'alpha (2)/alpha');
+      s.localWrite('gamma (2).txt', 'v0', true);
+      s.remoteMove(1, null, 'été');
+      return s;
+    });
+  });
+
+  it('a folder renamed onto the path of a file the remote replaced is still found by inode', () => {
+    expectConverges(() => {
+      const s = new Sim();
+      s.addSynced('alpha_', 'file', 'init0');
+      s.addSynced('gamma.txt', 'folder');
+      s.localMove('alpha_', 'gamma.txt/alpha');
+      s.localMove('gamma.txt', 'alpha_');
+      s.remoteReplace(1, 'v0');
+      return s;
+    });
+  });
+
+  it('a file at its recorded path under a folder that was deleted and replaced by another is not that synced file', () => {
+    const build = () => {
+      const s = new Sim();
+      s.addSynced('gamma.txt', 'folder');
+      s.addSynced('alpha', 'folder');
+      s.addSynced('alpha/alpha', 'file', 'init2');
+      s.addSynced('beta', 'folder');
+      s.localDelete('alpha');
+      s.localWrite('beta/alpha', 'v0');
+      s.localMove('gamma.txt', 'beta/gamma.txt');
+      s.localMove('beta', 'alpha');
+      return s;
+    };
+    expect(opsOf(build()).filter((op) => op.kind === 'replace-remote')).toEqual([]);
+    expectConverges(build, {}, ['v0', 'init2']);
+  });
+
+  it('N5: a local folder moved aside by a conflict: operations on what is inside it wait', () => {
+    const build = () => {
+      const s = new Sim();
+      const f = s.addSynced('f.txt', 'file', 'f');
+      s.localMkdir('thing');
+      s.localMove('f.txt', 'thing/f.txt');
+      s.remoteDelete(f);
+      s.remoteCreate(null, 'thing', 'file', 'remote thing');
+      return s;
+    };
+    expect(opsOf(build())).toEqual([{ kind: 'conflict', rule: 'N5', remoteId: 2, path: 'thing' }]);
+    expectConverges(build);
+  });
+
+  it('a file moved into a new folder that took its own path (file → folder of the same name) converges', () => {
+    expectConverges(() => {
+      const s = new Sim();
+      s.addSynced('alpha_', 'file', 'init0');
+      s.localMove('alpha_', 'gamma.txt');
+      s.localMkdir('alpha_');
+      s.localMove('gamma.txt', 'alpha_/alpha');
+      return s;
+    });
+  });
+});
