@@ -38,6 +38,13 @@ export interface PassSummary {
   inSync: boolean;
 }
 
+export interface SyncOptions {
+  /** Scan the whole folder instead of only the paths the watcher named. */
+  fullScan?: boolean;
+  /** List the remote tree (default); false reuses the last listing, as for a local change. */
+  listRemote?: boolean;
+}
+
 export interface DeletionQuestion {
   count: number;
   synced: number;
@@ -47,7 +54,8 @@ export interface EngineEvents {
   state: [state: EngineState, detail?: string];
   activity: [activity: Activity];
   transfer: [event: TransferEvent];
-  conflict: [path: string];
+  /** Both sides changed a file: the local version was kept as `copyPath` next to `path`. */
+  conflict: [copyPath: string, path: string];
   'item-error': [error: ItemError];
   'confirm-deletions': [question: DeletionQuestion];
   notice: [message: string];
@@ -77,6 +85,9 @@ export interface EngineOptions {
 }
 
 const systemClock: Clock = { now: () => new Date() };
+
+/** Deletions within this window count together for the mass-delete guard (a folder deleted piece by piece). */
+const DELETION_WINDOW_MS = 10 * 60 * 1000;
 
 /** The mass-delete guard: more than 500 items, or more than half of the synced ones when at least 10 would go. */
 export function deletionNeedsConsent(deletions: number, synced: number, max = 500): boolean {
@@ -113,7 +124,11 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private watcher: Watcher | null = null;
   private dirtyPaths = new Set<RelPath>();
   private localScanned = false;
-  private pending = false;
+  /** A sync asked for while one runs: what it wants, and the promise of the pass that will do it. */
+  private pendingOptions: SyncOptions | null = null;
+  private pendingRun: Promise<PassSummary> | null = null;
+  /** Deletions carried out lately, so a burst that arrives in small pieces still meets the guard. */
+  private recentDeletions: Array<{ at: number; count: number }> = [];
   private consent = false;
   readonly recent: Activity[] = [];
   readonly errors: ItemError[] = [];
@@ -275,29 +290,34 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
    * One full sync: scan (full or the watcher's paths), list the remote tree, adopt lost uploads, then plan and
    * execute until nothing is left to do.
    */
-  syncOnce(options: { fullScan?: boolean; listRemote?: boolean } = {}): Promise<PassSummary> {
+  syncOnce(options: SyncOptions = {}): Promise<PassSummary> {
     if (this.running) {
-      this.pending = true;
-      return this.running;
+      // One follow-up pass does everything asked meanwhile: a full scan or a listing if any caller wanted one.
+      const before = this.pendingOptions;
+      this.pendingOptions = {
+        fullScan: (before?.fullScan ?? false) || (options.fullScan ?? false),
+        listRemote: (before ? before.listRemote !== false : false) || options.listRemote !== false,
+      };
+      this.pendingRun ??= this.running.then(() => {
+        const next = this.pendingOptions ?? {};
+        this.pendingOptions = null;
+        this.pendingRun = null;
+        return this.stopped ? { done: 0, failed: [], needsConfirmation: false, inSync: false } : this.syncOnce(next);
+      });
+      return this.pendingRun;
     }
     const run = this.pass(options).finally(() => {
       this.running = null;
     });
     this.running = run.then((summary) => {
       // Listeners may start another sync from here: the finished one no longer counts as running.
-      queueMicrotask(() => {
-        this.emit('pass', summary);
-        if (this.pending && !this.stopped) {
-          this.pending = false;
-          void this.syncOnce({ listRemote: false });
-        }
-      });
+      queueMicrotask(() => this.emit('pass', summary));
       return summary;
     });
     return this.running;
   }
 
-  private async pass(options: { fullScan?: boolean; listRemote?: boolean }): Promise<PassSummary> {
+  private async pass(options: SyncOptions): Promise<PassSummary> {
     const summary: PassSummary = { done: 0, failed: [], needsConfirmation: false, inSync: false };
     if (this.paused || this.stopped) return summary;
     const problem = await this.rootProblem();
@@ -322,12 +342,11 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         {
           transfer: (event) => this.emit('transfer', this.withRate(event)),
           done: (op) => this.record({ kind: op.kind, path: labels.get(op) ?? opPath(op), rule: op.rule }),
-          notice: (message, path) => {
-            this.emit('notice', message);
-            if (message.startsWith('both sides changed') && path) {
-              this.emit('conflict', path);
-              this.record({ kind: 'conflict', path });
-            }
+          notice: (message) => this.emit('notice', message),
+          conflict: (path, copy) => {
+            this.emit('notice', `both sides changed ${path}; your version is kept as ${copy}`);
+            this.emit('conflict', copy, path);
+            this.record({ kind: 'conflict', path: copy });
           },
         },
         this.options.concurrency ?? 4,
@@ -342,12 +361,18 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         // Operations that already failed this sync are not tried again until the next one.
         const operations = result.operations.filter((op) => !failures.has(`${op.kind}:${opPath(op)}`));
         if (operations.length === 0) break;
-        if (deletionNeedsConsent(result.deletions, this.trees.base.size, this.options.maxDeletions) && !this.consent) {
+        const now = this.clock.now().getTime();
+        this.recentDeletions = this.recentDeletions.filter((d) => now - d.at < DELETION_WINDOW_MS);
+        const recent = this.recentDeletions.reduce((sum, d) => sum + d.count, 0);
+        const count = result.deletions + recent;
+        if (result.deletions > 0 && deletionNeedsConsent(count, this.trees.base.size + recent, this.options.maxDeletions) && !this.consent) {
           summary.needsConfirmation = true;
-          this.setState('paused', `waiting for consent to delete ${result.deletions} items`);
-          this.emit('confirm-deletions', { count: result.deletions, synced: this.trees.base.size });
+          this.setState('paused', `waiting for consent to delete ${count} items`);
+          this.emit('confirm-deletions', { count, synced: this.trees.base.size + recent });
           break;
         }
+        if (this.consent) this.recentDeletions = [];
+        else if (result.deletions > 0) this.recentDeletions.push({ at: now, count: result.deletions });
         for (const op of operations) labels.set(op, opPath(op, this.trees.base));
         const outcome = await executor.run(operations, this.abort.signal);
         summary.done += outcome.done;
@@ -386,9 +411,10 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
 
   /** Syncs now, then keeps the folder in sync: local changes from the watcher, remote ones by polling. */
   async start(): Promise<PassSummary> {
+    // Watching starts first, so nothing changed during the first pass goes unseen until the next full scan.
+    await this.startWatching();
     const first = await this.syncOnce({ fullScan: true });
     if (this.stopped) return first;
-    await this.startWatching();
     const poll = this.options.pollIntervalMs ?? 15_000;
     const schedulePoll = () => {
       this.pollTimer = setTimeout(async () => {

@@ -43,8 +43,10 @@ export interface ExecutorEvents {
   transfer?(event: TransferEvent): void;
   done?(op: Operation, outcome: Outcome): void;
   failed?(op: Operation, error: unknown): void;
-  /** Something the user should know (a changed link URL, a conflict copy). */
+  /** Something the user should know (a changed link URL, a password-protected link not carried over). */
   notice?(message: string, path?: RelPath): void;
+  /** Both sides changed `path`: the local version now lives at `copy`. */
+  conflict?(path: RelPath, copy: RelPath): void;
 }
 
 export interface ExecuteResult {
@@ -322,7 +324,7 @@ export class Executor {
       if (!Number.isNaN(when)) await utimes(tmp, new Date(when), new Date(when));
       await rename(tmp, this.abs(op.path));
       const local = { ...(await this.localItem(op.path, false)), hash: theirs };
-      this.events.notice?.(`both sides changed ${op.path}; your version is kept as ${copy.path}`, copy.path);
+      this.events.conflict?.(op.path, copy.path);
       return { kind: 'conflicted', copy, movedFrom: op.path, remote, local, ...replaces };
     } finally {
       await rm(tmp, { force: true });

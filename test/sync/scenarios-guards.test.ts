@@ -112,6 +112,33 @@ describe('sync scenarios: deletes, ignores and guards', () => {
     expect(sorted(localTree(b.root))).toEqual(sorted(localTree(a.root)));
   });
 
+  it('16. deletions arriving in small pieces still meet the guard', async () => {
+    const a = account.computer('alpha');
+    for (let i = 0; i < 20; i++) writeFileSync(join(a.root, `f${i}.txt`), `${i}`);
+    await a.sync();
+    for (let i = 0; i < 6; i++) rmSync(join(a.root, `f${i}.txt`));
+    expect((await a.sync()).needsConfirmation).toBe(false);
+    for (let i = 6; i < 12; i++) rmSync(join(a.root, `f${i}.txt`));
+    const asked: number[] = [];
+    a.engine.on('confirm-deletions', (q) => asked.push(q.count));
+    expect((await a.sync()).needsConfirmation).toBe(true);
+    expect(asked).toEqual([12]);
+    expect((await account.remoteTree()).size).toBe(14);
+  });
+
+  it('a sync asked for while one runs is done by one follow-up pass with everything it asked for', async () => {
+    const a = account.computer('alpha');
+    writeFileSync(join(a.root, 'first.txt'), 'first');
+    const running = a.engine.syncOnce({ fullScan: true });
+    writeFileSync(join(a.root, 'second.txt'), 'second');
+    const followUp = a.engine.syncOnce({ fullScan: true });
+    const again = a.engine.syncOnce({ listRemote: false });
+    expect(again).toBe(followUp);
+    await running;
+    expect((await followUp).inSync).toBe(true);
+    expect(sorted(await account.remoteTree())).toEqual({ 'first.txt': 'first', 'second.txt': 'second' });
+  });
+
   it('17. the sync root removed while running: error state, nothing deleted remotely', async () => {
     const a = account.computer('alpha');
     writeFileSync(join(a.root, 'precious.txt'), 'precious');

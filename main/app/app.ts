@@ -1,0 +1,202 @@
+/**
+ * The Electron main process, kept thin: one instance, the host in a utility process, IPC with the sender checked,
+ * the tray, notifications, start at login and the window. Everything that is not Electron lives in the host
+ * (main/app/host), which the tests run without Electron.
+ */
+import { app, BrowserWindow, clipboard, ipcMain, Menu, nativeImage, Notification, session, shell, Tray, utilityProcess } from 'electron';
+import type { IpcMainInvokeEvent, UtilityProcess } from 'electron';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { autostartDir, writeAutostart } from './autostart.js';
+import type { ActivityItem, StatusSnapshot } from './contract.js';
+import type { HostPlatform } from './host/host.js';
+import { HostProxy, type Port } from './host/rpc.js';
+import { forwardEvents, registerIpc } from './ipc.js';
+import { Notifier } from './notifications.js';
+import { guardContents, installSessionSecurity, isSafeExternalUrl, isTrustedSender } from './security.js';
+import { recentFiles, TrayController, type RecentFile, type TrayActions } from './tray.js';
+import { createMainWindow } from './window.js';
+
+export interface AppLayout {
+  preload: string;
+  indexHtml: string;
+  /** The page's URL: the only document IPC is answered for and windows may show. */
+  appUrl: string;
+  icons: string;
+  appIcon: string;
+  hostScript: string;
+}
+
+/** Where the built pieces are, from the app's folder (the project folder, or the asar of a package). */
+export function appLayout(appRoot: string): AppLayout {
+  const indexHtml = join(appRoot, 'dist', 'renderer', 'index.html');
+  const icons = join(appRoot, 'main', 'app', 'icons');
+  return {
+    preload: join(appRoot, 'dist', 'preload', 'index.cjs'),
+    indexHtml,
+    appUrl: pathToFileURL(indexHtml).href,
+    icons,
+    appIcon: join(icons, 'app.png'),
+    hostScript: join(appRoot, 'dist', 'main', 'app', 'host-process.js'),
+  };
+}
+
+const SIGNED_OUT: StatusSnapshot = { account: null, state: 'signed-out', detail: null, paused: false, folders: [], pendingDeletions: [] };
+
+export function portOf(child: UtilityProcess): Port {
+  return {
+    postMessage: (message) => child.postMessage(message),
+    onMessage: (listener) => {
+      child.on('message', listener);
+      return () => child.off('message', listener);
+    },
+  };
+}
+
+export interface RunningApp {
+  host: HostProxy;
+  tray: TrayController;
+  showWindow(): BrowserWindow;
+  layout: AppLayout;
+}
+
+export async function runApp(argv: readonly string[] = process.argv): Promise<RunningApp | null> {
+  if (!app.requestSingleInstanceLock()) {
+    app.quit();
+    return null;
+  }
+  const layout = appLayout(app.getAppPath());
+  let window: BrowserWindow | null = null;
+  let quitting = false;
+  const windows = () => (window && !window.isDestroyed() ? [window] : []);
+
+  const openExternal = (url: string) => (isSafeExternalUrl(url) ? shell.openExternal(url) : undefined);
+  // Every web contents the app ever makes gets the same guards, whichever window it is in.
+  app.on('web-contents-created', (_event, contents) => guardContents(contents, layout.appUrl, openExternal));
+
+  const showWindow = (): BrowserWindow => {
+    if (window && !window.isDestroyed()) {
+      window.show();
+      window.focus();
+      return window;
+    }
+    const created = createMainWindow(BrowserWindow, layout.preload, layout.indexHtml, layout.appIcon);
+    created.once('ready-to-show', () => created.show());
+    // Closing the window keeps the app in the tray; Quit ends it.
+    created.on('close', (event) => {
+      if (!quitting) {
+        event.preventDefault();
+        created.hide();
+      }
+    });
+    window = created;
+    return created;
+  };
+  app.on('second-instance', () => void showWindow());
+  app.on('window-all-closed', () => {
+    // The tray keeps the app running.
+  });
+
+  await app.whenReady();
+  installSessionSecurity(session.defaultSession);
+
+  const child = utilityProcess.fork(layout.hostScript, [], { serviceName: 'drivesync host', stdio: 'inherit' });
+  const setStartAtLogin = (enabled: boolean) => {
+    if (process.platform === 'linux') {
+      const command = app.isPackaged ? [process.env.APPIMAGE ?? process.execPath] : [process.execPath, app.getAppPath()];
+      writeAutostart(autostartDir(), command, enabled);
+    } else {
+      app.setLoginItemSettings({ openAtLogin: enabled, args: ['--hidden'] });
+    }
+  };
+  const platform: HostPlatform = {
+    copyText: (text) => clipboard.writeText(text),
+    openPath: async (path) => {
+      const problem = await shell.openPath(path);
+      if (problem) throw new Error(problem);
+    },
+    setStartAtLogin,
+  };
+  const host = new HostProxy(portOf(child), platform);
+
+  const isTrusted = (event: IpcMainInvokeEvent) => isTrustedSender(event, windows().map((w) => w.webContents.id), layout.appUrl);
+  registerIpc(ipcMain, host, isTrusted, (event, channel) => {
+    console.warn(`drivesync: refused ${channel} from ${event.senderFrame?.url ?? 'an unknown frame'}`);
+  });
+  forwardEvents(host, () => windows().map((w) => w.webContents));
+
+  const notifier = new Notifier((n) => {
+    if (!Notification.isSupported()) return;
+    const note = new Notification({ title: n.title, body: n.body, icon: layout.appIcon });
+    note.on('click', () => void showWindow());
+    note.show();
+  });
+  notifier.attach(host);
+
+  let status = SIGNED_OUT;
+  let activity: ActivityItem[] = [];
+  const call = (channel: Parameters<HostProxy['call']>[0], arg?: unknown) => host.call(channel, arg);
+  const actions: TrayActions = {
+    openFolder: () => void call('folder:open', {}),
+    syncNow: () => void call('sync:now'),
+    pause: () => void call('sync:pause'),
+    resume: () => void call('sync:resume'),
+    copyLink: (file: RecentFile) =>
+      void call('link:copy', { root: file.root, path: file.path }).then((result) =>
+        notifier.show(
+          result.ok
+            ? { title: 'Link copied', body: `${file.label}: ${String(result.value)}`, action: 'open-window' }
+            : { title: `No link for ${file.label}`, body: result.error.message, action: 'open-window' },
+        ),
+      ),
+    showFile: (file: RecentFile) => {
+      const parent = file.path.includes('/') ? dirname(file.path) : '';
+      void call('folder:open', { root: file.root, path: parent });
+    },
+    openWindow: () => void showWindow(),
+    quit: () => app.quit(),
+  };
+  const tray = new TrayController(
+    { createTray: (image) => new Tray(image), image: (path) => nativeImage.createFromPath(path), buildMenu: (template) => Menu.buildFromTemplate(template) },
+    layout.icons,
+    actions,
+  );
+  const refresh = () => tray.update({ status, recent: recentFiles(activity) });
+  host.on('state', (next) => {
+    status = next;
+    refresh();
+  });
+  host.on('activity', (item) => {
+    activity = [item, ...activity].slice(0, 50);
+    refresh();
+  });
+
+  child.on('exit', (code) => {
+    if (quitting) return;
+    status = { ...status, state: 'error', detail: `the sync process ended (code ${code}); restart drivesync` };
+    refresh();
+  });
+
+  app.on('before-quit', (event) => {
+    if (quitting) return;
+    quitting = true;
+    // The engines stop cleanly (their mirrors closed) before the app ends; a host that hangs is ended after 5 s.
+    event.preventDefault();
+    const timer = setTimeout(() => child.kill(), 5_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      tray.destroy();
+      app.quit();
+    });
+    host.shutdown();
+  });
+
+  refresh();
+  await host.ready;
+  const [first, recent] = await Promise.all([host.call('status:get', null), host.call('activity:list', null)]);
+  if (first.ok) status = first.value as StatusSnapshot;
+  if (recent.ok) activity = recent.value as ActivityItem[];
+  refresh();
+  if (!argv.includes('--hidden') || status.account === null) showWindow();
+  return { host, tray, showWindow, layout };
+}

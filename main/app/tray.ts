@@ -1,0 +1,141 @@
+/**
+ * The tray: an icon per state and the menu of DESIGN §6 (open folder, sync now, pause/resume, recent files each
+ * with "Copy link", open window, quit), rebuilt whenever what it shows changes. The menu is built as a plain
+ * template, so it is tested without Electron.
+ */
+import type { Menu, MenuItemConstructorOptions, NativeImage, Tray } from 'electron';
+import { join } from 'node:path';
+import { describeState, trayStateOf, type ActivityItem, type EntryRef, type StatusSnapshot, type TrayState } from './contract.js';
+
+export interface RecentFile extends EntryRef {
+  label: string;
+}
+
+export interface TrayView {
+  status: StatusSnapshot;
+  recent: RecentFile[];
+}
+
+export interface TrayActions {
+  openFolder(): void;
+  syncNow(): void;
+  pause(): void;
+  resume(): void;
+  copyLink(file: RecentFile): void;
+  showFile(file: RecentFile): void;
+  openWindow(): void;
+  quit(): void;
+}
+
+const FILE_KINDS = new Set<ActivityItem['kind']>(['upload', 'download', 'replace-remote', 'conflict', 'move-local', 'move-remote', 'rename-remote']);
+
+/** The latest distinct files the activity names (newest first), for the tray's "Recent files". */
+export function recentFiles(activity: readonly ActivityItem[], limit = 5): RecentFile[] {
+  const out: RecentFile[] = [];
+  const seen = new Set<string>();
+  for (const item of activity) {
+    if (!FILE_KINDS.has(item.kind) || item.path === '' || item.path.startsWith('#')) continue;
+    const key = `${item.root}\u0000${item.path}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ root: item.root, path: item.path, label: item.path.slice(item.path.lastIndexOf('/') + 1) });
+    if (out.length === limit) break;
+  }
+  return out;
+}
+
+export const trayIconFile = (iconsDir: string, state: TrayState): string => join(iconsDir, `tray-${state}.png`);
+
+export function trayTooltip(status: StatusSnapshot): string {
+  const words = describeState(status.state);
+  return status.detail ? `drivesync — ${words}: ${status.detail}` : `drivesync — ${words}`;
+}
+
+/** Menu labels escape `&`, which Electron would read as an accelerator marker on some platforms. */
+const label = (text: string) => text.replace(/&/g, '&&');
+
+export function trayMenuTemplate(view: TrayView, actions: TrayActions): MenuItemConstructorOptions[] {
+  const { status } = view;
+  const signedIn = status.account !== null;
+  const hasFolder = status.folders.length > 0;
+  // Paused by the user, or a folder stopped at the mass-delete question: resuming is what can be done.
+  const paused = status.paused || status.state === 'paused';
+  const items: MenuItemConstructorOptions[] = [
+    { id: 'status', label: label(trayTooltip(status).replace(/^drivesync — /, '')), enabled: false },
+    { type: 'separator' },
+    { id: 'open-folder', label: 'Open folder', enabled: signedIn && hasFolder, click: () => actions.openFolder() },
+    { id: 'sync-now', label: 'Sync now', enabled: signedIn && hasFolder && !paused, click: () => actions.syncNow() },
+    paused
+      ? { id: 'resume', label: 'Resume syncing', enabled: signedIn, click: () => actions.resume() }
+      : { id: 'pause', label: 'Pause syncing', enabled: signedIn, click: () => actions.pause() },
+    { type: 'separator' },
+  ];
+  if (view.recent.length === 0) {
+    items.push({ id: 'recent', label: 'Recent files', enabled: false, submenu: [{ label: 'Nothing synced yet', enabled: false }] });
+  } else {
+    items.push({
+      id: 'recent',
+      label: 'Recent files',
+      submenu: view.recent.map((file, index) => ({
+        id: `recent-${index}`,
+        label: label(file.label),
+        toolTip: file.path,
+        submenu: [
+          { id: `recent-${index}-copy-link`, label: 'Copy link', click: () => actions.copyLink(file) },
+          { id: `recent-${index}-show`, label: 'Show in folder', click: () => actions.showFile(file) },
+        ],
+      })),
+    });
+  }
+  items.push(
+    { type: 'separator' },
+    { id: 'open-window', label: signedIn ? 'Open drivesync' : 'Sign in…', click: () => actions.openWindow() },
+    { id: 'quit', label: 'Quit drivesync', click: () => actions.quit() },
+  );
+  return items;
+}
+
+export interface TrayDeps {
+  createTray(image: NativeImage): Tray;
+  image(path: string): NativeImage;
+  buildMenu(template: MenuItemConstructorOptions[]): Menu;
+}
+
+/** Keeps one tray icon in step with the app: icon, tooltip and menu change only when what they show changes. */
+export class TrayController {
+  private tray: Tray | null = null;
+  private shownKey = '';
+  private shownState: TrayState | null = null;
+
+  constructor(
+    private readonly deps: TrayDeps,
+    private readonly iconsDir: string,
+    private readonly actions: TrayActions,
+  ) {}
+
+  update(view: TrayView): void {
+    const state = trayStateOf(view.status.state);
+    const path = trayIconFile(this.iconsDir, state);
+    if (!this.tray) {
+      this.tray = this.deps.createTray(this.deps.image(path));
+      this.tray.on('click', () => this.actions.openWindow());
+    } else if (state !== this.shownState) {
+      this.tray.setImage(this.deps.image(path));
+    }
+    this.shownState = state;
+    const key = JSON.stringify({ s: view.status.state, d: view.status.detail, p: view.status.paused, a: view.status.account, f: view.status.folders.length, r: view.recent });
+    if (key === this.shownKey) return;
+    this.shownKey = key;
+    this.tray.setToolTip(trayTooltip(view.status));
+    this.tray.setContextMenu(this.deps.buildMenu(trayMenuTemplate(view, this.actions)));
+  }
+
+  get currentState(): TrayState | null {
+    return this.shownState;
+  }
+
+  destroy(): void {
+    this.tray?.destroy();
+    this.tray = null;
+  }
+}

@@ -1,0 +1,88 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { Progress, StatusSnapshot } from '../../main/app/contract.js';
+import { call, subscribe } from './api.js';
+import { stateWords } from './format.js';
+import { ActivityView } from './views/activity.js';
+import { DeletionPrompt } from './views/deletions.js';
+import { FilesView } from './views/files.js';
+import { ProblemsView } from './views/problems.js';
+import { SettingsView } from './views/settings.js';
+import { SignInView } from './views/sign-in.js';
+import { StatusView } from './views/status.js';
+
+type View = 'status' | 'activity' | 'problems' | 'files' | 'settings';
+
+const VIEWS: ReadonlyArray<{ id: View; label: string }> = [
+  { id: 'status', label: 'Status' },
+  { id: 'activity', label: 'Activity' },
+  { id: 'problems', label: 'Conflicts and errors' },
+  { id: 'files', label: 'Files and sharing' },
+  { id: 'settings', label: 'Settings' },
+];
+
+export function App() {
+  const [status, setStatus] = useState<StatusSnapshot | null>(null);
+  const [progress, setProgress] = useState<Progress | null>(null);
+  const [view, setView] = useState<View>('status');
+  const [problemCount, setProblemCount] = useState(0);
+  const mainRef = useRef<HTMLElement>(null);
+
+  useEffect(() => {
+    const offs = [
+      subscribe('state', setStatus),
+      subscribe('progress', setProgress),
+      subscribe('conflict', () => setProblemCount((n) => n + 1)),
+      subscribe('item-error', () => setProblemCount((n) => n + 1)),
+    ];
+    void call('status:get').then(setStatus);
+    void call('progress:get').then(setProgress);
+    return () => offs.forEach((off) => off());
+  }, []);
+
+  const choose = (next: View) => {
+    setView(next);
+    if (next === 'problems') setProblemCount(0);
+    // Keyboard and screen-reader users land on the new view's heading.
+    queueMicrotask(() => mainRef.current?.querySelector<HTMLElement>('h2')?.focus());
+  };
+
+  if (!status) return <p class="loading">Loading…</p>;
+  if (!status.account) return <SignInView />;
+
+  return (
+    <div class="shell">
+      <header class="topbar">
+        <span class="brand">drivesync</span>
+        <span class={`badge state-${status.state}`} data-testid="state-badge">
+          {stateWords(status.state)}
+        </span>
+        <span class="account">
+          {status.account.email} on {status.account.server}
+        </span>
+        <button type="button" class="link-button" onClick={() => void call('auth:sign-out')}>
+          Sign out
+        </button>
+      </header>
+      <nav class="tabs" aria-label="Views">
+        <ul>
+          {VIEWS.map((v) => (
+            <li key={v.id}>
+              <button type="button" aria-current={view === v.id ? 'page' : undefined} onClick={() => choose(v.id)} data-view={v.id}>
+                {v.label}
+                {v.id === 'problems' && problemCount > 0 ? <span class="count" aria-label={`${problemCount} new`}>{problemCount}</span> : null}
+              </button>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main ref={mainRef} id="main">
+        {view === 'status' && <StatusView status={status} progress={progress} />}
+        {view === 'activity' && <ActivityView />}
+        {view === 'problems' && <ProblemsView />}
+        {view === 'files' && <FilesView folders={status.folders.map((f) => f.root)} />}
+        {view === 'settings' && <SettingsView />}
+      </main>
+      <DeletionPrompt pending={status.pendingDeletions} />
+    </div>
+  );
+}

@@ -1,0 +1,10 @@
+import type { DrivesyncApi } from '../../main/app/contract.js';
+
+declare global {
+  interface Window {
+    /** Exposed by the preload (preload/index.ts). */
+    readonly drivesync: DrivesyncApi;
+  }
+}
+
+export {};

@@ -1,0 +1,53 @@
+import type { OverallState } from '../../main/app/contract.js';
+
+const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
+
+export function formatBytes(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${unit === 0 ? value : value.toFixed(value < 10 ? 1 : 0)} ${UNITS[unit]}`;
+}
+
+export function formatEta(seconds: number | null): string {
+  if (seconds === null) return 'estimating…';
+  if (seconds <= 0) return 'done';
+  if (seconds < 60) return `${seconds} s left`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `about ${minutes} min left`;
+  return `about ${Math.floor(minutes / 60)} h ${minutes % 60} min left`;
+}
+
+export function formatTime(iso: string | null): string {
+  if (!iso) return 'never';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return date.toLocaleString();
+}
+
+/** Words for a state (the same words the tray uses). */
+export function stateWords(state: OverallState): string {
+  switch (state) {
+    case 'signed-out':
+      return 'Signed out';
+    case 'starting':
+      return 'Starting…';
+    case 'idle':
+      return 'Up to date';
+    case 'scanning':
+      return 'Looking for changes…';
+    case 'syncing':
+      return 'Syncing…';
+    case 'paused':
+      return 'Paused';
+    case 'offline':
+      return 'Offline';
+    case 'error':
+      return 'Needs attention';
+  }
+}
+
+export const baseName = (path: string) => path.slice(path.lastIndexOf('/') + 1) || path;

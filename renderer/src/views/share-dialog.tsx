@@ -1,0 +1,293 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { LinkView, Permission, Person, SyncedEntry } from '../../../main/app/contract.js';
+import { call, fieldsOf, messageOf } from '../api.js';
+
+const PERMISSIONS: ReadonlyArray<{ id: Permission; label: string }> = [
+  { id: 'view', label: 'View' },
+  { id: 'edit', label: 'Edit' },
+  { id: 'download', label: 'Download' },
+];
+
+function PermissionBoxes({ idPrefix, value, onChange, legend }: { idPrefix: string; value: Permission[]; onChange: (p: Permission[]) => void; legend: string }) {
+  return (
+    <fieldset class="permissions">
+      <legend>{legend}</legend>
+      {PERMISSIONS.map((p) => (
+        <span class="checkbox" key={p.id}>
+          <input
+            id={`${idPrefix}-${p.id}`}
+            type="checkbox"
+            checked={value.includes(p.id)}
+            onChange={(e) => {
+              const on = (e.currentTarget as HTMLInputElement).checked;
+              onChange(on ? [...value, p.id] : value.filter((x) => x !== p.id));
+            }}
+          />
+          <label for={`${idPrefix}-${p.id}`}>{p.label}</label>
+        </span>
+      ))}
+    </fieldset>
+  );
+}
+
+/** yyyy-mm-dd of an ISO time, for a date input. */
+const dateOf = (iso: string | null) => (iso ? iso.slice(0, 10) : '');
+/** The end of the chosen day, local time, as ISO. */
+const endOfDay = (date: string) => new Date(`${date}T23:59:59`).toISOString();
+
+export function ShareDialog({ entry, onClose }: { entry: SyncedEntry; onClose: () => void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const refArg = { root: entry.root, path: entry.path };
+  const [people, setPeople] = useState<Person[] | null>(null);
+  const [emails, setEmails] = useState('');
+  const [perms, setPerms] = useState<Permission[]>(['view', 'download']);
+  const [listId, setListId] = useState('');
+  const [listPerms, setListPerms] = useState<Permission[]>(['view', 'download']);
+  const [link, setLink] = useState<LinkView | null | undefined>(undefined);
+  const [password, setPassword] = useState('');
+  const [expiry, setExpiry] = useState('');
+  const [allowDownload, setAllowDownload] = useState(true);
+  const [allowEdit, setAllowEdit] = useState(false);
+  const [message, setMessage] = useState('');
+  const [error, setError] = useState<{ text: string; fields: Record<string, string> } | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    ref.current?.showModal();
+    call('share:list', refArg).then(setPeople, (e) => fail(e));
+    call('link:get', refArg).then((l) => {
+      setLink(l);
+      if (l) {
+        setExpiry(dateOf(l.expiresAt));
+        setAllowDownload(l.allowDownload);
+        setAllowEdit(l.allowEdit);
+      }
+    }, (e) => fail(e));
+  }, [entry.root, entry.path]);
+
+  const fail = (e: unknown) => setError({ text: messageOf(e), fields: fieldsOf(e) });
+  const run = async (work: () => Promise<string>) => {
+    setBusy(true);
+    setError(null);
+    setMessage('');
+    try {
+      setMessage(await work());
+    } catch (e) {
+      fail(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const share = (e: Event) => {
+    e.preventDefault();
+    void run(async () => {
+      const list = emails.split(/[\s,;]+/).filter(Boolean);
+      const result = await call('share:add', { ...refArg, emails: list, permissions: perms });
+      setPeople(result.people);
+      setEmails('');
+      return result.unknown.length > 0 ? `Shared. No account for: ${result.unknown.join(', ')}.` : `Shared with ${list.join(', ')}.`;
+    });
+  };
+  const shareWithList = (e: Event) => {
+    e.preventDefault();
+    void run(async () => {
+      const result = await call('share:list-members', { ...refArg, listId: listId.trim(), permissions: listPerms });
+      setPeople(result.people);
+      const unknown = result.unknown.length > 0 ? ` No account for: ${result.unknown.join(', ')}.` : '';
+      return `Shared with ${result.subscribed} subscribed members of the list.${unknown}`;
+    });
+  };
+  const change = (person: Person, permissions: Permission[]) =>
+    void run(async () => {
+      if (permissions.length === 0) throw new Error('Keep at least one permission, or remove the person.');
+      const before = people;
+      // The boxes show the choice at once; the server's answer (or the old state, on failure) follows.
+      setPeople((list) => (list ?? []).map((p) => (p.userId === person.userId ? { ...p, permissions } : p)));
+      try {
+        setPeople(await call('share:change', { ...refArg, userId: person.userId, permissions }));
+      } catch (error) {
+        setPeople(before);
+        throw error;
+      }
+      return `Changed what ${person.email} may do.`;
+    });
+  const remove = (person: Person) =>
+    void run(async () => {
+      setPeople(await call('share:remove', { ...refArg, userId: person.userId }));
+      return `${person.email} no longer has access.`;
+    });
+  const saveLink = (e: Event) => {
+    e.preventDefault();
+    void run(async () => {
+      const settings = { ...refArg, password: password === '' ? null : password, expiresAt: expiry ? endOfDay(expiry) : null, allowDownload, allowEdit };
+      const saved = link ? await call('link:update', settings) : await call('link:create', settings);
+      setLink(saved);
+      setPassword('');
+      return link ? 'Link updated.' : 'Link created.';
+    });
+  };
+  const deleteLink = () =>
+    void run(async () => {
+      await call('link:delete', refArg);
+      setLink(null);
+      return 'Link deleted: it no longer opens.';
+    });
+  const copyLink = () =>
+    void run(async () => {
+      await call('link:copy', refArg);
+      return 'Link copied to the clipboard.';
+    });
+
+  const fieldError = (name: string) => error?.fields[name];
+
+  return (
+    <dialog ref={ref} class="share-dialog" aria-labelledby="share-title" onClose={onClose} data-testid="share-dialog">
+      <header class="dialog-header">
+        <h2 id="share-title">Share “{entry.name}”</h2>
+        <button type="button" class="close" onClick={() => ref.current?.close()} aria-label="Close">
+          ✕
+        </button>
+      </header>
+      <div role="status" aria-live="polite" class="dialog-message" data-testid="share-message">
+        {message}
+      </div>
+      {error ? (
+        <div role="alert" class="error-summary" data-testid="share-error">
+          {error.text}
+        </div>
+      ) : null}
+
+      <section aria-labelledby="people-title">
+        <h3 id="people-title">People</h3>
+        {people === null ? (
+          <p class="muted">Loading…</p>
+        ) : people.length === 0 ? (
+          <p class="muted">Not shared with anyone yet.</p>
+        ) : (
+          <ul class="people" data-testid="people">
+            {people.map((p) => (
+              <li key={p.userId}>
+                <span class="person">{p.name ? `${p.name} <${p.email}>` : p.email}</span>
+                <PermissionBoxes idPrefix={`person-${p.userId}`} legend={`What ${p.email} may do`} value={p.permissions} onChange={(next) => change(p, next)} />
+                <button type="button" onClick={() => remove(p)} disabled={busy} aria-label={`Remove ${p.email}`}>
+                  Remove
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+        <form onSubmit={share} class="inline-form">
+          <div class="field">
+            <label for="share-emails">Share with (e-mail addresses)</label>
+            <input id="share-emails" type="text" value={emails} onInput={(e) => setEmails((e.currentTarget as HTMLInputElement).value)} aria-describedby="share-emails-hint" />
+            <p class="hint" id="share-emails-hint">
+              Separate several addresses with commas.
+            </p>
+          </div>
+          <PermissionBoxes idPrefix="share-perm" legend="They may" value={perms} onChange={setPerms} />
+          <button type="submit" disabled={busy || emails.trim() === '' || perms.length === 0}>
+            Share
+          </button>
+        </form>
+      </section>
+
+      <section aria-labelledby="list-title">
+        <h3 id="list-title">Mailing list</h3>
+        <form onSubmit={shareWithList} class="inline-form">
+          <div class="field">
+            <label for="share-list-id">List ID</label>
+            <input
+              id="share-list-id"
+              type="text"
+              value={listId}
+              onInput={(e) => setListId((e.currentTarget as HTMLInputElement).value)}
+              aria-invalid={fieldError('listId') ? 'true' : undefined}
+              aria-describedby="share-list-hint"
+            />
+            <p class="hint" id="share-list-hint">
+              {fieldError('listId') ?? 'Every subscribed member of one of your mailing lists gets access.'}
+            </p>
+          </div>
+          <PermissionBoxes idPrefix="list-perm" legend="Members may" value={listPerms} onChange={setListPerms} />
+          <button type="submit" disabled={busy || listId.trim() === '' || listPerms.length === 0}>
+            Share with list
+          </button>
+        </form>
+      </section>
+
+      <section aria-labelledby="link-title">
+        <h3 id="link-title">Link</h3>
+        {link === undefined ? (
+          <p class="muted">Loading…</p>
+        ) : link ? (
+          <div class="link-box">
+            <label for="link-url">Anyone with this link{link.hasPassword ? ' and the password' : ''} can open it</label>
+            <div class="row">
+              <input id="link-url" type="text" readOnly value={link.url} data-testid="link-url" onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} />
+              <button type="button" onClick={copyLink}>
+                Copy
+              </button>
+            </div>
+            <p class="muted small">
+              {link.hasPassword ? 'Password protected. ' : 'No password. '}
+              {link.expiresAt ? `Expires ${new Date(link.expiresAt).toLocaleDateString()}. ` : 'Never expires. '}
+              {link.allowDownload ? 'Download allowed. ' : 'No download. '}
+              {link.allowEdit ? 'Editing allowed.' : ''}
+            </p>
+          </div>
+        ) : (
+          <p class="muted">No link yet.</p>
+        )}
+        <form onSubmit={saveLink} class="link-form">
+          <div class="field">
+            <label for="link-password">Password</label>
+            <input
+              id="link-password"
+              type="password"
+              autocomplete="new-password"
+              value={password}
+              onInput={(e) => setPassword((e.currentTarget as HTMLInputElement).value)}
+              aria-describedby="link-password-hint"
+            />
+            <p class="hint" id="link-password-hint">
+              {link?.hasPassword ? 'Saving without a password removes the current one.' : 'Optional.'}
+            </p>
+          </div>
+          <div class="field">
+            <label for="link-expiry">Expires on</label>
+            <input
+              id="link-expiry"
+              type="date"
+              value={expiry}
+              onInput={(e) => setExpiry((e.currentTarget as HTMLInputElement).value)}
+              aria-invalid={fieldError('expiresAt') ? 'true' : undefined}
+              aria-describedby="link-expiry-hint"
+            />
+            <p class="hint" id="link-expiry-hint">
+              {fieldError('expiresAt') ?? 'Leave empty for a link that does not expire.'}
+            </p>
+          </div>
+          <div class="field checkbox">
+            <input id="link-download" type="checkbox" checked={allowDownload} onChange={(e) => setAllowDownload((e.currentTarget as HTMLInputElement).checked)} />
+            <label for="link-download">Allow download</label>
+          </div>
+          <div class="field checkbox">
+            <input id="link-edit" type="checkbox" checked={allowEdit} onChange={(e) => setAllowEdit((e.currentTarget as HTMLInputElement).checked)} />
+            <label for="link-edit">Allow editing</label>
+          </div>
+          <div class="actions">
+            <button type="submit" class="primary" disabled={busy}>
+              {link ? 'Update link' : 'Create link'}
+            </button>
+            {link ? (
+              <button type="button" class="danger" onClick={deleteLink} disabled={busy}>
+                Delete link
+              </button>
+            ) : null}
+          </div>
+        </form>
+      </section>
+    </dialog>
+  );
+}

@@ -1,0 +1,246 @@
+/**
+ * The pure-Node host against the real reference server and real engines on temp folders: sign-in, status, browse,
+ * sharing, links, settings, errors answered as Results, and the mass-delete question.
+ */
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DriveClient } from '../../main/api/client.js';
+import { dispatch } from '../../main/app/host/dispatch.js';
+import { loadConfig } from '../../main/cli/config.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { inSync, nextEvent, newHost, untilStatus, write, type TestHost } from './helpers.js';
+
+let server: TestServer;
+const hosts: TestHost[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  for (const h of hosts) await h.host.dispose();
+  await server.close();
+});
+
+async function signedInHost(email: string, files: Record<string, string> = {}): Promise<TestHost> {
+  await server.register(email, 'pass-word-1');
+  const h = newHost(email.split('@')[0]);
+  hosts.push(h);
+  for (const [path, content] of Object.entries(files)) write(h.folder, path, content);
+  await h.host.init();
+  const result = await dispatch(h.host, 'auth:sign-in', { server: server.url, email, password: 'pass-word-1' });
+  expect(result).toEqual({ ok: true, value: { server: server.url, email } });
+  await untilStatus(h.host, inSync);
+  return h;
+}
+
+// Beside every other test file on two cores, syncing can take a while: the tests get room.
+describe('the desktop host', { timeout: 90_000 }, () => {
+  it('answers a bad sign-in with a clear failure, then signs in and syncs the default folder', async () => {
+    await server.register('ann@example.com', 'right-password');
+    const h = newHost('ann');
+    hosts.push(h);
+    write(h.folder, 'notes/todo.txt', 'buy milk');
+    await h.host.init();
+    expect((await dispatch(h.host, 'status:get', undefined)) as { value: { state: string } }).toMatchObject({ ok: true, value: { state: 'signed-out' } });
+
+    const wrong = await dispatch(h.host, 'auth:sign-in', { server: server.url, email: 'ann@example.com', password: 'nope' });
+    expect(wrong.ok).toBe(false);
+    if (!wrong.ok) {
+      expect(['invalid', 'unauthorized']).toContain(wrong.error.kind);
+      expect(wrong.error.message).not.toMatch(/\n/);
+    }
+    const badServer = await dispatch(h.host, 'auth:sign-in', { server: 'ftp://x', email: 'ann@example.com', password: 'x' });
+    expect(badServer).toMatchObject({ ok: false, error: { kind: 'invalid', fields: { server: expect.any(String) } } });
+    const notSignedIn = await dispatch(h.host, 'sync:now', undefined);
+    expect(notSignedIn).toMatchObject({ ok: false, error: { kind: 'not-signed-in' } });
+
+    const ok = await dispatch(h.host, 'auth:sign-in', { server: server.url, email: 'ann@example.com', password: 'right-password' });
+    expect(ok.ok).toBe(true);
+    const status = await untilStatus(h.host, inSync);
+    expect(status.account).toEqual({ server: server.url, email: 'ann@example.com' });
+    expect(status.folders.map((f) => f.root)).toEqual([h.folder]);
+    expect(status.folders[0]!.synced).toBe(2);
+    // The command line's config now names the server, the account and the folder (and never a token).
+    const config = loadConfig(h.paths);
+    expect(config).toMatchObject({ server: server.url, email: 'ann@example.com', roots: [h.folder] });
+    expect(readFileSync(h.paths.configFile, 'utf8')).not.toMatch(/token/i);
+
+    const top = await h.host.handle('entries:browse', { root: h.folder, path: '' });
+    expect(top.map((e) => [e.name, e.type])).toEqual([['notes', 'folder']]);
+    const inner = await h.host.handle('entries:browse', { root: h.folder, path: 'notes' });
+    expect(inner.map((e) => [e.path, e.type, e.size])).toEqual([['notes/todo.txt', 'file', 8]]);
+    const activity = await h.host.handle('activity:list', undefined);
+    expect(activity.map((a) => `${a.kind} ${a.path}`)).toEqual(expect.arrayContaining(['upload notes/todo.txt', 'create-remote-folder notes']));
+  });
+
+  it('refuses calls it does not know and arguments that do not fit', async () => {
+    const h = newHost('strict');
+    hosts.push(h);
+    await h.host.init();
+    expect(await dispatch(h.host, 'fs:read', {})).toMatchObject({ ok: false, error: { kind: 'invalid-argument' } });
+    expect(await dispatch(h.host, 'auth:sign-in', { server: 1 })).toMatchObject({ ok: false, error: { kind: 'invalid-argument' } });
+    expect(await dispatch(h.host, 'settings:set', { folders: ['/tmp'], evil: true })).toMatchObject({ ok: false, error: { kind: 'invalid-argument' } });
+    expect(await dispatch(h.host, 'share:add', { root: '/x', path: 'a', emails: ['a@b.c'], permissions: ['own'] })).toMatchObject({
+      ok: false,
+      error: { kind: 'invalid-argument' },
+    });
+  });
+
+  it('shares with people and a mailing list, manages a link, and copies it', async () => {
+    const h = await signedInHost('owen@example.com', { 'report.txt': 'quarterly numbers' });
+    await server.register('pia@example.com');
+    await server.register('quinn@example.com');
+    const ref = { root: h.folder, path: 'report.txt' };
+
+    expect(await h.host.handle('share:list', ref)).toEqual([]);
+    const shared = await h.host.handle('share:add', { ...ref, emails: ['pia@example.com', 'ghost@example.com'], permissions: ['view', 'download'] });
+    expect(shared.unknown).toEqual(['ghost@example.com']);
+    expect(shared.people.map((p) => [p.email, p.permissions])).toEqual([['pia@example.com', ['view', 'download']]]);
+    const pia = shared.people[0]!;
+    expect((await h.host.handle('share:list', ref)).map((p) => p.email)).toEqual(['pia@example.com']);
+    const changed = await h.host.handle('share:change', { ...ref, userId: pia.userId, permissions: ['view', 'edit'] });
+    expect(changed[0]!.permissions).toEqual(['view', 'edit']);
+
+    // A mailing list: created by the server's admin command, members added through the API.
+    const { addList } = await import('../../server/lists.js');
+    const listId = addList(server.context.db, 'Team', 'owen@example.com');
+    const client = new DriveClient({ origin: server.url, token: await tokenOf('owen@example.com') });
+    const quinnId = await client.lists.store(listId, { EMAIL: 'quinn@example.com' });
+    await client.lists.subscribe(listId, quinnId);
+    const gone = await client.lists.store(listId, { EMAIL: 'left@example.com' });
+    await client.lists.unsubscribe(listId, gone);
+    const byList = await h.host.handle('share:list-members', { ...ref, listId, permissions: ['view'] });
+    expect(byList.subscribed).toBe(1);
+    expect(byList.skipped).toBe(1);
+    expect(byList.people.map((p) => p.email).sort()).toEqual(['pia@example.com', 'quinn@example.com']);
+
+    const removed = await h.host.handle('share:remove', { ...ref, userId: pia.userId });
+    expect(removed.map((p) => p.email)).toEqual(['quinn@example.com']);
+
+    expect(await h.host.handle('link:get', ref)).toBeNull();
+    const expires = new Date(Date.now() + 7 * 86_400_000).toISOString();
+    const link = await h.host.handle('link:create', { ...ref, password: 'open-sesame', expiresAt: expires, allowDownload: true, allowEdit: false });
+    expect(link).toMatchObject({ hasPassword: true, allowDownload: true, allowEdit: false });
+    expect(Date.parse(link.expiresAt!)).toBeCloseTo(Date.parse(expires), -4);
+    expect(link.url).toMatch(new RegExp(`^${server.url}/drive/s/`));
+    const past = await dispatch(h.host, 'link:update', { ...ref, expiresAt: '2001-01-01T00:00:00Z' });
+    expect(past).toMatchObject({ ok: false, error: { kind: 'invalid', fields: { expiresAt: expect.any(String) } } });
+    const updated = await h.host.handle('link:update', { ...ref, password: null, allowDownload: false });
+    expect(updated).toMatchObject({ hasPassword: false, allowDownload: false, expiresAt: null, url: link.url });
+    expect(await h.host.handle('link:copy', ref)).toBe(link.url);
+    expect(h.platform.copied).toEqual([link.url]);
+    await h.host.handle('link:delete', ref);
+    expect(await h.host.handle('link:get', ref)).toBeNull();
+    // Copying an entry without a link makes a plain one.
+    const fresh = await h.host.handle('link:copy', ref);
+    expect(fresh).not.toBe(link.url);
+    expect((await h.host.handle('link:get', ref))?.url).toBe(fresh);
+
+    const unsynced = await dispatch(h.host, 'link:get', { root: h.folder, path: 'nope.txt' });
+    expect(unsynced).toMatchObject({ ok: false, error: { kind: 'not-synced' } });
+    const outside = await dispatch(h.host, 'share:list', { root: '/etc', path: 'passwd' });
+    expect(outside).toMatchObject({ ok: false, error: { kind: 'not-synced' } });
+    const escape = await dispatch(h.host, 'folder:open', { root: h.folder, path: '../../etc' });
+    expect(escape).toMatchObject({ ok: false, error: { kind: 'invalid-argument' } });
+    await h.host.handle('folder:open', { root: h.folder, path: '' });
+    expect(h.platform.opened).toEqual([h.folder]);
+  });
+
+  it('keeps settings: the shared config, its own file, .syncignore, start at login, pause and resume', async () => {
+    const h = await signedInHost('sol@example.com', { 'a.txt': 'a' });
+    const before = await h.host.handle('settings:get', undefined);
+    expect(before).toMatchObject({ folders: [h.folder], pollIntervalSeconds: 15, concurrency: 4, bandwidthLimitKBps: 0, ignoreRules: '', startAtLogin: false, paused: false });
+
+    const after = await h.host.handle('settings:set', { pollIntervalSeconds: 30, concurrency: 2, bandwidthLimitKBps: 512, ignoreRules: '*.log\nbuild/', startAtLogin: true });
+    expect(after).toMatchObject({ pollIntervalSeconds: 30, concurrency: 2, bandwidthLimitKBps: 512, ignoreRules: '*.log\nbuild/\n', startAtLogin: true });
+    expect(readFileSync(join(h.folder, '.syncignore'), 'utf8')).toBe('*.log\nbuild/\n');
+    expect(h.platform.startAtLogin).toEqual([true]);
+    expect(loadConfig(h.paths).pollIntervalSeconds).toBe(30);
+    expect(JSON.parse(readFileSync(join(h.paths.configDir, 'desktop.json'), 'utf8'))).toMatchObject({ concurrency: 2, bandwidthLimitKBps: 512, startAtLogin: true });
+    await untilStatus(h.host, inSync);
+
+    write(h.folder, 'debug.log', 'noise');
+    write(h.folder, 'kept.txt', 'kept');
+    await h.host.handle('sync:now', undefined);
+    await untilStatus(h.host, (s) => inSync(s) && s.folders[0]!.synced >= 3);
+    const names = (await h.host.handle('entries:browse', { root: h.folder, path: '' })).map((e) => e.name);
+    expect(names).toContain('kept.txt');
+    expect(names).not.toContain('debug.log');
+
+    const nested = await dispatch(h.host, 'settings:set', { folders: [h.folder, join(h.folder, 'inner')] });
+    expect(nested).toMatchObject({ ok: false, error: { kind: 'invalid', fields: { folders: expect.any(String) } } });
+    const relative = await dispatch(h.host, 'settings:set', { folders: ['relative/path'] });
+    expect(relative).toMatchObject({ ok: false, error: { kind: 'invalid' } });
+
+    await h.host.handle('sync:pause', undefined);
+    let status = h.host.status();
+    expect(status).toMatchObject({ state: 'paused', paused: true });
+    write(h.folder, 'while-paused.txt', 'later');
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect((await h.host.handle('entries:browse', { root: h.folder, path: '' })).map((e) => e.name)).not.toContain('while-paused.txt');
+    await h.host.handle('sync:resume', undefined);
+    status = await untilStatus(h.host, (s) => inSync(s) && s.folders[0]!.synced >= 4);
+    expect(status.paused).toBe(false);
+    expect((await h.host.handle('entries:browse', { root: h.folder, path: '' })).map((e) => e.name)).toContain('while-paused.txt');
+
+    // A second folder: its engine starts, both are synced.
+    const second = join(h.home, 'Second');
+    const both = await h.host.handle('settings:set', { folders: [h.folder, second] });
+    expect(both.folders).toEqual([h.folder, second]);
+    await untilStatus(h.host, (s) => inSync(s) && s.folders.length === 2);
+    expect(existsSync(join(second, 'kept.txt'))).toBe(true);
+  });
+
+  it('asks before a mass delete, and deletes only once the user says yes', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 12; i++) files[`f${i}.txt`] = `file ${i}`;
+    const h = await signedInHost('max@example.com', files);
+    // Paused while the files go, so the watcher cannot pass the deletions on a few at a time as they happen.
+    await h.host.handle('sync:pause', undefined);
+    for (let i = 0; i < 12; i++) rmSync(join(h.folder, `f${i}.txt`));
+    const asked = nextEvent(h.host, 'confirm-deletions');
+    await h.host.handle('sync:resume', undefined);
+    const question = await asked;
+    expect(question).toEqual({ root: h.folder, count: 12, synced: 12 });
+    expect(h.host.status().pendingDeletions).toEqual([question]);
+    expect(h.host.status().state).toBe('paused');
+    const client = new DriveClient({ origin: server.url, token: await tokenOf('max@example.com') });
+    const remoteCount = async () => {
+      let n = 0;
+      for await (const e of client.entries.tree()) if (!e.deleted_at) n++;
+      return n;
+    };
+    expect(await remoteCount()).toBe(12);
+    await h.host.handle('deletions:answer', { root: h.folder, confirm: true });
+    await untilStatus(h.host, (s) => inSync(s) && s.folders[0]!.synced === 0);
+    expect(await remoteCount()).toBe(0);
+    expect(h.host.status().pendingDeletions).toEqual([]);
+    expect(await dispatch(h.host, 'deletions:answer', { root: h.folder, confirm: true })).toMatchObject({ ok: false, error: { kind: 'not-found' } });
+  });
+
+  it('signs out: engines stop, the token is forgotten, calls need a sign-in again', async () => {
+    const h = await signedInHost('tess@example.com', { 'x.txt': 'x' });
+    await h.host.handle('auth:sign-out', undefined);
+    expect(h.host.status()).toMatchObject({ state: 'signed-out', account: null, folders: [] });
+    expect(await dispatch(h.host, 'entries:browse', { root: h.folder, path: '' })).toMatchObject({ ok: false, error: { kind: 'not-signed-in' } });
+    // A new host on the same state starts signed out (the token is gone), with the server and e-mail kept.
+    const again = await (async () => {
+      const { DesktopHost } = await import('../../main/app/host/host.js');
+      const { memoryTokens } = await import('../../main/app/host/tokens.js');
+      const fresh = new DesktopHost({ paths: h.paths, platform: h.platform, defaultFolder: h.folder, tokens: memoryTokens(), env: {} });
+      await fresh.init();
+      return fresh;
+    })();
+    expect(again.status().state).toBe('signed-out');
+    expect(loadConfig(h.paths)).toMatchObject({ server: server.url, email: 'tess@example.com' });
+    await again.dispose();
+  });
+});
+
+/** A fresh token for an account (register answers one; login does too). */
+async function tokenOf(email: string): Promise<string> {
+  const answer = await server.call(null, 'POST', '/api/v1/auth/login', { email, password: 'pass-word-1', token_name: 'test' });
+  if (answer.status !== 200) throw new Error(`login ${email}: ${answer.status}`);
+  return answer.body.user.access_token as string;
+}

@@ -1,0 +1,143 @@
+/** The tray's menu and icon for every state, the recent files, and the committed icons themselves. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { MenuItemConstructorOptions } from 'electron';
+import { describe, expect, it, vi } from 'vitest';
+import { TRAY_STATES, trayStateOf, type ActivityItem, type OverallState, type StatusSnapshot } from '../../main/app/contract.js';
+import { recentFiles, TrayController, trayIconFile, trayMenuTemplate, type TrayActions } from '../../main/app/tray.js';
+import { REPO } from './fake-electron.js';
+
+const ICONS = join(REPO, 'main', 'app', 'icons');
+
+const status = (state: OverallState, extra: Partial<StatusSnapshot> = {}): StatusSnapshot => ({
+  account: state === 'signed-out' ? null : { server: 'https://drive.example', email: 'me@example.com' },
+  state,
+  detail: null,
+  paused: state === 'paused',
+  folders: state === 'signed-out' ? [] : [{ root: '/home/me/Drive', state, detail: null, lastSync: null, synced: 1, inSync: true }],
+  pendingDeletions: [],
+  ...extra,
+});
+
+const actions = (): TrayActions & Record<string, ReturnType<typeof vi.fn>> =>
+  ({
+    openFolder: vi.fn(),
+    syncNow: vi.fn(),
+    pause: vi.fn(),
+    resume: vi.fn(),
+    copyLink: vi.fn(),
+    showFile: vi.fn(),
+    openWindow: vi.fn(),
+    quit: vi.fn(),
+  }) as never;
+
+const activity = (path: string, kind: ActivityItem['kind'], id: number): ActivityItem => ({ id, at: '2026-01-01T00:00:00Z', root: '/home/me/Drive', path, kind, description: kind });
+const byId = (items: MenuItemConstructorOptions[], id: string) => items.find((i) => i.id === id)!;
+
+describe('the tray menu', () => {
+  it('has the DESIGN §6 entries, and each does what it says', () => {
+    const a = actions();
+    const recent = recentFiles([activity('a/report.pdf', 'upload', 1)]);
+    const menu = trayMenuTemplate({ status: status('idle'), recent }, a);
+    expect(menu.map((i) => i.label ?? i.type)).toEqual(['Up to date', 'separator', 'Open folder', 'Sync now', 'Pause syncing', 'separator', 'Recent files', 'separator', 'Open drivesync', 'Quit drivesync']);
+    const click = (item: MenuItemConstructorOptions) => (item.click as () => void)();
+    click(byId(menu, 'open-folder'));
+    click(byId(menu, 'sync-now'));
+    click(byId(menu, 'pause'));
+    click(byId(menu, 'open-window'));
+    click(byId(menu, 'quit'));
+    const file = (byId(menu, 'recent').submenu as MenuItemConstructorOptions[])[0]!;
+    expect(file.label).toBe('report.pdf');
+    const [copy, show] = file.submenu as MenuItemConstructorOptions[];
+    expect(copy!.label).toBe('Copy link');
+    click(copy!);
+    click(show!);
+    for (const name of ['openFolder', 'syncNow', 'pause', 'openWindow', 'quit']) expect(a[name]).toHaveBeenCalledTimes(1);
+    expect(a.copyLink).toHaveBeenCalledWith({ root: '/home/me/Drive', path: 'a/report.pdf', label: 'report.pdf' });
+    expect(a.showFile).toHaveBeenCalledWith({ root: '/home/me/Drive', path: 'a/report.pdf', label: 'report.pdf' });
+    expect(a.resume).not.toHaveBeenCalled();
+  });
+
+  it('offers resume when paused, sign-in when signed out, and disables what cannot be done', () => {
+    const paused = trayMenuTemplate({ status: status('paused'), recent: [] }, actions());
+    expect(byId(paused, 'resume').label).toBe('Resume syncing');
+    expect(paused.find((i) => i.id === 'pause')).toBeUndefined();
+    expect(byId(paused, 'sync-now').enabled).toBe(false);
+    const out = trayMenuTemplate({ status: status('signed-out'), recent: [] }, actions());
+    expect(byId(out, 'open-window').label).toBe('Sign in…');
+    expect(byId(out, 'open-folder').enabled).toBe(false);
+    expect(byId(out, 'sync-now').enabled).toBe(false);
+    expect(byId(out, 'recent').enabled).toBe(false);
+    const error = trayMenuTemplate({ status: status('error', { detail: 'R&D folder is missing' }), recent: [] }, actions());
+    expect(byId(error, 'status').label).toBe('Needs attention: R&&D folder is missing');
+  });
+
+  it('lists the latest distinct files, newest first, at most five', () => {
+    const items = [
+      activity('b.txt', 'download', 9),
+      activity('docs', 'create-remote-folder', 8),
+      activity('a.txt', 'upload', 7),
+      activity('b.txt', 'upload', 6),
+      activity('#12', 'trash-remote', 5),
+      activity('c.txt', 'record', 4),
+      ...['d', 'e', 'f', 'g'].map((n, i) => activity(`${n}.txt`, 'upload', 3 - i)),
+    ];
+    expect(recentFiles(items).map((f) => f.path)).toEqual(['b.txt', 'a.txt', 'd.txt', 'e.txt', 'f.txt']);
+  });
+});
+
+describe('the tray icon', () => {
+  it('has a committed 16 px and 32 px PNG for every state, and the app icon', () => {
+    const size = (file: string) => {
+      const png = readFileSync(file);
+      expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+      expect(png.subarray(12, 16).toString('ascii')).toBe('IHDR');
+      return [png.readUInt32BE(16), png.readUInt32BE(20)];
+    };
+    for (const state of TRAY_STATES) {
+      expect(size(trayIconFile(ICONS, state))).toEqual([16, 16]);
+      expect(size(trayIconFile(ICONS, state).replace('.png', '@2x.png'))).toEqual([32, 32]);
+    }
+    expect(size(join(ICONS, 'app.png'))).toEqual([512, 512]);
+  });
+
+  it('follows the state: one icon per state, the menu rebuilt only when what it shows changes', () => {
+    const images: string[] = [];
+    const tray = { setImage: vi.fn((i: { path: string }) => images.push(i.path)), setToolTip: vi.fn(), setContextMenu: vi.fn(), on: vi.fn(), destroy: vi.fn() };
+    const buildMenu = vi.fn((template: MenuItemConstructorOptions[]) => ({ template }));
+    const controller = new TrayController(
+      {
+        createTray: (image) => {
+          images.push((image as unknown as { path: string }).path);
+          return tray as never;
+        },
+        image: (path) => ({ path }) as never,
+        buildMenu: buildMenu as never,
+      },
+      ICONS,
+      actions(),
+    );
+    const expected: Record<OverallState, string> = {
+      'signed-out': 'offline',
+      starting: 'syncing',
+      idle: 'idle',
+      scanning: 'syncing',
+      syncing: 'syncing',
+      paused: 'paused',
+      offline: 'offline',
+      error: 'error',
+    };
+    for (const [state, icon] of Object.entries(expected) as Array<[OverallState, string]>) {
+      expect(trayStateOf(state)).toBe(icon);
+      controller.update({ status: status(state), recent: [] });
+      expect(images.at(-1)).toBe(join(ICONS, `tray-${icon}.png`));
+      expect(controller.currentState).toBe(icon);
+    }
+    const builds = buildMenu.mock.calls.length;
+    controller.update({ status: status('error'), recent: [] });
+    expect(buildMenu.mock.calls.length).toBe(builds);
+    controller.update({ status: status('error', { detail: 'now with a reason' }), recent: [] });
+    expect(buildMenu.mock.calls.length).toBe(builds + 1);
+    expect(tray.setToolTip).toHaveBeenLastCalledWith('drivesync — Needs attention: now with a reason');
+  });
+});
