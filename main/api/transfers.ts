@@ -1,8 +1,8 @@
+import FormData from 'form-data';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { Readable, Transform } from 'node:stream';
+import { Transform } from 'node:stream';
 import type { Http } from './http.js';
 import { toApiError } from './http.js';
 import type { EntryId } from './entries.js';
@@ -57,39 +57,28 @@ function counter(start: number, total: number | undefined, onProgress?: (p: Tran
 }
 
 /**
- * A multipart/form-data body that streams the file from disk. FormData encoders turn a lone LF or CR in a field
- * value into CRLF (as the HTML form encoding says), which would change a name that has one; here field values go
- * byte for byte. Exactly `size` bytes of the file are sent: a file that shrank meanwhile fails the upload.
+ * A multipart/form-data body (the `form-data` package) that streams the file from disk. Field values go byte for
+ * byte (FormData encoders of the fetch family turn a lone LF or CR into CRLF, which would change a name that has
+ * one). Exactly `size` bytes of the file are sent: a file that shrank meanwhile fails the upload.
  */
 function multipartBody(fields: ReadonlyArray<readonly [string, string]>, file: { path: string; name: string; size: number }) {
-  const boundary = `----drivesync-${randomBytes(16).toString('hex')}`;
-  const escape = (text: string) => text.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
-  let head = '';
-  for (const [name, value] of fields) {
-    head += `--${boundary}\r\nContent-Disposition: form-data; name="${escape(name)}"\r\n\r\n${value}\r\n`;
-  }
-  head += `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${escape(file.name)}"\r\n`;
-  head += 'Content-Type: application/octet-stream\r\n\r\n';
-  const headBytes = Buffer.from(head, 'utf8');
-  const tailBytes = Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8');
-  async function* parts(): AsyncGenerator<Buffer> {
-    yield headBytes;
-    let read = 0;
-    if (file.size > 0) {
-      for await (const chunk of createReadStream(file.path, { start: 0, end: file.size - 1 })) {
-        read += (chunk as Buffer).length;
-        yield chunk as Buffer;
-      }
-    }
-    if (read !== file.size) throw new Error(`the file changed while it was being sent (${read} of ${file.size} bytes)`);
-    yield tailBytes;
-  }
-  return {
-    body: Readable.from(parts(), { objectMode: false }),
-    contentType: `multipart/form-data; boundary=${boundary}`,
-    length: headBytes.length + file.size + tailBytes.length,
-    headLength: headBytes.length,
-  };
+  const form = new FormData();
+  for (const [name, value] of fields) form.append(name, value);
+  let read = 0;
+  const exact = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      read += chunk.length;
+      done(null, chunk);
+    },
+    flush(done) {
+      done(read === file.size ? null : new Error(`the file changed while it was being sent (${read} of ${file.size} bytes)`));
+    },
+  });
+  const content = file.size > 0 ? createReadStream(file.path, { start: 0, end: file.size - 1 }).pipe(exact) : Buffer.alloc(0);
+  form.append('file', content, { filename: file.name, knownLength: file.size, contentType: 'application/octet-stream' });
+  const length = form.getLengthSync();
+  const tail = `--${form.getBoundary()}--\r\n`.length;
+  return { body: form, headers: form.getHeaders() as Record<string, string>, length, headLength: length - file.size - tail };
 }
 
 /** File content both ways, streamed from and to disk, never held whole in memory. */
@@ -97,7 +86,7 @@ export class TransfersApi {
   constructor(private readonly http: Http) {}
 
   /**
-   * Uploads a file from disk as multipart (a file-backed Blob, read as it is sent). POST is never retried here:
+   * Uploads a file from disk as multipart, read as it is sent. POST is never retried here:
    * whether a lost answer took effect is for the caller to find out from the listing.
    */
   async upload(path: string, options: UploadOptions): Promise<FileEntry> {
@@ -123,7 +112,7 @@ export class TransfersApi {
       method: 'POST',
       path: 'uploads',
       body: form.body,
-      headers: { 'content-type': form.contentType, 'content-length': String(form.length) },
+      headers: { ...form.headers, 'content-length': String(form.length) },
       schema: UploadResponse,
       signal: options.signal,
       requestTimeout: null,
