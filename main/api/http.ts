@@ -24,6 +24,7 @@ import {
   type ApiError,
 } from './errors.js';
 import { validator } from './validate.js';
+import { BandwidthLimit, type BandwidthSettings } from './bandwidth.js';
 import { VERSION } from './version.js';
 
 export interface RetryPolicy {
@@ -64,6 +65,8 @@ export interface HttpOptions {
   /** Largest JSON answer accepted. */
   maxResponseBytes?: number;
   onRetry?: (event: RetryEvent) => void;
+  /** Upload and download rate limits shared by every transfer of this client. */
+  bandwidth?: BandwidthSettings;
 }
 
 export const DEFAULT_TIMEOUTS: Timeouts = { connect: 10_000, response: 30_000, request: 60_000, socket: 60_000 };
@@ -191,6 +194,7 @@ export class Http {
   readonly raw: Got;
   private readonly maxResponseBytes: number;
   readonly timeouts: Timeouts;
+  readonly bandwidth: BandwidthLimit;
 
   constructor(options: HttpOptions) {
     const origin = new URL(options.origin);
@@ -199,6 +203,7 @@ export class Http {
     }
     this.origin = origin.origin;
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    this.bandwidth = new BandwidthLimit(options.bandwidth);
     const retry = { ...DEFAULT_RETRY, ...options.retry };
     const sleep = options.sleep ?? sleepReal;
     const random = options.random ?? Math.random;

@@ -1,4 +1,5 @@
 export { DriveClient } from './client.js';
+export { BandwidthLimit, type BandwidthSettings } from './bandwidth.js';
 export { Http, parseRetryAfter, DEFAULT_RETRY, DEFAULT_TIMEOUTS } from './http.js';
 export type { HttpOptions, RetryEvent, RetryPolicy, Timeouts } from './http.js';
 export * from './errors.js';

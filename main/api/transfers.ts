@@ -2,7 +2,7 @@ import FormData from 'form-data';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { Transform } from 'node:stream';
+import { Transform, pipeline as pipelineStreams } from 'node:stream';
 import type { Http } from './http.js';
 import { toApiError } from './http.js';
 import type { EntryId } from './entries.js';
@@ -61,7 +61,11 @@ function counter(start: number, total: number | undefined, onProgress?: (p: Tran
  * byte (FormData encoders of the fetch family turn a lone LF or CR into CRLF, which would change a name that has
  * one). Exactly `size` bytes of the file are sent: a file that shrank meanwhile fails the upload.
  */
-function multipartBody(fields: ReadonlyArray<readonly [string, string]>, file: { path: string; name: string; size: number }) {
+function multipartBody(
+  fields: ReadonlyArray<readonly [string, string]>,
+  file: { path: string; name: string; size: number },
+  throttle: Transform,
+) {
   const form = new FormData();
   for (const [name, value] of fields) form.append(name, value);
   let read = 0;
@@ -74,7 +78,11 @@ function multipartBody(fields: ReadonlyArray<readonly [string, string]>, file: {
       done(read === file.size ? null : new Error(`the file changed while it was being sent (${read} of ${file.size} bytes)`));
     },
   });
-  const content = file.size > 0 ? createReadStream(file.path, { start: 0, end: file.size - 1 }).pipe(exact) : Buffer.alloc(0);
+  // pipeline() carries a read error or a size mismatch through to the request body, which fails the upload.
+  const content =
+    file.size > 0
+      ? pipelineStreams(createReadStream(file.path, { start: 0, end: file.size - 1 }), exact, throttle, () => undefined)
+      : Buffer.alloc(0);
   form.append('file', content, { filename: file.name, knownLength: file.size, contentType: 'application/octet-stream' });
   const length = form.getLengthSync();
   const tail = `--${form.getBoundary()}--\r\n`.length;
@@ -106,6 +114,7 @@ export class TransfersApi {
         ['relativePath', options.relativePath ?? options.name],
       ],
       { path, name: options.name, size: total },
+      this.http.bandwidth.throttle('up'),
     );
     const { body } = await this.http.json({
       endpoint: UPLOAD,
@@ -192,6 +201,7 @@ export class TransfersApi {
     try {
       await pipeline(
         stream,
+        this.http.bandwidth.throttle('down'),
         counter(start, total, options.onProgress),
         createWriteStream(destination, { flags: partial ? 'a' : 'w' }),
       );

@@ -79,7 +79,6 @@ interface FolderRun {
   /** Remote ids the engine is moving to the drive's trash, with their paths (activity names them by id). */
   trashed: Map<number, string>;
   /** A full pass is waiting for the running one to end. */
-  fullWaiting: boolean;
 }
 
 const TOKEN_NAME = 'drivesync desktop';
@@ -374,7 +373,12 @@ export class DesktopHost extends EventEmitter<HostEvents> {
 
   private signedIn(account: Account, token: string): void {
     this.account = account;
-    const client = new DriveClient({ origin: account.server, token, retry: this.options.retry ?? { limit: 4, baseDelayMs: 500 } });
+    const client = new DriveClient({
+      origin: account.server,
+      token,
+      retry: this.options.retry ?? { limit: 4, baseDelayMs: 500 },
+      bandwidth: bandwidthOf(this.desktop.bandwidthLimitKBps),
+    });
     // The engine names entries it moves to the drive's trash by id; their paths are read from the mirror first.
     const trash = client.entries.trash.bind(client.entries);
     client.entries.trash = async (ids) => {
@@ -421,7 +425,6 @@ export class DesktopHost extends EventEmitter<HostEvents> {
       unlock: null,
       status: { root, state: 'starting', detail: null, lastSync: null, synced: 0, inSync: null },
       trashed: new Map(),
-      fullWaiting: false,
     };
     this.runs.set(root, run);
     try {
@@ -496,9 +499,9 @@ export class DesktopHost extends EventEmitter<HostEvents> {
       const changed = this.progress.record({ root: run.root, path: event.path, direction: event.direction, transferred: event.transferred, total: event.total });
       this.emitProgress(changed);
     });
-    engine.on('conflict', (copyPath: string) => {
+    engine.on('conflict', (copyPath: string, originalPath?: string) => {
       if (!current()) return;
-      const item: ConflictItem = { id: this.nextId++, at: new Date(this.now()).toISOString(), root: run.root, path: conflictOriginal(copyPath), copyPath };
+      const item: ConflictItem = { id: this.nextId++, at: new Date(this.now()).toISOString(), root: run.root, path: originalPath ?? conflictOriginal(copyPath), copyPath };
       this.keep(this.conflicts, item);
       this.emit('conflict', item);
     });
@@ -536,23 +539,9 @@ export class DesktopHost extends EventEmitter<HostEvents> {
    * that looks only at the watcher's paths, and it has no public "busy" flag: so the request waits until the
    * engine's pass in flight (its `running` promise) has ended, then starts the full pass in the same turn.
    */
+  /** A full scan and listing; asked while a pass runs, the engine does it in one follow-up pass. */
   private fullSync(run: FolderRun): void {
-    if (run.fullWaiting) return;
-    run.fullWaiting = true;
-    void (async () => {
-      const engine = run.engine;
-      try {
-        for (let i = 0; engine && i < 20; i++) {
-          const inFlight = (engine as unknown as { running?: Promise<unknown> | null }).running;
-          if (!inFlight) break;
-          await inFlight.catch(() => undefined);
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-      } finally {
-        run.fullWaiting = false;
-      }
-      if (engine && this.runs.get(run.root) === run && run.engine === engine) await engine.syncOnce({ fullScan: true }).catch(() => undefined);
-    })();
+    void run.engine?.syncOnce({ fullScan: true }).catch(() => undefined);
   }
 
   private async stopFolders(): Promise<void> {
@@ -737,7 +726,11 @@ export class DesktopHost extends EventEmitter<HostEvents> {
       desktop.concurrency = changes.concurrency;
       restart = true;
     }
-    if (changes.bandwidthLimitKBps !== undefined) desktop.bandwidthLimitKBps = changes.bandwidthLimitKBps;
+    if (changes.bandwidthLimitKBps !== undefined) {
+      desktop.bandwidthLimitKBps = changes.bandwidthLimitKBps;
+      // Applied at once, to the transfers under way too.
+      this.client?.http.bandwidth.set(bandwidthOf(desktop.bandwidthLimitKBps));
+    }
     if (changes.startAtLogin !== undefined && changes.startAtLogin !== desktop.startAtLogin) {
       await this.options.platform.setStartAtLogin(changes.startAtLogin);
       desktop.startAtLogin = changes.startAtLogin;
@@ -799,4 +792,10 @@ export class DesktopHost extends EventEmitter<HostEvents> {
     this.queue = next.catch(() => undefined);
     return next;
   }
+}
+
+/** The window's one limit (KB/s, 0 for none) applies to uploads and downloads alike. */
+function bandwidthOf(kilobytesPerSecond: number): { upBytesPerSecond: number; downBytesPerSecond: number } {
+  const bytes = kilobytesPerSecond > 0 ? kilobytesPerSecond * 1024 : 0;
+  return { upBytesPerSecond: bytes, downBytesPerSecond: bytes };
 }

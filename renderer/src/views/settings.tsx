@@ -98,7 +98,7 @@ export function SettingsView() {
               aria-describedby="settings-bandwidth-hint"
             />
             <p class="hint" id="settings-bandwidth-hint">
-              Saved now; applied once the sync engine can limit transfers.
+              Applies to uploads and downloads at once, including transfers under way.
             </p>
           </div>
         </div>
