@@ -1,11 +1,13 @@
 /**
  * The one contract between the window and the rest of the app: every call the renderer may make (invoke) and every
- * event it may receive, with their types. It imports nothing, so the renderer (types only), the preload (the channel
+ * event it may receive, with their types. It imports only types, so the renderer (types only), the preload (the channel
  * lists, bundled) and the main side (both) can all use it.
  *
  * Entries are named by `EntryRef` — a synced folder and a path inside it — never by a bare remote id: the host turns a
  * path into its remote entry through that folder's mirror, so the window can only act on what is actually synced.
  */
+
+import type { ApiErrorKind } from '../api/errors.js';
 
 /** The name under which the preload exposes the API (`window.drivesync`). */
 export const API_NAME = 'drivesync';
@@ -309,22 +311,8 @@ export const EVENT_NAMES = Object.keys(eventNames) as EventName[];
 // Answers. A call never rejects across the bridge: it answers a Result, so the window gets the failure's kind and
 // field messages intact (an Error crossing contextBridge keeps only its message).
 
-export type FailureKind =
-  | 'invalid-argument'
-  | 'not-signed-in'
-  | 'not-synced'
-  | 'forbidden'
-  | 'unauthorized'
-  | 'not-found'
-  | 'conflict'
-  | 'invalid'
-  | 'rate-limited'
-  | 'server'
-  | 'network'
-  | 'timeout'
-  | 'bad-response'
-  | 'aborted'
-  | 'failed';
+/** The service's error kinds, plus the app's own. */
+export type FailureKind = ApiErrorKind | 'invalid-argument' | 'not-signed-in' | 'not-synced' | 'failed';
 
 export interface Failure {
   kind: FailureKind;
