@@ -25,6 +25,8 @@ export interface UploadOptions {
   relativePath?: string;
   signal?: AbortSignal;
   onProgress?: (progress: TransferProgress) => void;
+  /** Sees every byte of the file as it is sent (to hash what was uploaded without reading the file twice). */
+  onData?: (chunk: Buffer) => void;
 }
 
 export interface DownloadOptions {
@@ -65,6 +67,7 @@ function multipartBody(
   fields: ReadonlyArray<readonly [string, string]>,
   file: { path: string; name: string; size: number },
   throttle: Transform,
+  onData?: (chunk: Buffer) => void,
 ) {
   const form = new FormData();
   for (const [name, value] of fields) form.append(name, value);
@@ -72,6 +75,7 @@ function multipartBody(
   const exact = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       read += chunk.length;
+      onData?.(chunk);
       done(null, chunk);
     },
     flush(done) {
@@ -115,6 +119,7 @@ export class TransfersApi {
       ],
       { path, name: options.name, size: total },
       this.http.bandwidth.throttle('up'),
+      options.onData,
     );
     const { body } = await this.http.json({
       endpoint: UPLOAD,

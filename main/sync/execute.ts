@@ -3,7 +3,7 @@
  * the trees and the mirror. Every operation is journalled before it starts; its result and the journal entry's
  * removal are one transaction.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { mkdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import PQueue from 'p-queue';
@@ -151,6 +151,11 @@ export class Executor {
     return item;
   }
 
+  /** The file's state before an upload, and a hash fed with the bytes the upload sends (one read, not two). */
+  private async beforeUpload(path: RelPath): Promise<{ before: LocalItem; hashing: Hash }> {
+    return { before: await this.localItem(path, false), hashing: createHash('sha256') };
+  }
+
   /** The local item still as the plan saw it; otherwise the operation is stale and waits for the next pass. */
   private async unchangedLocal(path: RelPath): Promise<LocalItem | null> {
     const seen = this.trees.local.get(path);
@@ -176,27 +181,30 @@ export class Executor {
     const { client } = this.ports;
     switch (op.kind) {
       case 'upload': {
-        const before = await this.localItem(op.path, true);
+        const { before, hashing } = await this.beforeUpload(op.path);
         const entry = await client.transfers.upload(this.abs(op.path), {
           name: op.name,
           parentId: this.remoteParent(op.parentId),
           signal,
           onProgress: (p) => this.events.transfer?.({ path: op.path, direction: 'up', ...p }),
+          onData: (chunk) => hashing.update(chunk),
         });
-        return { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local: before };
+        return { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local: { ...before, hash: hashing.digest('hex') } };
       }
       case 'replace-remote': {
         const old = this.remoteOf(op.remoteId);
-        const before = await this.localItem(op.path, true);
+        const { before, hashing } = await this.beforeUpload(op.path);
         const entry = await client.transfers.upload(this.abs(op.path), {
           name: old.name,
           parentId: this.remoteParent(old.parentId),
           signal,
           onProgress: (p) => this.events.transfer?.({ path: op.path, direction: 'up', ...p }),
+          onData: (chunk) => hashing.update(chunk),
         });
+        const local = { ...before, hash: hashing.digest('hex') };
         await this.carryOver(op.remoteId, entry, op.path);
         await client.entries.trash([op.remoteId]);
-        return { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local: before, replaces: op.remoteId };
+        return { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local, replaces: op.remoteId };
       }
       case 'create-remote-folder': {
         const local = await this.localItem(op.path, false);
