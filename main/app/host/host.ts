@@ -42,7 +42,7 @@ import { DEFAULT_DESKTOP_SETTINGS, loadDesktopSettings, saveDesktopSettings, typ
 import type { HostEvents } from './events.js';
 import { HostError } from './failures.js';
 import { FolderLocked, lockFolder } from './lock.js';
-import { mirrorChildren, mirrorItem, mirrorItemById, type MirrorRow } from './mirror-read.js';
+import { mirrorChildren, mirrorItem, type MirrorRow } from './mirror-read.js';
 import { ProgressTracker } from './progress.js';
 import { keychainTokens, type TokenStore } from './tokens.js';
 
@@ -77,7 +77,6 @@ interface FolderRun {
   unlock: (() => void) | null;
   status: FolderStatus;
   /** Remote ids the engine is moving to the drive's trash, with their paths (activity names them by id). */
-  trashed: Map<number, string>;
   /** A full pass is waiting for the running one to end. */
 }
 
@@ -379,17 +378,6 @@ export class DesktopHost extends EventEmitter<HostEvents> {
       retry: this.options.retry ?? { limit: 4, baseDelayMs: 500 },
       bandwidth: bandwidthOf(this.desktop.bandwidthLimitKBps),
     });
-    // The engine names entries it moves to the drive's trash by id; their paths are read from the mirror first.
-    const trash = client.entries.trash.bind(client.entries);
-    client.entries.trash = async (ids) => {
-      for (const run of this.runs.values()) {
-        for (const id of ids) {
-          const item = mirrorItemById(run.mirror, id);
-          if (item) run.trashed.set(id, item.path);
-        }
-      }
-      return trash(ids);
-    };
     this.client = client;
   }
 
@@ -424,7 +412,6 @@ export class DesktopHost extends EventEmitter<HostEvents> {
       engine: null,
       unlock: null,
       status: { root, state: 'starting', detail: null, lastSync: null, synced: 0, inSync: null },
-      trashed: new Map(),
     };
     this.runs.set(root, run);
     try {
@@ -477,12 +464,7 @@ export class DesktopHost extends EventEmitter<HostEvents> {
     });
     engine.on('activity', (activity: Activity) => {
       if (!current()) return;
-      let path = activity.path;
-      if (path.startsWith('#')) {
-        const id = Number(path.slice(1));
-        path = run.trashed.get(id) ?? path;
-        run.trashed.delete(id);
-      }
+      const path = activity.path;
       const item: ActivityItem = {
         id: this.nextId++,
         at: activity.at,

@@ -59,13 +59,6 @@ export function mirrorItem(file: string, path: string): MirrorRow | null {
   });
 }
 
-export function mirrorItemById(file: string, id: number): MirrorRow | null {
-  return withDb(file, (db) => {
-    const row = db.prepare(`SELECT ${COLUMNS} FROM base WHERE remote_id = ?`).get(id) as Row | undefined;
-    return row ? toRow(row) : null;
-  });
-}
-
 /** Children of `path` ('' is the folder's root), folders first, then by name. */
 export function mirrorChildren(file: string, path: string): MirrorRow[] {
   return (

@@ -13,7 +13,7 @@ import { CliError, failure, SilentExit } from '../errors.js';
 import { log } from '../log.js';
 import { safe } from '../output.js';
 import { PlainReporter, TtyReporter, type Reporter } from '../progress.js';
-import { canonicalPath, findRoot, isAlive, readStatus, rootOfAccount, withMirror, writeStatus, type RootStatus } from '../roots.js';
+import { canonicalPath, findRoot, isAlive, readStatus, rootOfAccount, writeStatus, type RootStatus } from '../roots.js';
 import { openSession, type Session } from '../session.js';
 
 interface SyncOptions {
@@ -101,20 +101,6 @@ export async function openSyncRun(session: Session, root: string, reporter: Repo
     throw new CliError(`cannot open the sync database ${mirror}: ${(error as Error).message.split('\n')[0]}`);
   }
 
-  // Entries moved to the drive's trash are named by id in the engine's activity; their path is read from the mirror
-  // just before they go.
-  const trashedPaths = new Map<string, string>();
-  const trash = client.entries.trash.bind(client.entries);
-  client.entries.trash = async (ids) => {
-    await withMirror(mirror, (q) => {
-      for (const id of ids) {
-        const item = q.byId(id);
-        if (item) trashedPaths.set(`#${id}`, item.path);
-      }
-    }).catch(() => undefined);
-    return trash(ids);
-  };
-
   const previous = readStatus(paths, key);
   const status: RootStatus = {
     root,
@@ -161,9 +147,8 @@ export async function openSyncRun(session: Session, root: string, reporter: Repo
     soon();
   });
   engine.on('activity', (activity: Activity) => {
-    const path = activity.path.startsWith('#') ? (trashedPaths.get(activity.path) ?? activity.path) : activity.path;
-    log().info({ root, kind: activity.kind, path, rule: activity.rule }, 'done');
-    reporter.activity({ ...activity, path });
+    log().info({ root, kind: activity.kind, path: activity.path, rule: activity.rule }, 'done');
+    reporter.activity(activity);
   });
   engine.on('transfer', (event) => reporter.transfer(event));
   engine.on('notice', (message) => {
