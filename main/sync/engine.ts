@@ -80,7 +80,7 @@ export interface EngineOptions {
   /** Passes within one sync before giving up on convergence. */
   maxIterations?: number;
   caseInsensitive?: boolean;
-  /** The Watcher port; @parcel/watcher by default. */
+  /** The Watcher port; one `fs.watch` per folder by default. */
   watch?: WatchTree;
 }
 

@@ -30,14 +30,29 @@ export type IgnoreRule = (path: RelPath, type: LocalItem['type']) => boolean;
 
 /** The temp-file patterns plus the user's `.syncignore` (gitignore syntax) at the root. */
 export async function loadIgnoreRules(root: string): Promise<IgnoreRule> {
-  const rules = ignore().add(TEMP_PATTERNS);
+  let user = '';
   try {
-    rules.add(await readFile(join(root, '.syncignore'), 'utf8'));
+    user = await readFile(join(root, '.syncignore'), 'utf8');
   } catch {
     // no .syncignore: only the built-in patterns apply
   }
-  return (path, type) => path !== '' && rules.ignores(type === 'folder' ? `${path}/` : path);
+  // `ignore` caches every answer (and its parent folders') for as long as the instance lives: on 100,000 files
+  // that is ~18 MB kept while idle. A fresh instance every few thousand paths keeps the cache's speed-up for the
+  // folders a scan is in, with bounded memory.
+  const build = () => ignore().add(TEMP_PATTERNS).add(user);
+  let rules = build();
+  let answered = 0;
+  return (path, type) => {
+    if (path === '') return false;
+    if (++answered > IGNORE_CACHE_PATHS) {
+      rules = build();
+      answered = 0;
+    }
+    return rules.ignores(type === 'folder' ? `${path}/` : path);
+  };
 }
+
+const IGNORE_CACHE_PATHS = 4096;
 
 export async function hashFile(path: string): Promise<string> {
   const hash = createHash('sha256');

@@ -55,7 +55,41 @@ function localStateOf(base: BaseItem, local: LocalItem): LocalState {
   return 'changed';
 }
 
+/**
+ * True when both sides are exactly as last synced: every synced item is at its recorded path with its recorded
+ * inode, size and mtime, the listing says what base says of it, and nothing else exists on either side. Then no
+ * row of the table applies, so a poll or rescan that found no change costs no planning (and no per-item garbage).
+ */
+export function settled({ base, local, remote }: Trees): boolean {
+  if (local.size !== base.size || remote.size !== base.size) return false;
+  const paths = new Set<RelPath>();
+  for (const b of base.values()) {
+    if (paths.has(b.path)) return false;
+    paths.add(b.path);
+    if (b.parentId === null) {
+      if (parentOf(b.path) !== '') return false;
+    } else {
+      const parent = base.get(b.parentId);
+      if (parent === undefined || parent.type !== 'folder' || parent.path !== parentOf(b.path)) return false;
+    }
+    const l = local.get(b.path);
+    if (l === undefined || l.type !== b.type || l.inode !== b.inode) return false;
+    const r = remote.get(b.remoteId);
+    if (r === undefined || r.type !== b.type || r.parentId !== b.parentId || r.name !== b.remoteName) return false;
+    if (b.type === 'file') {
+      if (l.size !== b.size || l.mtimeMs !== b.mtimeMs) return false;
+      if (r.size !== b.remoteSize || r.updatedAt !== b.remoteUpdatedAt) return false;
+    }
+  }
+  return true;
+}
+
 export function plan(trees: Trees, options: PlanOptions = {}): Plan {
+  return settled(trees) ? { operations: [], deletions: 0, skipped: [] } : planChanges(trees, options);
+}
+
+/** The decision table applied to every item; `plan` skips it when the trees are settled. */
+export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
   const caseInsensitive = options.caseInsensitive ?? false;
   const isIgnored = options.isIgnored ?? (() => false);
   const key = (name: string) => nameKey(name, caseInsensitive);

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -53,6 +53,71 @@ describe('the watcher port', () => {
 
     rmSync(join(root, 'growing.txt'));
     await until(() => (batches.filter((b) => b.paths.includes('growing.txt')).length === 2 ? true : undefined));
+  });
+});
+
+describe('the watcher on folders', () => {
+  let watcher: Watcher | undefined;
+  afterEach(async () => {
+    await watcher?.close();
+    watcher = undefined;
+  });
+
+  const start = async () => {
+    const root = mkdtempSync(join(tmpdir(), 'drivesync-watch-'));
+    const seen = new Set<string>();
+    const errors: Error[] = [];
+    watcher = await watchTree(root, {
+      ignoreDirs: ['.drivesync'],
+      stabilityMs: 50,
+      onChange: (paths) => paths.forEach((p) => seen.add(p)),
+      onError: (error) => errors.push(error),
+    });
+    const sees = (path: string) => until(() => (seen.has(path) ? true : undefined));
+    return { root, seen, errors, sees };
+  };
+
+  it('reports a new folder tree, then changes deep inside it, which a watch added on the fly sees', async () => {
+    const { root, seen, errors, sees } = await start();
+    mkdirSync(join(root, 'a', 'b', 'c'), { recursive: true });
+    writeFileSync(join(root, 'a', 'b', 'c', 'early.txt'), 'written before any watch could be on c');
+    await sees('a'); // the engine rescans a reported folder, which finds early.txt
+    // Watches reach the new folders: a later write three levels down is named by its own path.
+    await until(async () => {
+      writeFileSync(join(root, 'a', 'b', 'c', 'late.txt'), String(Date.now()));
+      await sleep(100);
+      return seen.has('a/b/c/late.txt') ? true : undefined;
+    });
+    expect(errors).toEqual([]);
+  });
+
+  it('follows a folder renamed inside the tree and forgets one deleted', async () => {
+    const { root, seen, errors, sees } = await start();
+    mkdirSync(join(root, 'old', 'sub'), { recursive: true });
+    await sees('old');
+    await until(async () => {
+      writeFileSync(join(root, 'old', 'sub', 'probe.txt'), String(Date.now()));
+      await sleep(100);
+      return seen.has('old/sub/probe.txt') ? true : undefined;
+    });
+    renameSync(join(root, 'old'), join(root, 'new'));
+    await sees('old'); // gone from its old path
+    await sees('new');
+    seen.clear();
+    writeFileSync(join(root, 'new', 'sub', 'after.txt'), 'x');
+    await sees('new/sub/after.txt');
+    expect([...seen].filter((p) => p.startsWith('old/'))).toEqual([]);
+
+    rmSync(join(root, 'new'), { recursive: true });
+    await sees('new');
+    // A folder of the same name made at once, before the deletion was even looked at, is watched anew.
+    mkdirSync(join(root, 'new'));
+    await until(async () => {
+      writeFileSync(join(root, 'new', 'again.txt'), String(Date.now()));
+      await sleep(100);
+      return seen.has('new/again.txt') ? true : undefined;
+    });
+    expect(errors).toEqual([]);
   });
 });
 
