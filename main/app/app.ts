@@ -7,6 +7,7 @@ import { app, BrowserWindow, clipboard, ipcMain, Menu, nativeImage, Notification
 import type { IpcMainInvokeEvent, UtilityProcess } from 'electron';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { ENGINE_V8_FLAGS } from '../sync/process-flags.js';
 import { autostartDir, writeAutostart } from './autostart.js';
 import type { ActivityItem, StatusSnapshot } from './contract.js';
 import type { HostPlatform } from './host/host.js';
@@ -100,7 +101,11 @@ export async function runApp(argv: readonly string[] = process.argv): Promise<Ru
   await app.whenReady();
   installSessionSecurity(session.defaultSession);
 
-  const child = utilityProcess.fork(layout.hostScript, [], { serviceName: 'drivesync host', stdio: 'inherit' });
+  const child = utilityProcess.fork(layout.hostScript, [], {
+    serviceName: 'drivesync host',
+    stdio: 'inherit',
+    execArgv: [...ENGINE_V8_FLAGS],
+  });
   const setStartAtLogin = (enabled: boolean) => {
     if (process.platform === 'linux') {
       const command = app.isPackaged ? [process.env.APPIMAGE ?? process.execPath] : [process.execPath, app.getAppPath()];

@@ -10,8 +10,9 @@ import { ApiError, isTransient } from '../api/errors.js';
 import { applyOutcome } from './apply.js';
 import { Executor, StaleError, toRemoteItem, type Clock, type TransferEvent } from './execute.js';
 import { hashFile, loadIgnoreRules, refreshPaths, scanLocal, STATE_DIR, type IgnoreRule } from './local.js';
-import { Mirror, TrackedMap } from './mirror.js';
-import { plan } from './plan.js';
+import { Mirror } from './mirror.js';
+import { plan, settled } from './plan.js';
+import { BaseTree, LocalTree, RemoteTree } from './trees.js';
 import { watchTree, type Watcher, type WatchTree } from './watcher.js';
 import type { BaseItem, LocalItem, Operation, RelPath, RemoteId, RemoteItem } from './types.js';
 
@@ -112,7 +113,14 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private readonly options: EngineOptions;
   private readonly clock: Clock;
   private readonly mirror: Mirror;
-  private readonly trees: { base: TrackedMap<RemoteId, BaseItem>; local: Map<RelPath, LocalItem>; remote: Map<RemoteId, RemoteItem> };
+  private readonly trees: { base: BaseTree; local: Map<RelPath, LocalItem>; remote: Map<RemoteId, RemoteItem> };
+  /**
+   * After a pass that left everything in sync, the local and remote trees equal base and are not kept (base holds
+   * them); the next pass that needs one without scanning or listing builds it from base.
+   */
+  private localAsBase = false;
+  private remoteAsBase = false;
+  private remoteListed = false;
   private isIgnored: IgnoreRule = () => false;
   private stateValue: EngineState = 'idle';
   private running: Promise<PassSummary> | null = null;
@@ -140,8 +148,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     this.root = options.root;
     this.clock = options.clock ?? systemClock;
     this.mirror = new Mirror(options.mirrorPath);
-    this.trees = { base: new TrackedMap(this.mirror.loadBase()), local: new Map(), remote: new Map() };
-    this.trees.base.touched.clear();
+    this.trees = { base: this.mirror.loadBase(), local: new LocalTree(), remote: new RemoteTree() };
   }
 
   get state(): EngineState {
@@ -197,27 +204,34 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
 
   private async listRemote(): Promise<Map<RemoteId, RemoteItem>> {
     const rootId = this.options.remoteRootId ?? null;
-    const remote = new Map<RemoteId, RemoteItem>();
+    const remote = new RemoteTree();
     for await (const entry of this.options.client.entries.tree({ rootId, perPage: 1000, signal: this.abort.signal })) {
       if (entry.deleted_at) continue;
-      remote.set(entry.id, toRemoteItem(entry, rootId));
+      const item = toRemoteItem(entry, rootId);
+      // The creation time serves only to adopt an upload whose answer was lost: a synced entry is not one.
+      if (this.trees.base.has(item.id)) delete item.createdAt;
+      remote.set(entry.id, item);
     }
     return remote;
   }
 
   private async scan(full: boolean): Promise<void> {
     this.isIgnored = await loadIgnoreRules(this.root);
-    const baseByPath = new Map<RelPath, BaseItem>();
-    for (const b of this.trees.base.values()) baseByPath.set(b.path, b);
-    const options = { isIgnored: this.isIgnored, baseAt: (p: RelPath) => baseByPath.get(p) };
+    const base = this.trees.base;
+    const options = { isIgnored: this.isIgnored, needsHash: base.changedFileTest() };
     if (full || !this.localScanned) {
       const result = await scanLocal(this.root, options);
       this.trees.local = result.items;
       this.localScanned = true;
+      this.localAsBase = false;
       this.dirtyPaths.clear();
       for (const path of result.symlinks) this.reportSkipped(path, 'symbolic links are not synced');
       for (const u of result.unreadable) this.reportSkipped(u.path, u.reason);
     } else if (this.dirtyPaths.size > 0) {
+      if (this.localAsBase) {
+        this.trees.local = LocalTree.fromBase(base);
+        this.localAsBase = false;
+      }
       const paths = [...this.dirtyPaths];
       this.dirtyPaths.clear();
       const { symlinks } = await refreshPaths(this.root, this.trees.local, paths, options);
@@ -330,7 +344,14 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       this.setState('scanning');
       await rm(join(this.root, STATE_DIR, 'tmp'), { recursive: true, force: true });
       await this.scan(options.fullScan ?? false);
-      if (options.listRemote !== false || this.trees.remote.size === 0) this.trees.remote = await this.listRemote();
+      if (options.listRemote !== false || !this.remoteListed) {
+        this.trees.remote = await this.listRemote();
+        this.remoteListed = true;
+        this.remoteAsBase = false;
+      } else if (this.remoteAsBase) {
+        this.trees.remote = RemoteTree.fromBase(this.trees.base);
+        this.remoteAsBase = false;
+      }
       await this.adoptLostUploads();
       this.setState('syncing');
       const executor = new Executor(
@@ -396,8 +417,15 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         this.emit('item-error', failure);
       }
       this.errors.length = Math.min(this.errors.length, 200);
-      const remaining = plan(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.options.caseInsensitive });
-      summary.inSync = !summary.needsConfirmation && remaining.operations.length === 0;
+      const quiet = settled(this.trees);
+      const remaining = quiet ? [] : plan(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.options.caseInsensitive }).operations;
+      summary.inSync = !summary.needsConfirmation && remaining.length === 0;
+      if (quiet && !this.localAsBase) {
+        // Nothing differs from base: keep base alone until the next pass needs the other two.
+        this.trees.local = new LocalTree();
+        this.trees.remote = new RemoteTree();
+        this.localAsBase = this.remoteAsBase = true;
+      }
       this.lastSync = this.clock.now();
       if (!summary.needsConfirmation) this.setState(summary.inSync || summary.failed.length === 0 ? 'idle' : 'error', summary.failed[0]?.message);
     } catch (error) {

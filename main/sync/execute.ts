@@ -12,7 +12,8 @@ import { ApiError, isTransient, NotFoundError, RateLimitedError } from '../api/e
 import type { FileEntry } from '../api/schemas.js';
 import { applyOutcome, type MutableTrees, type Outcome } from './apply.js';
 import { hashFile, STATE_DIR } from './local.js';
-import type { Mirror, TrackedMap } from './mirror.js';
+import type { Mirror } from './mirror.js';
+import type { BaseTree } from './trees.js';
 import { baseName, conflictedCopyName, joinPath, numberedName, parentOf } from './names.js';
 import type { BaseItem, LocalItem, Operation, RelPath, RemoteId, RemoteItem } from './types.js';
 
@@ -79,7 +80,7 @@ export class Executor {
   constructor(
     private readonly root: string,
     private readonly rootId: RemoteId | null,
-    private readonly trees: MutableTrees & { base: TrackedMap<RemoteId, BaseItem> },
+    private readonly trees: MutableTrees & { base: BaseTree },
     private readonly mirror: Mirror,
     private readonly ports: ExecutorPorts,
     private readonly events: ExecutorEvents = {},

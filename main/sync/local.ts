@@ -8,7 +8,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ignore from 'ignore';
 import { parentOf } from './names.js';
-import type { BaseItem, LocalItem, RelPath } from './types.js';
+import { LocalTree } from './trees.js';
+import type { LocalItem, RelPath } from './types.js';
 
 export const STATE_DIR = '.drivesync';
 
@@ -69,8 +70,11 @@ export interface ScanResult {
 
 export interface ScanOptions {
   isIgnored: IgnoreRule;
-  /** The base item last synced at a path, so content is hashed only where size, mtime or inode changed. */
-  baseAt: (path: RelPath) => BaseItem | undefined;
+  /**
+   * True for a file synced at this path whose size, mtime or inode changed: only its content is hashed, so the
+   * planner can tell an edit from a touch.
+   */
+  needsHash: (item: LocalItem) => boolean;
 }
 
 const toRel = (parts: string[]) => parts.join('/');
@@ -89,11 +93,7 @@ function describeSync(abs: string, path: RelPath): LocalItem | 'symlink' | null 
 
 /** Hashes a file whose size, mtime or inode differ from its base, so the planner can tell an edit from a touch. */
 async function withHash(item: LocalItem, abs: string, options: ScanOptions): Promise<LocalItem> {
-  if (item.type !== 'file') return item;
-  const base = options.baseAt(item.path);
-  if (base && base.type === 'file' && (base.size !== item.size || base.mtimeMs !== item.mtimeMs || base.inode !== item.inode)) {
-    item.hash = await hashFile(abs);
-  }
+  if (item.type === 'file' && options.needsHash(item)) item.hash = await hashFile(abs);
   return item;
 }
 
@@ -106,7 +106,7 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Walks the whole tree below `root`, one directory at a time, giving the event loop a turn between them. */
 export async function scanLocal(root: string, options: ScanOptions): Promise<ScanResult> {
-  const result: ScanResult = { items: new Map(), symlinks: [], unreadable: [] };
+  const result: ScanResult = { items: new LocalTree(), symlinks: [], unreadable: [] };
   await scanInto(root, [], options, result);
   return result;
 }

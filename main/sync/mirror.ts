@@ -5,6 +5,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { BaseTree } from './trees.js';
 import type { BaseItem, RemoteId } from './types.js';
 
 const MIGRATIONS: readonly string[] = [
@@ -115,11 +116,13 @@ export class Mirror {
     return this.db.pragma('user_version', { simple: true }) as number;
   }
 
-  loadBase(): Map<RemoteId, BaseItem> {
-    const out = new Map<RemoteId, BaseItem>();
+  /** The synced tree, with nothing marked as touched. */
+  loadBase(): BaseTree {
+    const out = new BaseTree();
     for (const row of this.db.prepare('SELECT * FROM base').iterate() as IterableIterator<BaseRow>) {
       out.set(row.remote_id, toItem(row));
     }
+    out.touched.clear();
     return out;
   }
 
@@ -163,33 +166,5 @@ export class Mirror {
 
   close(): void {
     this.db.close();
-  }
-}
-
-/** A Map that remembers which keys were set or deleted, so only those rows are written back. */
-export class TrackedMap<K, V> extends Map<K, V> {
-  readonly touched = new Set<K>();
-
-  override set(key: K, value: V): this {
-    this.touched?.add(key);
-    return super.set(key, value);
-  }
-
-  override delete(key: K): boolean {
-    this.touched.add(key);
-    return super.delete(key);
-  }
-
-  /** The touched keys split into rows to write and rows to remove; forgets them. */
-  drain(): { upserts: V[]; deletes: K[] } {
-    const upserts: V[] = [];
-    const deletes: K[] = [];
-    for (const key of this.touched) {
-      const value = super.get(key);
-      if (value === undefined) deletes.push(key);
-      else upserts.push(value);
-    }
-    this.touched.clear();
-    return { upserts, deletes };
   }
 }

@@ -116,7 +116,10 @@ export class FakeUtilityProcess extends EventEmitter {
   /** What the main process posted; `toChild` delivers it. */
   toChild: (message: unknown) => void = () => undefined;
   killed = false;
-  constructor(readonly script: string) {
+  constructor(
+    readonly script: string,
+    readonly options: { execArgv?: string[] } = {},
+  ) {
     super();
   }
   postMessage(message: unknown): void {
@@ -178,8 +181,8 @@ export const clipboard = { writeText: vi.fn() };
 export const Menu = { buildFromTemplate: vi.fn((template: Array<Record<string, unknown>>) => ({ template })) };
 export const nativeImage = { createFromPath: vi.fn((path: string) => ({ path })) };
 export const utilityProcess = {
-  fork: vi.fn((script: string) => {
-    const child = new FakeUtilityProcess(script);
+  fork: vi.fn((script: string, _args?: string[], options?: { execArgv?: string[] }) => {
+    const child = new FakeUtilityProcess(script, options);
     fake.children.push(child);
     fake.onFork(child, script);
     return child;

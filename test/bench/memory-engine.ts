@@ -90,7 +90,7 @@ say(`first pass (scan + listing + plan): ${(firstPassMs / 1000).toFixed(2)} s, $
 start = performance.now();
 const second = await engine.start(); // a second full pass, then the watcher and the poll timer: the app's idle state
 const startMs = performance.now() - start;
-await sleep(1000);
+await sleep(Number(process.env.MEM_IDLE_MS ?? 1000));
 const idle = await settle();
 clearInterval(sampler);
 say(`start() (full pass + watcher): ${(startMs / 1000).toFixed(2)} s, ${second.done} operations, in sync: ${second.inSync}`);

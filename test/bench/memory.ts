@@ -13,6 +13,7 @@ import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Mirror } from '../../main/sync/mirror.js';
+import { ENGINE_V8_FLAGS } from '../../main/sync/process-flags.js';
 import type { BaseItem } from '../../main/sync/types.js';
 import {
   BENCH_DIR,
@@ -127,7 +128,7 @@ benchmarkMain(async (): Promise<BenchResult> => {
 
     const [script] = await transpileForNode(tempDir('memory-js'), [join(BENCH_DIR, 'memory-engine.ts')]);
     const runChild = async <T>(mode: string): Promise<T> => {
-      const child = spawn(process.execPath, ['--expose-gc', script!], {
+      const child = spawn(process.execPath, ['--expose-gc', ...ENGINE_V8_FLAGS, script!], {
         cwd: PROJECT,
         env: { ...process.env, MEM_MODE: mode, MEM_URL: server.url, MEM_TOKEN: account.token, MEM_ROOT: root, MEM_MIRROR: mirrorPath },
         stdio: ['ignore', 'pipe', 'inherit'],

@@ -10,7 +10,8 @@ import { lstatSync } from 'node:fs';
 import { opendir, lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadIgnoreRules, scanLocal } from '../../main/sync/local.js';
-import type { BaseItem, RelPath } from '../../main/sync/types.js';
+import { BaseTree } from '../../main/sync/trees.js';
+import type { RelPath } from '../../main/sync/types.js';
 import { benchmarkMain, cleanup, log, median, ms, ratio, SIZES, sharedTree, timed, type BenchResult } from './common.js';
 
 function runFind(root: string): number {
@@ -53,13 +54,13 @@ benchmarkMain(async (): Promise<BenchResult> => {
   try {
     const { root, tree } = await sharedTree(SIZES.files);
     const isIgnored = await loadIgnoreRules(root);
-    const first = await scanLocal(root, { isIgnored, baseAt: () => undefined });
+    const first = await scanLocal(root, { isIgnored, needsHash: () => false });
     const expected = tree.files.length + tree.folders.length;
     if (first.items.size !== expected) throw new Error(`the scan found ${first.items.size} items, expected ${expected}`);
-    const base = new Map<RelPath, BaseItem>();
+    const base = new BaseTree();
     let id = 1;
     for (const item of first.items.values()) {
-      base.set(item.path, {
+      base.set(id, {
         remoteId: id++,
         parentId: null,
         remoteName: item.path.slice(item.path.lastIndexOf('/') + 1),
@@ -73,7 +74,8 @@ benchmarkMain(async (): Promise<BenchResult> => {
         remoteUpdatedAt: '',
       });
     }
-    const options = { isIgnored, baseAt: (p: RelPath) => base.get(p) };
+    // As the engine scans: with the test built from its base.
+    const options = { isIgnored, needsHash: base.changedFileTest() };
 
     // Warm-up (page cache, JIT), then alternate.
     runFind(root);

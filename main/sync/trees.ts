@@ -1,0 +1,464 @@
+/**
+ * Compact stores for the three trees. Each is a Map to its users (the planner and `applyOutcome` read and write
+ * plain maps, and the simulation tests hand them plain maps), but keeps its items as columns — typed arrays for
+ * numbers and flags, arrays for strings — and makes an item object only when one is read. An item object with its
+ * own strings costs ~200–300 bytes of heap; a row costs ~60–170, and holds no pointers for the collector to trace.
+ *
+ * Read items are fresh objects: changing one does not change the store (`set` does).
+ */
+import type { BaseItem, ItemType, LocalItem, RelPath, RemoteId, RemoteItem } from './types.js';
+
+const FOLDER = 1;
+const typeCode = (type: ItemType) => (type === 'folder' ? FOLDER : 0);
+const typeOf = (code: number): ItemType => (code === FOLDER ? 'folder' : 'file');
+
+const grownF64 = (column: Float64Array, capacity: number) => {
+  const next = new Float64Array(capacity);
+  next.set(column);
+  return next;
+};
+const grownU8 = (column: Uint8Array, capacity: number) => {
+  const next = new Uint8Array(capacity);
+  next.set(column);
+  return next;
+};
+
+/** The row bookkeeping every store shares: key → row, rows reused after deletion. */
+abstract class ColumnMap<K, V> implements Map<K, V> {
+  protected readonly rows = new Map<K, number>();
+  private readonly free: number[] = [];
+  private used = 0;
+  protected capacity = 0;
+
+  /** Makes room for rows up to `capacity`. */
+  protected abstract grow(capacity: number): void;
+  protected abstract write(row: number, value: V): void;
+  protected abstract read(row: number): V;
+  /** Drops what a row holds beyond its numbers (its strings), so they can be collected. */
+  protected abstract release(row: number): void;
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  get(key: K): V | undefined {
+    const row = this.rows.get(key);
+    return row === undefined ? undefined : this.read(row);
+  }
+
+  has(key: K): boolean {
+    return this.rows.has(key);
+  }
+
+  set(key: K, value: V): this {
+    let row = this.rows.get(key);
+    if (row === undefined) {
+      row = this.free.pop() ?? this.used++;
+      if (row >= this.capacity) {
+        this.capacity = Math.max(1024, this.capacity * 2);
+        this.grow(this.capacity);
+      }
+      this.rows.set(key, row);
+    }
+    this.write(row, value);
+    return this;
+  }
+
+  delete(key: K): boolean {
+    const row = this.rows.get(key);
+    if (row === undefined) return false;
+    this.rows.delete(key);
+    this.release(row);
+    this.free.push(row);
+    return true;
+  }
+
+  clear(): void {
+    for (const key of [...this.rows.keys()]) this.delete(key);
+  }
+
+  *entries(): MapIterator<[K, V]> {
+    for (const [key, row] of this.rows) yield [key, this.read(row)];
+  }
+
+  keys(): MapIterator<K> {
+    return this.rows.keys();
+  }
+
+  *values(): MapIterator<V> {
+    for (const row of this.rows.values()) yield this.read(row);
+  }
+
+  [Symbol.iterator](): MapIterator<[K, V]> {
+    return this.entries();
+  }
+
+  forEach(callback: (value: V, key: K, map: Map<K, V>) => void, thisArg?: unknown): void {
+    for (const [key, value] of this.entries()) callback.call(thisArg, value, key, this);
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'Map';
+  }
+}
+
+/**
+ * Timestamps as the service writes them (`2026-11-22T09:01:58.961617Z`) fit a number: whole seconds scaled by the
+ * fraction's digits, plus the fraction; the digit count is kept to write the same text back. Anything that does not
+ * come back identical is kept as text.
+ */
+const STAMP = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?Z$/;
+const AS_TEXT = 255;
+
+class StampColumn {
+  private value = new Float64Array(0);
+  private digits = new Uint8Array(0);
+  private readonly text = new Map<number, string>();
+
+  grow(capacity: number): void {
+    this.value = grownF64(this.value, capacity);
+    this.digits = grownU8(this.digits, capacity);
+  }
+
+  write(row: number, stamp: string): void {
+    this.text.delete(row);
+    const match = STAMP.exec(stamp);
+    if (match) {
+      const seconds = Date.parse(`${match[1]}Z`) / 1000;
+      const fraction = match[2] ?? '';
+      const value = seconds * 10 ** fraction.length + (fraction === '' ? 0 : Number(fraction));
+      this.value[row] = value;
+      this.digits[row] = fraction.length;
+      if (Number.isSafeInteger(value) && this.read(row) === stamp) return;
+    }
+    this.digits[row] = AS_TEXT;
+    this.text.set(row, stamp);
+  }
+
+  read(row: number): string {
+    const digits = this.digits[row]!;
+    if (digits === AS_TEXT) return this.text.get(row)!;
+    const scale = 10 ** digits;
+    const value = this.value[row]!;
+    const seconds = Math.floor(value / scale);
+    const whole = new Date(seconds * 1000).toISOString().slice(0, 19);
+    return digits === 0 ? `${whole}Z` : `${whole}.${String(value - seconds * scale).padStart(digits, '0')}Z`;
+  }
+
+  release(row: number): void {
+    this.text.delete(row);
+  }
+}
+
+/** sha256 digests as 32 bytes instead of 64-character strings; any other text is kept as text. */
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+const NO_HASH = 0;
+const HASH_BYTES = 1;
+const HASH_TEXT = 2;
+
+class HashColumn {
+  private bytes = Buffer.alloc(0);
+  private kind = new Uint8Array(0);
+  private readonly text = new Map<number, string>();
+
+  grow(capacity: number): void {
+    const bytes = Buffer.alloc(capacity * 32);
+    this.bytes.copy(bytes);
+    this.bytes = bytes;
+    this.kind = grownU8(this.kind, capacity);
+  }
+
+  write(row: number, hash: string | null | undefined): void {
+    this.text.delete(row);
+    if (hash === null || hash === undefined) this.kind[row] = NO_HASH;
+    else if (SHA256_HEX.test(hash)) {
+      this.bytes.write(hash, row * 32, 32, 'hex');
+      this.kind[row] = HASH_BYTES;
+    } else {
+      this.text.set(row, hash);
+      this.kind[row] = HASH_TEXT;
+    }
+  }
+
+  read(row: number): string | null {
+    switch (this.kind[row]) {
+      case HASH_BYTES:
+        return this.bytes.toString('hex', row * 32, row * 32 + 32);
+      case HASH_TEXT:
+        return this.text.get(row)!;
+      default:
+        return null;
+    }
+  }
+
+  release(row: number): void {
+    this.text.delete(row);
+    this.kind[row] = NO_HASH;
+  }
+}
+
+const lastSegment = (path: RelPath) => path.slice(path.lastIndexOf('/') + 1);
+
+/**
+ * The synced tree (base), keyed by remote id. It remembers which rows were set or deleted since the last `drain`,
+ * so only those are written back to the mirror.
+ */
+export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
+  readonly touched = new Set<RemoteId>();
+  private parentId = new Float64Array(0);
+  private type = new Uint8Array(0);
+  private inode = new Float64Array(0);
+  private bytes = new Float64Array(0);
+  private mtimeMs = new Float64Array(0);
+  private remoteSize = new Float64Array(0);
+  private readonly path: Array<RelPath | undefined> = [];
+  /** The remote name when it is not the last segment of the local path (sanitised or de-duplicated names). */
+  private readonly remoteName: Array<string | undefined> = [];
+  private readonly hash = new HashColumn();
+  private readonly updatedAt = new StampColumn();
+
+  protected grow(capacity: number): void {
+    this.parentId = grownF64(this.parentId, capacity);
+    this.type = grownU8(this.type, capacity);
+    this.inode = grownF64(this.inode, capacity);
+    this.bytes = grownF64(this.bytes, capacity);
+    this.mtimeMs = grownF64(this.mtimeMs, capacity);
+    this.remoteSize = grownF64(this.remoteSize, capacity);
+    this.hash.grow(capacity);
+    this.updatedAt.grow(capacity);
+  }
+
+  protected write(row: number, b: BaseItem): void {
+    this.parentId[row] = b.parentId ?? Number.NaN;
+    this.type[row] = typeCode(b.type);
+    this.inode[row] = b.inode;
+    this.bytes[row] = b.size;
+    this.mtimeMs[row] = b.mtimeMs;
+    this.remoteSize[row] = b.remoteSize;
+    this.path[row] = b.path;
+    this.remoteName[row] = b.remoteName === lastSegment(b.path) ? undefined : b.remoteName;
+    this.hash.write(row, b.hash);
+    this.updatedAt.write(row, b.remoteUpdatedAt);
+  }
+
+  protected read(row: number): BaseItem {
+    const parentId = this.parentId[row]!;
+    const path = this.path[row]!;
+    return {
+      remoteId: Number.NaN, // replaced by the caller, which knows the key
+      parentId: Number.isNaN(parentId) ? null : parentId,
+      remoteName: this.remoteName[row] ?? lastSegment(path),
+      path,
+      type: typeOf(this.type[row]!),
+      inode: this.inode[row]!,
+      size: this.bytes[row]!,
+      mtimeMs: this.mtimeMs[row]!,
+      hash: this.hash.read(row),
+      remoteSize: this.remoteSize[row]!,
+      remoteUpdatedAt: this.updatedAt.read(row),
+    };
+  }
+
+  protected release(row: number): void {
+    this.path[row] = undefined;
+    this.remoteName[row] = undefined;
+    this.hash.release(row);
+    this.updatedAt.release(row);
+  }
+
+  override get(id: RemoteId): BaseItem | undefined {
+    const row = this.rows.get(id);
+    if (row === undefined) return undefined;
+    const item = this.read(row);
+    item.remoteId = id;
+    return item;
+  }
+
+  override *entries(): MapIterator<[RemoteId, BaseItem]> {
+    for (const [id, row] of this.rows) {
+      const item = this.read(row);
+      item.remoteId = id;
+      yield [id, item];
+    }
+  }
+
+  override *values(): MapIterator<BaseItem> {
+    for (const [id, row] of this.rows) {
+      const item = this.read(row);
+      item.remoteId = id;
+      yield item;
+    }
+  }
+
+  /**
+   * A test for a scan: is this local item a file synced at its path whose size, mtime or inode changed since? Only
+   * such files are hashed. The test holds a path index of the rows as they are now.
+   */
+  changedFileTest(): (item: LocalItem) => boolean {
+    const rowAt = new Map<RelPath, number>();
+    for (const row of this.rows.values()) rowAt.set(this.path[row]!, row);
+    return (item) => {
+      const row = rowAt.get(item.path);
+      if (row === undefined || this.type[row] === FOLDER) return false;
+      return this.bytes[row] !== item.size || this.mtimeMs[row] !== item.mtimeMs || this.inode[row] !== item.inode;
+    };
+  }
+
+  override set(id: RemoteId, item: BaseItem): this {
+    this.touched.add(id);
+    return super.set(id, item);
+  }
+
+  override delete(id: RemoteId): boolean {
+    this.touched.add(id);
+    return super.delete(id);
+  }
+
+  /** The touched rows split into rows to write and rows to remove; forgets them. */
+  drain(): { upserts: BaseItem[]; deletes: RemoteId[] } {
+    const upserts: BaseItem[] = [];
+    const deletes: RemoteId[] = [];
+    for (const id of this.touched) {
+      const item = this.get(id);
+      if (item === undefined) deletes.push(id);
+      else upserts.push(item);
+    }
+    this.touched.clear();
+    return { upserts, deletes };
+  }
+}
+
+/** What the last scan saw, keyed by local path. */
+export class LocalTree extends ColumnMap<RelPath, LocalItem> {
+  private type = new Uint8Array(0);
+  private inode = new Float64Array(0);
+  private bytes = new Float64Array(0);
+  private mtimeMs = new Float64Array(0);
+  private readonly path: Array<RelPath | undefined> = [];
+  /** Hashes are computed only for files that differ from their base: few rows have one. */
+  private readonly hash = new Map<number, string>();
+
+  protected grow(capacity: number): void {
+    this.type = grownU8(this.type, capacity);
+    this.inode = grownF64(this.inode, capacity);
+    this.bytes = grownF64(this.bytes, capacity);
+    this.mtimeMs = grownF64(this.mtimeMs, capacity);
+  }
+
+  protected write(row: number, item: LocalItem): void {
+    this.type[row] = typeCode(item.type);
+    this.inode[row] = item.inode;
+    this.bytes[row] = item.size;
+    this.mtimeMs[row] = item.mtimeMs;
+    this.path[row] = item.path;
+    if (item.hash === undefined) this.hash.delete(row);
+    else this.hash.set(row, item.hash);
+  }
+
+  protected read(row: number): LocalItem {
+    const item: LocalItem = {
+      path: this.path[row]!,
+      type: typeOf(this.type[row]!),
+      inode: this.inode[row]!,
+      size: this.bytes[row]!,
+      mtimeMs: this.mtimeMs[row]!,
+    };
+    const hash = this.hash.get(row);
+    if (hash !== undefined) item.hash = hash;
+    return item;
+  }
+
+  protected release(row: number): void {
+    this.path[row] = undefined;
+    this.hash.delete(row);
+  }
+
+  /** The local tree as base records it: what a scan finds when nothing changed since the last sync. */
+  static fromBase(base: BaseTree): LocalTree {
+    const local = new LocalTree();
+    for (const b of base.values()) local.set(b.path, { path: b.path, type: b.type, inode: b.inode, size: b.size, mtimeMs: b.mtimeMs });
+    return local;
+  }
+}
+
+/** What the last listing said, keyed by remote id. */
+export class RemoteTree extends ColumnMap<RemoteId, RemoteItem> {
+  private parentId = new Float64Array(0);
+  private type = new Uint8Array(0);
+  private bytes = new Float64Array(0);
+  private readonly name: Array<string | undefined> = [];
+  private readonly updatedAt = new StampColumn();
+  /** Only entries new since the last sync need their creation time (to adopt an upload whose answer was lost). */
+  private readonly createdAt = new Map<number, string>();
+
+  protected grow(capacity: number): void {
+    this.parentId = grownF64(this.parentId, capacity);
+    this.type = grownU8(this.type, capacity);
+    this.bytes = grownF64(this.bytes, capacity);
+    this.updatedAt.grow(capacity);
+  }
+
+  protected write(row: number, item: RemoteItem): void {
+    this.parentId[row] = item.parentId ?? Number.NaN;
+    this.type[row] = typeCode(item.type);
+    this.bytes[row] = item.size;
+    this.name[row] = item.name;
+    this.updatedAt.write(row, item.updatedAt);
+    if (item.createdAt === undefined) this.createdAt.delete(row);
+    else this.createdAt.set(row, item.createdAt);
+  }
+
+  protected read(row: number): RemoteItem {
+    const parentId = this.parentId[row]!;
+    const item: RemoteItem = {
+      id: Number.NaN, // replaced by the caller, which knows the key
+      parentId: Number.isNaN(parentId) ? null : parentId,
+      name: this.name[row]!,
+      type: typeOf(this.type[row]!),
+      size: this.bytes[row]!,
+      updatedAt: this.updatedAt.read(row),
+    };
+    const createdAt = this.createdAt.get(row);
+    if (createdAt !== undefined) item.createdAt = createdAt;
+    return item;
+  }
+
+  protected release(row: number): void {
+    this.name[row] = undefined;
+    this.updatedAt.release(row);
+    this.createdAt.delete(row);
+  }
+
+  override get(id: RemoteId): RemoteItem | undefined {
+    const row = this.rows.get(id);
+    if (row === undefined) return undefined;
+    const item = this.read(row);
+    item.id = id;
+    return item;
+  }
+
+  override *entries(): MapIterator<[RemoteId, RemoteItem]> {
+    for (const [id, row] of this.rows) {
+      const item = this.read(row);
+      item.id = id;
+      yield [id, item];
+    }
+  }
+
+  override *values(): MapIterator<RemoteItem> {
+    for (const [id, row] of this.rows) {
+      const item = this.read(row);
+      item.id = id;
+      yield item;
+    }
+  }
+
+  /** The listing as base records it: what the service answers when nothing changed since the last sync. */
+  static fromBase(base: BaseTree): RemoteTree {
+    const remote = new RemoteTree();
+    for (const b of base.values()) {
+      remote.set(b.remoteId, { id: b.remoteId, parentId: b.parentId, name: b.remoteName, type: b.type, size: b.remoteSize, updatedAt: b.remoteUpdatedAt });
+    }
+    return remote;
+  }
+}

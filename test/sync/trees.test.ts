@@ -1,0 +1,152 @@
+/**
+ * The compact tree stores behave as Maps: any sequence of sets and deletes leaves them answering exactly what a
+ * Map given the same sequence answers, item for item, in the same order.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { BaseTree, LocalTree, RemoteTree } from '../../main/sync/trees.js';
+import type { BaseItem, LocalItem, RemoteItem } from '../../main/sync/types.js';
+
+const stampArb = fc.oneof(
+  // The service's own format, with 0 to 6 fraction digits (leading zeros included).
+  fc
+    .tuple(fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2200-01-01T00:00:00Z'), noInvalidDate: true }), fc.nat({ max: 6 }), fc.nat({ max: 999_999 }))
+    .map(([date, digits, fraction]) => {
+      const whole = date.toISOString().slice(0, 19);
+      return digits === 0 ? `${whole}Z` : `${whole}.${String(fraction % 10 ** digits).padStart(digits, '0')}Z`;
+    }),
+  // Anything else a server may send, kept as text.
+  fc.constantFrom('', '2026-11-22 09:01:58', '2026-11-22T09:01:58.1234567Z', '2026-11-22T09:01:58+00:00', '0001-01-01T00:00:00Z', 'later'),
+  fc.string(),
+);
+const hashArb = fc.oneof(
+  fc.constant(null),
+  fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => Buffer.from(bytes).toString('hex')),
+  fc.constantFrom('h1', 'ABCDEF', 'x'.repeat(64)),
+);
+const pathArb = fc.constantFrom('a', 'a/b', 'a/b/c.txt', 'été', 'x/y (2).txt', 'deep/er/still/name.md', 'n');
+const numArb = fc.oneof(fc.nat(), fc.double({ noNaN: true, noDefaultInfinity: true, min: 0, max: 2 ** 50 }), fc.constant(2 ** 53 - 1));
+const typeArb = fc.constantFrom<'file' | 'folder'>('file', 'folder');
+const idArb = fc.nat({ max: 40 });
+
+const baseArb: fc.Arbitrary<BaseItem> = fc.record({
+  remoteId: fc.constant(0),
+  parentId: fc.option(fc.nat({ max: 40 }), { nil: null }),
+  remoteName: fc.oneof(fc.constant(''), fc.string(), pathArb),
+  path: pathArb,
+  type: typeArb,
+  inode: numArb,
+  size: numArb,
+  mtimeMs: numArb,
+  hash: hashArb,
+  remoteSize: numArb,
+  remoteUpdatedAt: stampArb,
+});
+const localArb: fc.Arbitrary<LocalItem> = fc
+  .record({ path: pathArb, type: typeArb, inode: numArb, size: numArb, mtimeMs: numArb, hash: fc.option(hashArb.filter((h) => h !== null), { nil: undefined }) })
+  .map(({ hash, ...rest }) => (hash === undefined ? rest : { ...rest, hash }));
+const remoteArb: fc.Arbitrary<RemoteItem> = fc
+  .record({
+    id: fc.constant(0),
+    parentId: fc.option(fc.nat({ max: 40 }), { nil: null }),
+    name: fc.string(),
+    type: typeArb,
+    size: numArb,
+    updatedAt: stampArb,
+    createdAt: fc.option(stampArb, { nil: undefined }),
+  })
+  .map(({ createdAt, ...rest }) => (createdAt === undefined ? rest : { ...rest, createdAt }));
+
+type Step<K, V> = { set: [K, V] } | { delete: K };
+
+function sameAsMap<K, V>(store: Map<K, V>, steps: Array<Step<K, V>>, keyed: (key: K, value: V) => V): void {
+  const map = new Map<K, V>();
+  for (const step of steps) {
+    if ('set' in step) {
+      const [key, value] = step.set;
+      map.set(key, keyed(key, value));
+      store.set(key, keyed(key, value));
+    } else expect(store.delete(step.delete)).toBe(map.delete(step.delete));
+    expect(store.size).toBe(map.size);
+  }
+  expect([...store.entries()]).toEqual([...map.entries()]);
+  expect([...store.keys()]).toEqual([...map.keys()]);
+  expect([...store.values()]).toEqual([...map.values()]);
+  for (const key of map.keys()) {
+    expect(store.has(key)).toBe(true);
+    expect(store.get(key)).toEqual(map.get(key));
+  }
+}
+
+const stepsArb = <K, V>(key: fc.Arbitrary<K>, value: fc.Arbitrary<V>): fc.Arbitrary<Array<Step<K, V>>> =>
+  fc.array(fc.oneof(fc.record({ set: fc.tuple(key, value) }), fc.record({ delete: key })), { maxLength: 120 });
+
+describe('compact tree stores', () => {
+  it('the base store answers as a Map would, and drains exactly the rows touched', () => {
+    fc.assert(
+      fc.property(stepsArb(idArb, baseArb), (steps) => {
+        const store = new BaseTree();
+        sameAsMap(store, steps, (id, b) => ({ ...b, remoteId: id }));
+        const touched = new Set(steps.map((s) => ('set' in s ? s.set[0] : s.delete)));
+        const { upserts, deletes } = store.drain();
+        expect(new Set([...upserts.map((b) => b.remoteId), ...deletes])).toEqual(touched);
+        for (const id of deletes) expect(store.has(id)).toBe(false);
+        expect(store.drain()).toEqual({ upserts: [], deletes: [] });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('the local store answers as a Map would', () => {
+    fc.assert(
+      fc.property(stepsArb(pathArb, localArb), (steps) => sameAsMap(new LocalTree(), steps, (path, item) => ({ ...item, path }))),
+      { numRuns: 300 },
+    );
+  });
+
+  it('the remote store answers as a Map would', () => {
+    fc.assert(
+      fc.property(stepsArb(idArb, remoteArb), (steps) => sameAsMap(new RemoteTree(), steps, (id, item) => ({ ...item, id }))),
+      { numRuns: 300 },
+    );
+  });
+
+  it('grows past its first block of rows and reuses rows freed by deletions', () => {
+    const store = new RemoteTree();
+    const item = (id: number): RemoteItem => ({ id, parentId: id > 0 ? id - 1 : null, name: `n${id}`, type: 'file', size: id, updatedAt: '2026-11-22T09:01:58.000001Z' });
+    for (let id = 0; id < 5000; id++) store.set(id, item(id));
+    for (let id = 0; id < 5000; id += 2) store.delete(id);
+    for (let id = 5000; id < 7500; id++) store.set(id, item(id));
+    expect(store.size).toBe(5000);
+    for (let id = 1; id < 5000; id += 2) expect(store.get(id)).toEqual(item(id));
+    for (let id = 5000; id < 7500; id++) expect(store.get(id)).toEqual(item(id));
+  });
+
+  it('local and remote trees built from base are what a scan and a listing of a settled tree give', () => {
+    const base = new BaseTree();
+    base.set(7, { remoteId: 7, parentId: null, remoteName: 'docs', path: 'docs', type: 'folder', inode: 11, size: 0, mtimeMs: 1.5, hash: null, remoteSize: 0, remoteUpdatedAt: '2026-01-01T00:00:00.000000Z' });
+    base.set(8, { remoteId: 8, parentId: 7, remoteName: 'a:b.txt', path: 'docs/a_b.txt', type: 'file', inode: 12, size: 3, mtimeMs: 2.25, hash: 'ab'.repeat(32), remoteSize: 3, remoteUpdatedAt: '2026-01-02T00:00:00.5Z' });
+    expect([...LocalTree.fromBase(base).values()]).toEqual([
+      { path: 'docs', type: 'folder', inode: 11, size: 0, mtimeMs: 1.5 },
+      { path: 'docs/a_b.txt', type: 'file', inode: 12, size: 3, mtimeMs: 2.25 },
+    ]);
+    expect([...RemoteTree.fromBase(base).values()]).toEqual([
+      { id: 7, parentId: null, name: 'docs', type: 'folder', size: 0, updatedAt: '2026-01-01T00:00:00.000000Z' },
+      { id: 8, parentId: 7, name: 'a:b.txt', type: 'file', size: 3, updatedAt: '2026-01-02T00:00:00.5Z' },
+    ]);
+  });
+
+  it('tells a scan which files to hash: synced files whose size, mtime or inode changed', () => {
+    const base = new BaseTree();
+    base.set(1, { remoteId: 1, parentId: null, remoteName: 'f', path: 'f', type: 'file', inode: 5, size: 10, mtimeMs: 100, hash: null, remoteSize: 10, remoteUpdatedAt: 'x' });
+    base.set(2, { remoteId: 2, parentId: null, remoteName: 'd', path: 'd', type: 'folder', inode: 6, size: 0, mtimeMs: 100, hash: null, remoteSize: 0, remoteUpdatedAt: 'x' });
+    const changed = base.changedFileTest();
+    const item = (path: string, inode: number, size: number, mtimeMs: number): LocalItem => ({ path, type: 'file', inode, size, mtimeMs });
+    expect(changed(item('f', 5, 10, 100))).toBe(false);
+    expect(changed(item('f', 5, 11, 100))).toBe(true);
+    expect(changed(item('f', 5, 10, 101))).toBe(true);
+    expect(changed(item('f', 9, 10, 100))).toBe(true);
+    expect(changed(item('d', 1, 1, 1))).toBe(false);
+    expect(changed(item('new', 1, 1, 1))).toBe(false);
+  });
+});
