@@ -1,7 +1,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Db } from './db.js';
@@ -212,6 +212,8 @@ export async function buildServer(options: ServerOptions = {}): Promise<BuiltSer
 
   app.addHook('onClose', async () => {
     db.close();
+    // A server started without a data folder made itself a scratch one; it goes with the server.
+    if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
   });
 
   return { app, context, faults };

@@ -218,25 +218,31 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private async scan(full: boolean): Promise<void> {
     this.isIgnored = await loadIgnoreRules(this.root);
     const base = this.trees.base;
-    const options = { isIgnored: this.isIgnored, needsHash: base.changedFileTest() };
+    const options = { isIgnored: this.isIgnored, ...base.scanLookup() };
     if (full || !this.localScanned) {
       const result = await scanLocal(this.root, options);
       this.trees.local = result.items;
       this.localScanned = true;
-      this.localAsBase = false;
       this.dirtyPaths.clear();
       for (const path of result.symlinks) this.reportSkipped(path, 'symbolic links are not synced');
       for (const u of result.unreadable) this.reportSkipped(u.path, u.reason);
     } else if (this.dirtyPaths.size > 0) {
-      if (this.localAsBase) {
-        this.trees.local = LocalTree.fromBase(base);
-        this.localAsBase = false;
-      }
       const paths = [...this.dirtyPaths];
       this.dirtyPaths.clear();
       const { symlinks } = await refreshPaths(this.root, this.trees.local, paths, options);
       for (const path of symlinks) this.reportSkipped(path, 'symbolic links are not synced');
     }
+  }
+
+  /**
+   * Brings back the local and remote trees that were kept as base while everything was in sync. Always, first
+   * thing in a pass: a scan or listing that follows replaces them, and one that fails halfway leaves these, never
+   * an empty tree that would read as everything deleted.
+   */
+  private restoreTrees(): void {
+    if (this.localAsBase) this.trees.local = LocalTree.fromBase(this.trees.base);
+    if (this.remoteAsBase) this.trees.remote = RemoteTree.fromBase(this.trees.base);
+    this.localAsBase = this.remoteAsBase = false;
   }
 
   private reportedSkips = new Set<string>();
@@ -342,15 +348,12 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     }
     try {
       this.setState('scanning');
+      this.restoreTrees();
       await rm(join(this.root, STATE_DIR, 'tmp'), { recursive: true, force: true });
       await this.scan(options.fullScan ?? false);
       if (options.listRemote !== false || !this.remoteListed) {
         this.trees.remote = await this.listRemote();
         this.remoteListed = true;
-        this.remoteAsBase = false;
-      } else if (this.remoteAsBase) {
-        this.trees.remote = RemoteTree.fromBase(this.trees.base);
-        this.remoteAsBase = false;
       }
       await this.adoptLostUploads();
       this.setState('syncing');
@@ -420,7 +423,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       const quiet = settled(this.trees);
       const remaining = quiet ? [] : plan(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.options.caseInsensitive }).operations;
       summary.inSync = !summary.needsConfirmation && remaining.length === 0;
-      if (quiet && !this.localAsBase) {
+      if (quiet) {
         // Nothing differs from base: keep base alone until the next pass needs the other two.
         this.trees.local = new LocalTree();
         this.trees.remote = new RemoteTree();

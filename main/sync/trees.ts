@@ -291,16 +291,19 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
   }
 
   /**
-   * A test for a scan: is this local item a file synced at its path whose size, mtime or inode changed since? Only
-   * such files are hashed. The test holds a path index of the rows as they are now.
+   * What a scan asks of base, answered from a path index of the rows as they are now: is a path synced, and is a
+   * local item a file synced at its path whose size, mtime or inode changed since (only those are hashed)?
    */
-  changedFileTest(): (item: LocalItem) => boolean {
+  scanLookup(): { isSynced: (path: RelPath) => boolean; needsHash: (item: LocalItem) => boolean } {
     const rowAt = new Map<RelPath, number>();
     for (const row of this.rows.values()) rowAt.set(this.path[row]!, row);
-    return (item) => {
-      const row = rowAt.get(item.path);
-      if (row === undefined || this.type[row] === FOLDER) return false;
-      return this.bytes[row] !== item.size || this.mtimeMs[row] !== item.mtimeMs || this.inode[row] !== item.inode;
+    return {
+      isSynced: (path) => rowAt.has(path),
+      needsHash: (item) => {
+        const row = rowAt.get(item.path);
+        if (row === undefined || this.type[row] === FOLDER) return false;
+        return this.bytes[row] !== item.size || this.mtimeMs[row] !== item.mtimeMs || this.inode[row] !== item.inode;
+      },
     };
   }
 

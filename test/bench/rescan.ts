@@ -54,7 +54,7 @@ benchmarkMain(async (): Promise<BenchResult> => {
   try {
     const { root, tree } = await sharedTree(SIZES.files);
     const isIgnored = await loadIgnoreRules(root);
-    const first = await scanLocal(root, { isIgnored, needsHash: () => false });
+    const first = await scanLocal(root, { isIgnored, needsHash: () => false, isSynced: () => false });
     const expected = tree.files.length + tree.folders.length;
     if (first.items.size !== expected) throw new Error(`the scan found ${first.items.size} items, expected ${expected}`);
     const base = new BaseTree();
@@ -75,7 +75,7 @@ benchmarkMain(async (): Promise<BenchResult> => {
       });
     }
     // As the engine scans: with the test built from its base.
-    const options = { isIgnored, needsHash: base.changedFileTest() };
+    const options = { isIgnored, ...base.scanLookup() };
 
     // Warm-up (page cache, JIT), then alternate.
     runFind(root);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, lstatSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DriveClient } from '../../main/api/client.js';
@@ -49,8 +49,10 @@ export async function newAccount(server?: TestServer): Promise<Account> {
   http.api = client.http.api.extend({ hooks: { beforeRequest: [count] } });
   http.raw = client.http.raw.extend({ hooks: { beforeRequest: [count] } });
   const engines: SyncEngine[] = [];
+  const scratch: string[] = [];
   const computer = (name: string, options: Partial<EngineOptions> = {}): Computer => {
     const home = mkdtempSync(join(tmpdir(), `drivesync-${name}-`));
+    scratch.push(home);
     const root = join(home, 'Drive');
     mkdirSync(root);
     const trashed: string[] = [];
@@ -93,9 +95,14 @@ export async function newAccount(server?: TestServer): Promise<Account> {
     for (const [id, e] of byId) {
       if (e.type === 'folder') out.set(pathOf(id), '/');
       else {
-        const dest = join(mkdtempSync(join(tmpdir(), 'drivesync-dl-')), 'f');
-        await client.transfers.download({ id, url: null }, dest);
-        out.set(pathOf(id), readFileSync(dest, 'utf8'));
+        const dir = mkdtempSync(join(tmpdir(), 'drivesync-dl-'));
+        try {
+          const dest = join(dir, 'f');
+          await client.transfers.download({ id, url: null }, dest);
+          out.set(pathOf(id), readFileSync(dest, 'utf8'));
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
       }
     }
     return out;
@@ -110,6 +117,7 @@ export async function newAccount(server?: TestServer): Promise<Account> {
     close: async () => {
       for (const engine of engines) await engine.stop().catch(() => undefined);
       if (own) await srv.close();
+      for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -3,12 +3,51 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { localTree, newAccount, sorted, type Account } from '../helpers/sync.js';
 
+async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function findRemote(account: Account, name: string): Promise<number | undefined> {
+  for await (const entry of account.client.entries.tree()) if (entry.name === name) return entry.id;
+  return undefined;
+}
+
 describe('sync scenarios: basics', () => {
   let account: Account;
   beforeEach(async () => {
     account = await newAccount();
   });
   afterEach(() => account.close());
+
+  it('once in sync, polls and watched changes work from the trees kept as base: nothing is taken as deleted', async () => {
+    const a = account.computer('alpha', { pollIntervalMs: 60_000 });
+    mkdirSync(join(a.root, 'docs'));
+    writeFileSync(join(a.root, 'docs', 'a.txt'), 'a');
+    writeFileSync(join(a.root, 'b.txt'), 'b');
+    await a.engine.start(); // a full pass: in sync, so only base is kept
+    const expected = { 'b.txt': 'b', docs: '/', 'docs/a.txt': 'a' };
+    for (const pass of [() => a.engine.syncOnce(), () => a.engine.syncOnce({ listRemote: false }), () => a.engine.syncNow()]) {
+      expect(await pass()).toMatchObject({ done: 0, inSync: true, failed: [] });
+      expect(sorted(await account.remoteTree())).toEqual(expected);
+    }
+    expect(a.trashed).toEqual([]);
+    // A change the watcher reports is synced on its own, with the rest still known.
+    writeFileSync(join(a.root, 'docs', 'c.txt'), 'c');
+    const tree = await eventually(async () => {
+      const remote = sorted(await account.remoteTree());
+      return remote['docs/c.txt'] === 'c' ? remote : undefined;
+    });
+    expect(tree).toEqual({ ...expected, 'docs/c.txt': 'c' });
+    await account.client.entries.trash([(await findRemote(account, 'b.txt'))!]);
+    expect(await a.engine.syncNow()).toMatchObject({ done: 1, inSync: true });
+    expect(sorted(localTree(a.root))).toEqual({ docs: '/', 'docs/a.txt': 'a', 'docs/c.txt': 'c' });
+  });
 
   it('1. new, modified and deleted files in each direction, empty folders, a 10-level tree', async () => {
     const a = account.computer('alpha');

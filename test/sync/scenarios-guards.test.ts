@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { localTree, newAccount, sorted, type Account } from '../helpers/sync.js';
@@ -87,6 +87,35 @@ describe('sync scenarios: deletes, ignores and guards', () => {
     await a.sync();
     expect(sorted(await account.remoteTree())).toEqual({ '.syncignore': 'build/\n*.log\n', 'keep.txt': 'keep' });
     expect(errors).toContain('link-to-outside: symbolic links are not synced');
+  });
+
+  it('13. a file with a temp name another client uploaded is downloaded and stays synced, not trashed', async () => {
+    const a = account.computer('alpha');
+    writeFileSync(join(a.root, '.syncignore'), 'build/\n');
+    await a.sync();
+    const source = join(a.root, '..', 'notes.tmp'); // outside the synced folder
+    writeFileSync(source, 'kept by another client');
+    await account.client.transfers.upload(source, { name: 'notes.tmp', parentId: null });
+    const folder = await account.client.entries.createFolder('build', null);
+    writeFileSync(source, 'built elsewhere');
+    await account.client.transfers.upload(source, { name: 'out.bin', parentId: folder.id });
+    await a.sync();
+    expect(a.file('notes.tmp')).toBe('kept by another client');
+    expect(a.file('build/out.bin')).toBe('built elsewhere');
+    for (let pass = 0; pass < 2; pass++) {
+      const summary = await a.sync();
+      expect(summary).toMatchObject({ done: 0, inSync: true });
+    }
+    expect(sorted(await account.remoteTree())).toEqual({
+      '.syncignore': 'build/\n',
+      build: '/',
+      'build/out.bin': 'built elsewhere',
+      'notes.tmp': 'kept by another client',
+    });
+    // Edited here, it is an edit like any other: synced items keep syncing whatever their name.
+    writeFileSync(join(a.root, 'notes.tmp'), 'edited here');
+    await a.sync();
+    expect((await account.remoteTree()).get('notes.tmp')).toBe('edited here');
   });
 
   it('16. a pass that would delete more than half of the files stops and asks; with consent it proceeds', async () => {

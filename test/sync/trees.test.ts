@@ -136,11 +136,12 @@ describe('compact tree stores', () => {
     ]);
   });
 
-  it('tells a scan which files to hash: synced files whose size, mtime or inode changed', () => {
+  it('tells a scan which paths are synced, and which files to hash: synced files whose size, mtime or inode changed', () => {
     const base = new BaseTree();
     base.set(1, { remoteId: 1, parentId: null, remoteName: 'f', path: 'f', type: 'file', inode: 5, size: 10, mtimeMs: 100, hash: null, remoteSize: 10, remoteUpdatedAt: 'x' });
     base.set(2, { remoteId: 2, parentId: null, remoteName: 'd', path: 'd', type: 'folder', inode: 6, size: 0, mtimeMs: 100, hash: null, remoteSize: 0, remoteUpdatedAt: 'x' });
-    const changed = base.changedFileTest();
+    const { needsHash: changed, isSynced } = base.scanLookup();
+    expect([isSynced('f'), isSynced('d'), isSynced('new')]).toEqual([true, true, false]);
     const item = (path: string, inode: number, size: number, mtimeMs: number): LocalItem => ({ path, type: 'file', inode, size, mtimeMs });
     expect(changed(item('f', 5, 10, 100))).toBe(false);
     expect(changed(item('f', 5, 11, 100))).toBe(true);

@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { watchTree, type Watcher } from '../../main/sync/watcher.js';
 import { newAccount, type Account } from '../helpers/sync.js';
 
@@ -17,6 +17,16 @@ async function until<T>(probe: () => T | undefined | Promise<T | undefined>, tim
   }
 }
 
+const roots: string[] = [];
+const newRoot = (): string => {
+  const root = mkdtempSync(join(tmpdir(), 'drivesync-watch-'));
+  roots.push(root);
+  return root;
+};
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
 describe('the watcher port', () => {
   let watcher: Watcher | undefined;
   afterEach(async () => {
@@ -25,7 +35,7 @@ describe('the watcher port', () => {
   });
 
   it('reports a file once it has stopped changing, deletions at once, and never the state folder', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'drivesync-watch-'));
+    const root = newRoot();
     mkdirSync(join(root, '.drivesync'));
     const batches: Array<{ at: number; paths: string[] }> = [];
     watcher = await watchTree(root, {
@@ -64,7 +74,7 @@ describe('the watcher on folders', () => {
   });
 
   const start = async () => {
-    const root = mkdtempSync(join(tmpdir(), 'drivesync-watch-'));
+    const root = newRoot();
     const seen = new Set<string>();
     const errors: Error[] = [];
     watcher = await watchTree(root, {
