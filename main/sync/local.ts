@@ -145,7 +145,8 @@ async function scanInto(root: string, start: RelPath, options: ScanOptions, resu
         const name = entry.name;
         if (dir === '' && name === STATE_DIR) continue;
         const path = dir === '' ? name : `${dir}/${name}`;
-        if (options.isIgnored(path, entry.isDirectory() ? 'folder' : 'file') && !options.isSynced(path)) continue;
+        // Synced paths stay whatever their name (and a rescan of a synced tree asks the ignore rules nothing).
+        if (!options.isSynced(path) && options.isIgnored(path, entry.isDirectory() ? 'folder' : 'file')) continue;
         try {
           const item = describeSync(relative ? name : dirAbs + sep + name, path);
           if (item === 'symlink') result.symlinks.push(path);
@@ -221,7 +222,7 @@ export async function refreshPaths(
       item = null;
     }
     if (item === 'symlink') symlinks.push(path);
-    const kept = item !== null && item !== 'symlink' && (!options.isIgnored(path, item.type) || options.isSynced(path)) ? item : null;
+    const kept = item !== null && item !== 'symlink' && (options.isSynced(path) || !options.isIgnored(path, item.type)) ? item : null;
     fresh.set(path, kept);
     if (kept === null || kept.type === 'folder' || items.get(path)?.type === 'folder') cleared.add(path);
   }
