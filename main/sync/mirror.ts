@@ -76,6 +76,7 @@ export class Mirror {
   private readonly upsertStmt;
   private readonly deleteStmt;
   private readonly clearIntentStmt;
+  private readonly beginIntentStmt;
 
   constructor(file: string) {
     mkdirSync(dirname(file), { recursive: true });
@@ -97,6 +98,8 @@ export class Mirror {
     );
     this.deleteStmt = this.db.prepare('DELETE FROM base WHERE remote_id = ?');
     this.clearIntentStmt = this.db.prepare('DELETE FROM intents WHERE id = ?');
+    // Prepared once: preparing costs more than the insert itself, once per operation.
+    this.beginIntentStmt = this.db.prepare('INSERT INTO intents (kind, payload, started_at) VALUES (?, ?, ?)');
   }
 
   private migrate(): void {
@@ -131,9 +134,7 @@ export class Mirror {
   }
 
   beginIntent(kind: string, payload: Record<string, unknown>, startedAt: string): number {
-    const info = this.db
-      .prepare('INSERT INTO intents (kind, payload, started_at) VALUES (?, ?, ?)')
-      .run(kind, JSON.stringify(payload), startedAt);
+    const info = this.beginIntentStmt.run(kind, JSON.stringify(payload), startedAt);
     return Number(info.lastInsertRowid);
   }
 

@@ -19,6 +19,27 @@ describe('bandwidth limit', () => {
   });
   afterAll(() => server.close());
 
+  it('sends a small file as one piece unless a limit is in force, and streams a large one; all arrive intact', async () => {
+    const small = join(dir, 'small.bin');
+    const smallContent = randomBytes(200 * 1024);
+    writeFileSync(small, smallContent);
+    const upload = async (client: DriveClient, path: string, expected: Buffer) => {
+      const chunks: number[] = [];
+      const entry = await client.transfers.upload(path, { name: 'x.bin', parentId: null, onData: (chunk) => chunks.push(chunk.length) });
+      const target = join(dir, `check-${entry.id}.bin`);
+      await client.transfers.download(entry, target, { expectedSize: expected.length });
+      expect(readFileSync(target).equals(expected)).toBe(true);
+      expect(chunks.reduce((a, b) => a + b, 0)).toBe(expected.length);
+      return chunks.length;
+    };
+    const unlimited = new DriveClient({ origin: server.url, token });
+    expect(await upload(unlimited, small, smallContent)).toBe(1);
+    expect(await upload(unlimited, source, content)).toBeGreaterThan(1);
+    // A limit holds every chunk, so a small file streams too (fast here: 50 MB/s).
+    const limited = new DriveClient({ origin: server.url, token, bandwidth: { upBytesPerSecond: 50 * 1024 * 1024 } });
+    expect(await upload(limited, small, smallContent)).toBeGreaterThan(1);
+  });
+
   it('holds uploads and downloads to the rate set, and can be lifted while the client lives', async () => {
     const client = new DriveClient({ origin: server.url, token, bandwidth: { upBytesPerSecond: 400 * 1024, downBytesPerSecond: 400 * 1024 } });
     let started = Date.now();
