@@ -3,15 +3,15 @@
  * the service. It owns the three trees and tells the CLI and the window what happens through typed events.
  */
 import { EventEmitter } from 'node:events';
-import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DriveClient } from '../api/client.js';
 import { ApiError, isTransient } from '../api/errors.js';
 import { applyOutcome } from './apply.js';
 import { Executor, StaleError, toRemoteItem, type Clock, type TransferEvent } from './execute.js';
-import { hashFile, loadIgnoreRules, refreshPaths, scanLocal, STATE_DIR, type IgnoreRule } from './local.js';
+import { loadIgnoreRules, refreshPaths, scanLocal, STATE_DIR, type IgnoreRule } from './local.js';
 import { Mirror } from './mirror.js';
 import { plan, settled } from './plan.js';
+import { nodeFileSystem, randomId, type FileSystem, type RandomId } from './ports.js';
 import { BaseTree, LocalTree, RemoteTree } from './trees.js';
 import { watchTree, type Watcher, type WatchTree } from './watcher.js';
 import type { BaseItem, LocalItem, Operation, RelPath, RemoteId, RemoteItem } from './types.js';
@@ -83,6 +83,10 @@ export interface EngineOptions {
   caseInsensitive?: boolean;
   /** The Watcher port; one `fs.watch` per folder by default. */
   watch?: WatchTree;
+  /** What the executor does to the disk; node:fs by default. */
+  fs?: FileSystem;
+  /** Names of temp files; random UUIDs by default. */
+  randomId?: RandomId;
 }
 
 const systemClock: Clock = { now: () => new Date() };
@@ -112,6 +116,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   readonly root: string;
   private readonly options: EngineOptions;
   private readonly clock: Clock;
+  private readonly fs: FileSystem;
   private readonly mirror: Mirror;
   private readonly trees: { base: BaseTree; local: Map<RelPath, LocalItem>; remote: Map<RemoteId, RemoteItem> };
   /**
@@ -147,6 +152,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     this.options = options;
     this.root = options.root;
     this.clock = options.clock ?? systemClock;
+    this.fs = options.fs ?? nodeFileSystem;
     this.mirror = new Mirror(options.mirrorPath);
     this.trees = { base: this.mirror.loadBase(), local: new LocalTree(), remote: new RemoteTree() };
   }
@@ -195,7 +201,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
 
   private async rootProblem(): Promise<string | null> {
     try {
-      const s = await stat(this.root);
+      const s = await this.fs.stat(this.root);
       return s.isDirectory() ? null : `${this.root} is not a folder`;
     } catch {
       return `the sync folder ${this.root} is missing; nothing is synced until it is back`;
@@ -289,7 +295,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         this.mirror.clearIntent(intent.id);
         continue;
       }
-      const hashed = { ...local, hash: await hashFile(join(this.root, ...path.split('/'))) };
+      const hashed = { ...local, hash: await this.fs.hash(join(this.root, ...path.split('/'))) };
       if (intent.kind === 'replace-remote' && p.remoteId !== undefined && this.trees.remote.has(p.remoteId)) {
         await this.options.client.entries.trash([p.remoteId]);
       }
@@ -349,7 +355,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     try {
       this.setState('scanning');
       this.restoreTrees();
-      await rm(join(this.root, STATE_DIR, 'tmp'), { recursive: true, force: true });
+      await this.fs.rm(join(this.root, STATE_DIR, 'tmp'), { recursive: true, force: true });
       await this.scan(options.fullScan ?? false);
       if (options.listRemote !== false || !this.remoteListed) {
         this.trees.remote = await this.listRemote();
@@ -362,7 +368,14 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         this.options.remoteRootId ?? null,
         this.trees,
         this.mirror,
-        { client: this.options.client, trash: this.options.trash, clock: this.clock, hostname: this.options.hostname },
+        {
+          client: this.options.client,
+          trash: this.options.trash,
+          clock: this.clock,
+          hostname: this.options.hostname,
+          fs: this.fs,
+          randomId: this.options.randomId ?? randomId,
+        },
         {
           transfer: (event) => this.emit('transfer', this.withRate(event)),
           done: (op) => this.record({ kind: op.kind, path: labels.get(op) ?? opPath(op), rule: op.rule }),

@@ -3,15 +3,15 @@
  * the trees and the mirror. Every operation is journalled before it starts; its result and the journal entry's
  * removal are one transaction.
  */
-import { createHash, randomUUID, type Hash } from 'node:crypto';
-import { mkdir, rename, rm, stat, utimes } from 'node:fs/promises';
+import { createHash, type Hash } from 'node:crypto';
 import { join } from 'node:path';
 import PQueue from 'p-queue';
 import type { DriveClient } from '../api/client.js';
 import { ApiError, isTransient, NotFoundError, RateLimitedError } from '../api/errors.js';
 import type { FileEntry } from '../api/schemas.js';
 import { applyOutcome, type MutableTrees, type Outcome } from './apply.js';
-import { hashFile, STATE_DIR } from './local.js';
+import { STATE_DIR } from './local.js';
+import type { FileSystem, RandomId } from './ports.js';
 import type { Mirror } from './mirror.js';
 import type { BaseTree } from './trees.js';
 import { baseName, conflictedCopyName, joinPath, numberedName, parentOf } from './names.js';
@@ -27,6 +27,8 @@ export interface ExecutorPorts {
   trash(absolutePath: string): Promise<void>;
   clock: Clock;
   hostname: string;
+  fs: FileSystem;
+  randomId: RandomId;
 }
 
 export interface TransferEvent {
@@ -98,12 +100,12 @@ export class Executor {
   }
 
   private tmpPath(): string {
-    return join(this.root, STATE_DIR, 'tmp', `${randomUUID()}.part`);
+    return join(this.root, STATE_DIR, 'tmp', `${this.ports.randomId()}.part`);
   }
 
   async run(operations: readonly Operation[], signal?: AbortSignal): Promise<ExecuteResult> {
     const result: ExecuteResult = { done: 0, failed: [] };
-    await mkdir(join(this.root, STATE_DIR, 'tmp'), { recursive: true });
+    await this.ports.fs.mkdir(join(this.root, STATE_DIR, 'tmp'), { recursive: true });
     this.queue.start();
     const tasks = operations.map((op) =>
       this.queue.add(async () => {
@@ -145,10 +147,10 @@ export class Executor {
   }
 
   private async localItem(path: RelPath, withHash: boolean): Promise<LocalItem> {
-    const s = await stat(this.abs(path));
+    const s = await this.ports.fs.stat(this.abs(path));
     const type = s.isDirectory() ? 'folder' : 'file';
     const item: LocalItem = { path, type, inode: s.ino, size: type === 'file' ? s.size : 0, mtimeMs: s.mtimeMs };
-    if (withHash && type === 'file') item.hash = await hashFile(this.abs(path));
+    if (withHash && type === 'file') item.hash = await this.ports.fs.hash(this.abs(path));
     return item;
   }
 
@@ -244,13 +246,13 @@ export class Executor {
         return { kind: 'synced', remote, local, ...(op.replaces !== undefined ? { replaces: op.replaces } : {}) };
       }
       case 'create-local-folder': {
-        await mkdir(this.abs(op.path));
+        await this.ports.fs.mkdir(this.abs(op.path));
         return { kind: 'synced', remote: this.remoteOf(op.remoteId), local: await this.localItem(op.path, false) };
       }
       case 'move-local': {
         await this.unchangedLocal(op.from);
         if (await this.exists(op.to)) throw new StaleError(`${op.to} already exists`);
-        await rename(this.abs(op.from), this.abs(op.to));
+        await this.ports.fs.rename(this.abs(op.from), this.abs(op.to));
         return { kind: 'local-moved', from: op.from, to: op.to, remote: this.remoteOf(op.remoteId) };
       }
       case 'trash-local': {
@@ -271,7 +273,7 @@ export class Executor {
   }
 
   private async exists(path: RelPath): Promise<boolean> {
-    return stat(this.abs(path)).then(
+    return this.ports.fs.stat(this.abs(path)).then(
       () => true,
       () => false,
     );
@@ -295,14 +297,14 @@ export class Executor {
         onProgress: (p) => this.events.transfer?.({ path, direction: 'down', ...p }),
       });
       const when = Date.parse(remote.updatedAt);
-      if (!Number.isNaN(when)) await utimes(tmp, new Date(when), new Date(when));
-      const hash = await hashFile(tmp);
+      if (!Number.isNaN(when)) await this.ports.fs.utimes(tmp, new Date(when), new Date(when));
+      const hash = await this.ports.fs.hash(tmp);
       const current = await this.localItem(path, false).catch(() => null);
       if (!mayReplace(current)) throw new StaleError(`${path} changed while it was being downloaded`);
-      await rename(tmp, this.abs(path));
+      await this.ports.fs.rename(tmp, this.abs(path));
       return { ...(await this.localItem(path, false)), hash };
     } finally {
-      await rm(tmp, { force: true });
+      await this.ports.fs.rm(tmp, { force: true });
     }
   }
 
@@ -315,7 +317,7 @@ export class Executor {
     if (remote.type === 'folder' || here.type === 'folder') {
       const copy = await this.moveAside(op.path);
       if (remote.type === 'folder') {
-        await mkdir(this.abs(op.path));
+        await this.ports.fs.mkdir(this.abs(op.path));
         return { kind: 'conflicted', copy, movedFrom: op.path, remote, local: await this.localItem(op.path, false), ...replaces };
       }
       const local = await this.fetchInto(remote, op.path, signal, (current) => current === null);
@@ -324,19 +326,19 @@ export class Executor {
     const tmp = this.tmpPath();
     try {
       await this.ports.client.transfers.download({ id: remote.id, url: null }, tmp, { signal, expectedSize: remote.size });
-      const theirs = await hashFile(tmp);
+      const theirs = await this.ports.fs.hash(tmp);
       if (theirs === here.hash) return { kind: 'synced', remote, local: here, ...replaces }; // same content: not a conflict
       const now = await this.localItem(op.path, false);
       if (now.size !== here.size || now.mtimeMs !== here.mtimeMs) throw new StaleError(`${op.path} changed during the check`);
       const copy = await this.moveAside(op.path);
       const when = Date.parse(remote.updatedAt);
-      if (!Number.isNaN(when)) await utimes(tmp, new Date(when), new Date(when));
-      await rename(tmp, this.abs(op.path));
+      if (!Number.isNaN(when)) await this.ports.fs.utimes(tmp, new Date(when), new Date(when));
+      await this.ports.fs.rename(tmp, this.abs(op.path));
       const local = { ...(await this.localItem(op.path, false)), hash: theirs };
       this.events.conflict?.(op.path, copy.path);
       return { kind: 'conflicted', copy, movedFrom: op.path, remote, local, ...replaces };
     } finally {
-      await rm(tmp, { force: true });
+      await this.ports.fs.rm(tmp, { force: true });
     }
   }
 
@@ -345,7 +347,7 @@ export class Executor {
     const name = conflictedCopyName(baseName(path), this.ports.clock.now(), this.ports.hostname);
     let target = joinPath(parentOf(path), name);
     for (let n = 2; await this.exists(target); n++) target = joinPath(parentOf(path), numberedName(name, n));
-    await rename(this.abs(path), this.abs(target));
+    await this.ports.fs.rename(this.abs(path), this.abs(target));
     return { ...(await this.localItem(target, true)) };
   }
 

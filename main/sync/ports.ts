@@ -1,0 +1,32 @@
+/**
+ * The file-system and randomness ports of the executor and the engine: what they do to the disk (besides scanning
+ * and watching, which have their own modules) and the names they make up. Tests drive the real engine through
+ * these with faults injected; the defaults are node:fs and node:crypto.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir, rename, rm, stat, utimes } from 'node:fs/promises';
+import { hashFile } from './local.js';
+
+export interface FileStats {
+  isDirectory(): boolean;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface FileSystem {
+  stat(path: string): Promise<FileStats>;
+  mkdir(path: string, options?: { recursive?: boolean }): Promise<unknown>;
+  rename(from: string, to: string): Promise<void>;
+  utimes(path: string, atime: Date, mtime: Date): Promise<void>;
+  rm(path: string, options?: { recursive?: boolean; force?: boolean }): Promise<void>;
+  /** sha256 of the file's content, hex. */
+  hash(path: string): Promise<string>;
+}
+
+export const nodeFileSystem: FileSystem = { stat, mkdir, rename, utimes, rm, hash: hashFile };
+
+/** A name no other call returns (temp files). */
+export type RandomId = () => string;
+
+export const randomId: RandomId = () => randomUUID();

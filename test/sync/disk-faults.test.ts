@@ -1,0 +1,71 @@
+/**
+ * The engine against a disk that fails on demand, through its file-system port (the real executor and engine; only
+ * the port's calls are wrapped), and its randomness port.
+ */
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { nodeFileSystem, type FileSystem } from '../../main/sync/ports.js';
+import { localTree, newAccount, sorted, type Account } from '../helpers/sync.js';
+
+/** node:fs, except that renames onto a path named `blocked` fail with `code` while `failing` holds. */
+function faultyDisk(blocked: string, code: string) {
+  const state = { failing: true, renames: [] as Array<[string, string]> };
+  const fs: FileSystem = {
+    ...nodeFileSystem,
+    rename: async (from, to) => {
+      state.renames.push([from, to]);
+      if (state.failing && basename(to) === blocked) {
+        throw Object.assign(new Error(`${code}: refused by the disk, rename '${from}' -> '${to}'`), { code });
+      }
+      return nodeFileSystem.rename(from, to);
+    },
+  };
+  return { fs, state };
+}
+
+describe('disk faults', () => {
+  let account: Account;
+  beforeEach(async () => {
+    account = await newAccount();
+  });
+  afterEach(() => account.close());
+
+  it('a download the disk refuses to put in place fails alone; nothing is lost, and the next sync completes', async () => {
+    const a = account.computer('alpha');
+    for (const name of ['blocked.txt', 'fine.txt', 'other.txt']) writeFileSync(join(a.root, name), `content of ${name}`);
+    await a.sync();
+    const disk = faultyDisk('blocked.txt', 'EACCES');
+    const b = account.computer('beta', { fs: disk.fs });
+
+    const first = await b.sync();
+    expect(first.inSync).toBe(false);
+    expect(first.failed).toHaveLength(1);
+    expect(first.failed[0]).toMatchObject({ path: 'blocked.txt' });
+    expect(first.failed[0]!.message).toMatch(/EACCES/);
+    expect(first.failed[0]!.message.split('\n')).toHaveLength(1);
+    expect(sorted(localTree(b.root))).toEqual({ 'fine.txt': 'content of fine.txt', 'other.txt': 'content of other.txt' });
+    // The refused temp file does not linger.
+    expect(readdirSync(join(b.root, '.drivesync', 'tmp'))).toEqual([]);
+
+    disk.state.failing = false;
+    const second = await b.sync();
+    expect(second).toMatchObject({ inSync: true, failed: [] });
+    expect(sorted(localTree(b.root))).toEqual(sorted(localTree(a.root)));
+    // Nothing was taken as deleted on either side.
+    expect(sorted(await account.remoteTree())).toEqual(sorted(localTree(a.root)));
+    expect(b.trashed).toEqual([]);
+  });
+
+  it('temp files are named by the randomness port', async () => {
+    const a = account.computer('alpha');
+    writeFileSync(join(a.root, 'one.txt'), '1');
+    await a.sync();
+    const disk = faultyDisk('never', 'EIO');
+    let n = 0;
+    const b = account.computer('beta', { fs: disk.fs, randomId: () => `fixed-${n++}` });
+    await b.sync();
+    expect(disk.state.renames).toEqual([[join(b.root, '.drivesync', 'tmp', 'fixed-0.part'), join(b.root, 'one.txt')]]);
+    expect(existsSync(join(b.root, 'one.txt'))).toBe(true);
+  });
+});
