@@ -427,15 +427,18 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       }
       this.consent = false;
       this.transferStarts.clear();
-      summary.failed = [...failures.values()];
-      for (const failure of summary.failed) {
+      for (const failure of failures.values()) {
         this.errors.unshift(failure);
         this.emit('item-error', failure);
       }
       this.errors.length = Math.min(this.errors.length, 200);
       const quiet = settled(this.trees);
-      const remaining = quiet ? [] : plan(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.options.caseInsensitive }).operations;
-      summary.inSync = !summary.needsConfirmation && remaining.length === 0;
+      const final = quiet ? null : plan(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.options.caseInsensitive });
+      // Items the service refuses (folder names and renames outside 3–200 characters) are not synced until the user
+      // renames them: the pass has not brought the folder in sync. They were reported when first planned.
+      const refused = (final?.skipped ?? []).map((skip) => ({ path: skip.path, message: skip.reason }));
+      summary.failed = [...failures.values(), ...refused];
+      summary.inSync = !summary.needsConfirmation && (final?.operations.length ?? 0) === 0 && refused.length === 0;
       if (quiet) {
         // Nothing differs from base: keep base alone until the next pass needs the other two.
         this.trees.local = new LocalTree();

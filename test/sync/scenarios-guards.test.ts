@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { localTree, newAccount, sorted, type Account } from '../helpers/sync.js';
@@ -116,6 +116,21 @@ describe('sync scenarios: deletes, ignores and guards', () => {
     writeFileSync(join(a.root, 'notes.tmp'), 'edited here');
     await a.sync();
     expect((await account.remoteTree()).get('notes.tmp')).toBe('edited here');
+  });
+
+  it('a folder whose name the service refuses leaves the pass not in sync, with the reason, until it is renamed', async () => {
+    const a = account.computer('alpha');
+    mkdirSync(join(a.root, 'ab'));
+    writeFileSync(join(a.root, 'ab', 'inside.txt'), 'inside');
+    writeFileSync(join(a.root, 'top.txt'), 'top');
+    const first = await a.sync();
+    expect(first.inSync).toBe(false);
+    expect(first.failed).toEqual([{ path: 'ab', message: expect.stringContaining('3 to 200 characters') }]);
+    expect(a.engine.state).toBe('error');
+    expect(sorted(await account.remoteTree())).toEqual({ 'top.txt': 'top' });
+    renameSync(join(a.root, 'ab'), join(a.root, 'abc'));
+    expect(await a.sync()).toMatchObject({ inSync: true, failed: [] });
+    expect(sorted(await account.remoteTree())).toEqual({ abc: '/', 'abc/inside.txt': 'inside', 'top.txt': 'top' });
   });
 
   it('16. a pass that would delete more than half of the files stops and asks; with consent it proceeds', async () => {
