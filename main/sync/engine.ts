@@ -87,12 +87,17 @@ export interface EngineOptions {
   fs?: FileSystem;
   /** Names of temp files; random UUIDs by default. */
   randomId?: RandomId;
+  /** How often the clock is read to notice that the machine slept (then a full scan runs); 30 s by default. */
+  wakeCheckMs?: number;
 }
 
 const systemClock: Clock = { now: () => new Date() };
 
 /** Deletions within this window count together for the mass-delete guard (a folder deleted piece by piece). */
 const DELETION_WINDOW_MS = 10 * 60 * 1000;
+
+/** A gap this much longer than the wake check's interval means the machine slept (a busy loop is not that late). */
+const WAKE_SLACK_MS = 60_000;
 
 /** The mass-delete guard: more than 500 items, or more than half of the synced ones when at least 10 would go. */
 export function deletionNeedsConsent(deletions: number, synced: number, max = 500): boolean {
@@ -134,6 +139,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private abort = new AbortController();
   private pollTimer: NodeJS.Timeout | null = null;
   private rescanTimer: NodeJS.Timeout | null = null;
+  private wakeTimer: NodeJS.Timeout | null = null;
   private watcher: Watcher | null = null;
   private dirtyPaths = new Set<RelPath>();
   private localScanned = false;
@@ -472,7 +478,28 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     schedulePoll();
     this.rescanTimer = setInterval(() => void this.syncOnce({ fullScan: true }), 60 * 60 * 1000);
     this.rescanTimer.unref();
+    this.watchForWake();
     return first;
+  }
+
+  /**
+   * A machine that slept may have missed watcher events (and the service changed meanwhile): when the clock moves
+   * on much further than the timer that reads it, the engine scans in full and lists again. Works alike under the
+   * command line and the desktop app, without a power-management API.
+   */
+  private watchForWake(): void {
+    const every = this.options.wakeCheckMs ?? 30_000;
+    let last = this.clock.now().getTime();
+    this.wakeTimer = setInterval(() => {
+      const now = this.clock.now().getTime();
+      const asleep = now - last > every + WAKE_SLACK_MS;
+      last = now;
+      if (asleep && !this.stopped) {
+        this.emit('notice', 'the computer woke up: looking for changes made meanwhile');
+        void this.syncOnce({ fullScan: true });
+      }
+    }, every);
+    this.wakeTimer.unref();
   }
 
   private async startWatching(): Promise<void> {
@@ -515,6 +542,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     this.abort.abort();
     if (this.pollTimer) clearTimeout(this.pollTimer);
     if (this.rescanTimer) clearInterval(this.rescanTimer);
+    if (this.wakeTimer) clearInterval(this.wakeTimer);
     await this.watcher?.close();
     await this.running?.catch(() => undefined);
     this.mirror.close();

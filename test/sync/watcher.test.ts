@@ -131,6 +131,35 @@ describe('the watcher on folders', () => {
   });
 });
 
+describe('the running engine after the machine slept', () => {
+  let account: Account | undefined;
+  afterEach(async () => {
+    await account?.close();
+    account = undefined;
+  });
+
+  it('scans in full when the clock jumps ahead, finding what no watcher event or poll reported', async () => {
+    account = await newAccount();
+    let offset = 0;
+    const notices: string[] = [];
+    const a = account.computer('alpha', {
+      pollIntervalMs: 3_600_000,
+      wakeCheckMs: 50,
+      clock: { now: () => new Date(Date.now() + offset) },
+      // A watcher that reports nothing, as one that missed events while the machine slept.
+      watch: async () => ({ close: async () => undefined }),
+    });
+    a.engine.on('notice', (message) => notices.push(message));
+    await a.engine.start();
+    writeFileSync(join(a.root, 'while-asleep.txt'), 'made while the machine slept');
+    await sleep(300);
+    expect((await account.remoteTree()).has('while-asleep.txt')).toBe(false); // no event, no poll: unseen so far
+    offset += 10 * 60_000; // ten minutes pass at once: the machine slept
+    await until(async () => ((await account!.remoteTree()).get('while-asleep.txt') === 'made while the machine slept' ? true : undefined));
+    expect(notices).toContain('the computer woke up: looking for changes made meanwhile');
+  });
+});
+
 describe('the running engine', () => {
   let account: Account | undefined;
   afterEach(async () => {
