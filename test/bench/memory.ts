@@ -5,8 +5,9 @@
  * the server's SQLite (the server runs in its own process); and the engine's mirror seeded with the matching base
  * rows (its `base` table, through Mirror.commit), so the engine's first pass finds everything in sync instead of
  * merging 100,000 files. Then a child process on plain node (the project's sources transpiled to JS, so tsx's
- * loader thread is not counted) constructs a SyncEngine, runs a full pass, then `start()` (another full pass, the
- * watcher and the poll timer), collects garbage and reports its RSS.
+ * loader thread is not counted), with the V8 flags every engine process gets (ENGINE_V8_FLAGS), constructs a
+ * SyncEngine, runs a full pass, then `start()` (another full pass, the watcher and the poll timer), idles
+ * MEM_IDLE_MS (1 s), collects garbage and reports its RSS.
  */
 import { spawn } from 'node:child_process';
 import { lstatSync } from 'node:fs';
