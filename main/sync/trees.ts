@@ -2,7 +2,8 @@
  * Compact stores for the three trees. Each is a Map to its users (the planner and `applyOutcome` read and write
  * plain maps, and the simulation tests hand them plain maps), but keeps its items as columns — typed arrays for
  * numbers and flags, arrays for strings — and makes an item object only when one is read. An item object with its
- * own strings costs ~200–300 bytes of heap; a row costs ~60–170, and holds no pointers for the collector to trace.
+ * own strings costs ~200–300 bytes of heap; a row costs ~60–200, about half of it in typed arrays, which the
+ * collector does not trace.
  *
  * Read items are fresh objects: changing one does not change the store (`set` does).
  */
@@ -33,7 +34,8 @@ abstract class ColumnMap<K, V> implements Map<K, V> {
   /** Makes room for rows up to `capacity`. */
   protected abstract grow(capacity: number): void;
   protected abstract write(row: number, value: V): void;
-  protected abstract read(row: number): V;
+  /** The item of a row; its key is given, for items that carry it (ids). */
+  protected abstract read(row: number, key: K): V;
   /** Drops what a row holds beyond its numbers (its strings), so they can be collected. */
   protected abstract release(row: number): void;
 
@@ -43,7 +45,7 @@ abstract class ColumnMap<K, V> implements Map<K, V> {
 
   get(key: K): V | undefined {
     const row = this.rows.get(key);
-    return row === undefined ? undefined : this.read(row);
+    return row === undefined ? undefined : this.read(row, key);
   }
 
   has(key: K): boolean {
@@ -78,7 +80,7 @@ abstract class ColumnMap<K, V> implements Map<K, V> {
   }
 
   *entries(): MapIterator<[K, V]> {
-    for (const [key, row] of this.rows) yield [key, this.read(row)];
+    for (const [key, row] of this.rows) yield [key, this.read(row, key)];
   }
 
   keys(): MapIterator<K> {
@@ -86,7 +88,7 @@ abstract class ColumnMap<K, V> implements Map<K, V> {
   }
 
   *values(): MapIterator<V> {
-    for (const row of this.rows.values()) yield this.read(row);
+    for (const [key, row] of this.rows) yield this.read(row, key);
   }
 
   [Symbol.iterator](): MapIterator<[K, V]> {
@@ -241,11 +243,11 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
     this.updatedAt.write(row, b.remoteUpdatedAt);
   }
 
-  protected read(row: number): BaseItem {
+  protected read(row: number, remoteId: RemoteId): BaseItem {
     const parentId = this.parentId[row]!;
     const path = this.path[row]!;
     return {
-      remoteId: Number.NaN, // replaced by the caller, which knows the key
+      remoteId,
       parentId: Number.isNaN(parentId) ? null : parentId,
       remoteName: this.remoteName[row] ?? lastSegment(path),
       path,
@@ -264,30 +266,6 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
     this.remoteName[row] = undefined;
     this.hash.release(row);
     this.updatedAt.release(row);
-  }
-
-  override get(id: RemoteId): BaseItem | undefined {
-    const row = this.rows.get(id);
-    if (row === undefined) return undefined;
-    const item = this.read(row);
-    item.remoteId = id;
-    return item;
-  }
-
-  override *entries(): MapIterator<[RemoteId, BaseItem]> {
-    for (const [id, row] of this.rows) {
-      const item = this.read(row);
-      item.remoteId = id;
-      yield [id, item];
-    }
-  }
-
-  override *values(): MapIterator<BaseItem> {
-    for (const [id, row] of this.rows) {
-      const item = this.read(row);
-      item.remoteId = id;
-      yield item;
-    }
   }
 
   /**
@@ -411,10 +389,10 @@ export class RemoteTree extends ColumnMap<RemoteId, RemoteItem> {
     else this.createdAt.set(row, item.createdAt);
   }
 
-  protected read(row: number): RemoteItem {
+  protected read(row: number, id: RemoteId): RemoteItem {
     const parentId = this.parentId[row]!;
     const item: RemoteItem = {
-      id: Number.NaN, // replaced by the caller, which knows the key
+      id,
       parentId: Number.isNaN(parentId) ? null : parentId,
       name: this.name[row]!,
       type: typeOf(this.type[row]!),
@@ -430,30 +408,6 @@ export class RemoteTree extends ColumnMap<RemoteId, RemoteItem> {
     this.name[row] = undefined;
     this.updatedAt.release(row);
     this.createdAt.delete(row);
-  }
-
-  override get(id: RemoteId): RemoteItem | undefined {
-    const row = this.rows.get(id);
-    if (row === undefined) return undefined;
-    const item = this.read(row);
-    item.id = id;
-    return item;
-  }
-
-  override *entries(): MapIterator<[RemoteId, RemoteItem]> {
-    for (const [id, row] of this.rows) {
-      const item = this.read(row);
-      item.id = id;
-      yield [id, item];
-    }
-  }
-
-  override *values(): MapIterator<RemoteItem> {
-    for (const [id, row] of this.rows) {
-      const item = this.read(row);
-      item.id = id;
-      yield item;
-    }
   }
 
   /** The listing as base records it: what the service answers when nothing changed since the last sync. */
