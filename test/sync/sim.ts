@@ -12,6 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { applyOutcome, type MutableTrees, type Outcome } from '../../main/sync/apply.js';
+import { BaseTree, LocalTree, RemoteTree } from '../../main/sync/trees.js';
 import {
   baseName,
   conflictedCopyName,
@@ -52,7 +53,8 @@ export interface SimConfig {
 const EPOCH = Date.UTC(2024, 0, 2, 3, 4, 5);
 
 export class Sim {
-  readonly trees: MutableTrees = { base: new Map(), local: new Map(), remote: new Map() };
+  /** The engine's own compact stores, so the property runs exercise them under applyOutcome too. */
+  readonly trees: MutableTrees = { base: new BaseTree(), local: new LocalTree(), remote: new RemoteTree() };
   /** Content of each local file, by path. */
   readonly localContent = new Map<RelPath, string>();
   /** Content of each remote file, by id. */
