@@ -110,6 +110,19 @@ describe.concurrent('drivesync sync --once', () => {
     }
   });
 
+  it('exits 1 naming a folder whose name the service refuses; the rest is synced', async () => {
+    const account = await newAccount(server, 'refused');
+    const home = await signedInHome(server, account);
+    const dir = join(tempDir(), 'Drive');
+    makeTree(dir, { 'ok.txt': 'ok', 'ab/inside.txt': 'inside' });
+    const result = await cli(['sync', dir, '--once'], { home });
+    expect(result.code).toBe(1);
+    expectNoStack(result);
+    expect(result.stderr).toMatch(/^drivesync: ab: .*3 to 200 characters/m);
+    expect(result.stdout).toMatch(/^not in sync: 1 item failed/m);
+    expect(Object.keys(await remoteTree(server, account.token))).toEqual(['ok.txt']);
+  });
+
   it('fails with one line when not signed in, the folder is missing, the server is down, or roots nest', async () => {
     const account = await newAccount(server, 'sync-fail');
     const home = await signedInHome(server, account);
