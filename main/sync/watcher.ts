@@ -35,8 +35,8 @@ export const watchTree: WatchTree = async (root, options) => {
   const stability = options.stabilityMs ?? 300;
   const pending = new Map<RelPath, { timer: NodeJS.Timeout; signature: string | null }>();
   const ready = new Set<RelPath>();
-  /** The folders watched, by path ('' is the root), with the inode watched there. */
-  const folders = new Map<RelPath, { handle: FSWatcher; inode: number }>();
+  /** The folders watched, by path ('' is the root). */
+  const folders = new Map<RelPath, FSWatcher>();
   let flushTimer: NodeJS.Timeout | null = null;
   let closed = false;
   let limitReported = false;
@@ -75,7 +75,7 @@ export const watchTree: WatchTree = async (root, options) => {
 
   /** Stops watching a folder and everything below it (it was deleted or moved away). */
   const unwatch = (dir: RelPath) => {
-    for (const [path, { handle }] of folders) {
+    for (const [path, handle] of folders) {
       if (path === dir || isBelow(path, dir)) {
         handle.close();
         folders.delete(path);
@@ -84,7 +84,7 @@ export const watchTree: WatchTree = async (root, options) => {
   };
 
   /** Watches a folder and the folders below it; a failure below the root is left to the engine's scans. */
-  const watchFolder = async (dir: RelPath, inode: number): Promise<void> => {
+  const watchFolder = async (dir: RelPath): Promise<void> => {
     if (closed || folders.has(dir)) return;
     const abs = absolute(root, dir);
     let handle: FSWatcher;
@@ -110,11 +110,11 @@ export const watchTree: WatchTree = async (root, options) => {
     }
     handle.on('error', (error) => {
       handle.close();
-      if (folders.get(dir)?.handle === handle) folders.delete(dir);
+      if (folders.get(dir) === handle) folders.delete(dir);
       // A folder that went away reports an error on some platforms; its parent reports the deletion itself.
       if (dir === '' && !closed) options.onError(error);
     });
-    folders.set(dir, { handle, inode });
+    folders.set(dir, handle);
     let entries;
     try {
       entries = await readdir(abs, { withFileTypes: true });
@@ -123,9 +123,7 @@ export const watchTree: WatchTree = async (root, options) => {
     }
     for (const entry of entries) {
       if (!entry.isDirectory() || (dir === '' && options.ignoreDirs.includes(entry.name))) continue;
-      const path = childPath(dir, entry.name);
-      const stats = await statOf(absolute(root, path));
-      if (stats?.isDirectory()) await watchFolder(path, stats.ino);
+      await watchFolder(childPath(dir, entry.name));
     }
   };
 
@@ -133,9 +131,10 @@ export const watchTree: WatchTree = async (root, options) => {
   const changed = (path: RelPath) => {
     void statOf(absolute(root, path)).then(async (stats) => {
       if (closed) return;
-      const watched = folders.get(path);
-      // Gone, no longer a folder, or another folder now: the old watches go.
-      if (watched && (!stats?.isDirectory() || stats.ino !== watched.inode)) unwatch(path);
+      // A watched folder named by its parent may be gone, or another folder by now, even one with the same inode
+      // number (a file system reuses a freed one at once), and a dead watch says nothing: its watches go, and a
+      // folder there now is watched afresh.
+      if (folders.has(path)) unwatch(path);
       if (stats === null) {
         // Deletions are reported at once.
         const entry = pending.get(path);
@@ -144,21 +143,20 @@ export const watchTree: WatchTree = async (root, options) => {
         markReady(path);
         return;
       }
-      // A new folder (or one moved in) is watched and reported, so the engine scans what it already holds.
-      if (stats.isDirectory() && !folders.has(path)) await watchFolder(path, stats.ino);
+      // A folder (new, moved in, or replaced) is watched and reported, so the engine scans what it holds.
+      if (stats.isDirectory()) await watchFolder(path);
       settle(path, `${stats.size}:${stats.mtimeMs}`);
     });
   };
 
-  const rootStats = await lstat(root);
-  await watchFolder('', rootStats.ino);
+  await watchFolder('');
   return {
     close: async () => {
       closed = true;
       for (const entry of pending.values()) clearTimeout(entry.timer);
       pending.clear();
       if (flushTimer) clearTimeout(flushTimer);
-      for (const { handle } of folders.values()) handle.close();
+      for (const handle of folders.values()) handle.close();
       folders.clear();
     },
   };
