@@ -128,7 +128,8 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
    * After a pass that left everything in sync, the local and remote trees equal base and are not kept (base holds
    * them); the next pass that needs one without scanning or listing builds it from base.
    */
-  private localAsBase = false;
+  /** True from the start too: the first scan keeps what it cannot read as base has it. */
+  private localAsBase = true;
   private remoteAsBase = false;
   private remoteListed = false;
   private isIgnored: IgnoreRule = () => false;
@@ -230,9 +231,9 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private async scan(full: boolean): Promise<void> {
     this.isIgnored = await loadIgnoreRules(this.root);
     const base = this.trees.base;
-    const options = { isIgnored: this.isIgnored, ...base.scanLookup() };
+    const options = { isIgnored: this.isIgnored, readDir: this.fs.readDir, ...base.scanLookup() };
     if (full || !this.localScanned) {
-      const result = await scanLocal(this.root, options);
+      const result = await scanLocal(this.root, options, this.trees.local);
       this.trees.local = result.items;
       this.localScanned = true;
       this.dirtyPaths.clear();
@@ -241,8 +242,9 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     } else if (this.dirtyPaths.size > 0) {
       const paths = [...this.dirtyPaths];
       this.dirtyPaths.clear();
-      const { symlinks } = await refreshPaths(this.root, this.trees.local, paths, options);
+      const { symlinks, unreadable } = await refreshPaths(this.root, this.trees.local, paths, options);
       for (const path of symlinks) this.reportSkipped(path, 'symbolic links are not synced');
+      for (const u of unreadable) this.reportSkipped(u.path, u.reason);
     }
   }
 

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, lstatSync, readdirSync, type Dirent } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join, sep } from 'node:path';
+import { join, parse, sep } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import ignore from 'ignore';
 import { baseName, parentOf } from './names.js';
@@ -81,6 +81,8 @@ export interface ScanOptions {
    * client uploaded was downloaded like any other, and must stay in the tree or it would look deleted here.
    */
   isSynced: (path: RelPath) => boolean;
+  /** Lists a folder (synchronously: see scanInto); readdirSync by default, a fault-injecting one in tests. */
+  readDir?: (path: string) => Dirent[];
 }
 
 /**
@@ -111,10 +113,23 @@ async function describe(abs: string, path: RelPath, options: ScanOptions): Promi
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Walks the whole tree below `root`, one directory at a time, giving the event loop a turn between them. */
-export async function scanLocal(root: string, options: ScanOptions): Promise<ScanResult> {
+export async function scanLocal(root: string, options: ScanOptions, previous?: ReadonlyMap<RelPath, LocalItem>): Promise<ScanResult> {
   const result: ScanResult = { items: new LocalTree(), symlinks: [], unreadable: [] };
   await scanInto(root, '', options, result);
+  if (previous) keepUnreadable(result, previous);
   return result;
+}
+
+/**
+ * What could not be read this time (a folder that cannot be listed, a file that cannot be stat'ed or hashed)
+ * stays as the tree last had it: missing from the tree, it would read as deleted, and be trashed remotely.
+ */
+function keepUnreadable(result: ScanResult, previous: ReadonlyMap<RelPath, LocalItem>): void {
+  if (result.unreadable.length === 0) return;
+  const unreadable = new Set(result.unreadable.map((u) => u.path));
+  for (const [path, item] of previous) {
+    if ((unreadable.has(path) || below(path, unreadable)) && !result.items.has(path)) result.items.set(path, item);
+  }
 }
 
 /**
@@ -125,7 +140,8 @@ export async function scanLocal(root: string, options: ScanOptions): Promise<Sca
  * used. Paths are built by concatenation, not `path.join`, which on 100,000 entries costs more than the stats.
  */
 async function scanInto(root: string, start: RelPath, options: ScanOptions, result: ScanResult): Promise<void> {
-  const home = workingDirectory();
+  let home = workingDirectory();
+  const readDir = options.readDir ?? ((path: string) => readdirSync(path, { withFileTypes: true }));
   const stack: RelPath[] = [start];
   const toHash: LocalItem[] = [];
   while (stack.length > 0) {
@@ -133,7 +149,7 @@ async function scanInto(root: string, start: RelPath, options: ScanOptions, resu
     const dirAbs = dir === '' ? root : root + sep + (sep === '/' ? dir : dir.split('/').join(sep));
     let entries: Dirent[];
     try {
-      entries = readdirSync(dirAbs, { withFileTypes: true });
+      entries = readDir(dirAbs);
     } catch (error) {
       if (dir === '' && start === '') throw error; // the root itself must be readable
       result.unreadable.push({ path: dir, reason: (error as Error).message });
@@ -160,7 +176,7 @@ async function scanInto(root: string, start: RelPath, options: ScanOptions, resu
         }
       }
     } finally {
-      if (relative) process.chdir(home);
+      if (relative && !restore(home!)) home = null;
     }
     for (const item of toHash.splice(0)) {
       try {
@@ -182,6 +198,24 @@ function workingDirectory(): string | null {
     return process.cwd();
   } catch {
     return null; // the working directory was deleted
+  }
+}
+
+/**
+ * Back to the working directory the process had. If it was deleted meanwhile, the process leaves the sync folder
+ * for the file system's root, and the walk goes on with absolute paths.
+ */
+function restore(home: string): boolean {
+  try {
+    process.chdir(home);
+    return true;
+  } catch {
+    try {
+      process.chdir(parse(home).root);
+    } catch {
+      // nowhere better to go; the walk still uses absolute paths from here on
+    }
+    return false;
   }
 }
 
@@ -209,8 +243,9 @@ export async function refreshPaths(
   items: Map<RelPath, LocalItem>,
   paths: Iterable<RelPath>,
   options: ScanOptions,
-): Promise<{ symlinks: RelPath[] }> {
+): Promise<{ symlinks: RelPath[]; unreadable: ScanResult['unreadable'] }> {
   const symlinks: RelPath[] = [];
+  const unreadable: ScanResult['unreadable'] = [];
   const fresh = new Map<RelPath, LocalItem | null>();
   const cleared = new Set<RelPath>(); // paths whose whole subtree is dropped (and rescanned if a folder)
   for (const path of new Set(paths)) {
@@ -218,7 +253,12 @@ export async function refreshPaths(
     let item: LocalItem | 'symlink' | null = null;
     try {
       item = await describe(join(root, ...path.split('/')), path, options);
-    } catch {
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+        // Unreadable now, not gone: what the tree had stays.
+        unreadable.push({ path, reason: (error as Error).message });
+        continue;
+      }
       item = null;
     }
     if (item === 'symlink') symlinks.push(path);
@@ -226,7 +266,15 @@ export async function refreshPaths(
     fresh.set(path, kept);
     if (kept === null || kept.type === 'folder' || items.get(path)?.type === 'folder') cleared.add(path);
   }
-  if (cleared.size > 0) for (const key of [...items.keys()]) if (below(key, cleared)) items.delete(key);
+  const removed = new Map<RelPath, LocalItem>(); // what the folders' rescans replace, kept for what they cannot read
+  if (cleared.size > 0) {
+    for (const [key, value] of [...items]) {
+      if (below(key, cleared)) {
+        removed.set(key, value);
+        items.delete(key);
+      }
+    }
+  }
   for (const [path, item] of fresh) {
     if (below(path, cleared) && !cleared.has(path)) continue; // covered by its folder's rescan
     if (item === null) items.delete(path);
@@ -236,8 +284,10 @@ export async function refreshPaths(
     if (item?.type !== 'folder' || below(path, cleared)) continue;
     const sub: ScanResult = { items: new Map(), symlinks: [], unreadable: [] };
     await scanInto(root, path, options, sub);
+    keepUnreadable(sub, removed);
     for (const [key, value] of sub.items) items.set(key, value);
     symlinks.push(...sub.symlinks);
+    unreadable.push(...sub.unreadable);
   }
-  return { symlinks };
+  return { symlinks, unreadable };
 }

@@ -1,9 +1,10 @@
 /**
- * The file-system and randomness ports of the executor and the engine: what they do to the disk (besides scanning
- * and watching, which have their own modules) and the names they make up. Tests drive the real engine through
+ * The file-system and randomness ports of the executor and the engine: what they do to the disk (the scan lists
+ * folders through it, and stats on its own; watching has its own port) and the names they make up. Tests drive the real engine through
  * these with faults injected; the defaults are node:fs and node:crypto.
  */
 import { randomUUID } from 'node:crypto';
+import { readdirSync, type Dirent } from 'node:fs';
 import { mkdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { hashFile } from './local.js';
 
@@ -22,9 +23,19 @@ export interface FileSystem {
   rm(path: string, options?: { recursive?: boolean; force?: boolean }): Promise<void>;
   /** sha256 of the file's content, hex. */
   hash(path: string): Promise<string>;
+  /** A folder's entries with their types, synchronously (the scan's hot path). */
+  readDir(path: string): Dirent[];
 }
 
-export const nodeFileSystem: FileSystem = { stat, mkdir, rename, utimes, rm, hash: hashFile };
+export const nodeFileSystem: FileSystem = {
+  stat,
+  mkdir,
+  rename,
+  utimes,
+  rm,
+  hash: hashFile,
+  readDir: (path) => readdirSync(path, { withFileTypes: true }),
+};
 
 /** A name no other call returns (temp files). */
 export type RandomId = () => string;

@@ -2,7 +2,7 @@
  * The engine against a disk that fails on demand, through its file-system port (the real executor and engine; only
  * the port's calls are wrapped), and its randomness port.
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nodeFileSystem, type FileSystem } from '../../main/sync/ports.js';
@@ -55,6 +55,39 @@ describe('disk faults', () => {
     // Nothing was taken as deleted on either side.
     expect(sorted(await account.remoteTree())).toEqual(sorted(localTree(a.root)));
     expect(b.trashed).toEqual([]);
+  });
+
+  it('a folder that cannot be listed keeps its synced files as they were: nothing is taken as deleted', async () => {
+    const state = { failing: false };
+    const fs: FileSystem = {
+      ...nodeFileSystem,
+      readDir: (path) => {
+        if (state.failing && basename(path) === 'locked') throw Object.assign(new Error(`EACCES: permission denied, scandir '${path}'`), { code: 'EACCES' });
+        return nodeFileSystem.readDir(path);
+      },
+    };
+    const a = account.computer('alpha', { fs });
+    mkdirSync(join(a.root, 'locked'));
+    writeFileSync(join(a.root, 'locked', 'one.txt'), '1');
+    writeFileSync(join(a.root, 'locked', 'two.txt'), '2');
+    writeFileSync(join(a.root, 'top.txt'), 'top');
+    await a.sync();
+    const synced = sorted(await account.remoteTree());
+    const errors: string[] = [];
+    a.engine.on('item-error', (e) => errors.push(`${e.path}: ${e.message}`));
+
+    state.failing = true;
+    expect(await a.sync()).toMatchObject({ done: 0 });
+    expect(errors).toEqual([expect.stringMatching(/^locked: EACCES/)]);
+    // The first pass of a restarted engine, too, knows the folder's files only from base.
+    await a.restart();
+    expect(await a.sync()).toMatchObject({ done: 0 });
+    expect(sorted(await account.remoteTree())).toEqual(synced);
+
+    state.failing = false;
+    expect(await a.sync()).toMatchObject({ done: 0, inSync: true, failed: [] });
+    expect(sorted(await account.remoteTree())).toEqual(synced);
+    expect(a.trashed).toEqual([]);
   });
 
   it('temp files are named by the randomness port', async () => {
