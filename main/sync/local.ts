@@ -3,7 +3,7 @@
  * Symlinks are never followed; they are reported. The engine's own folder `.drivesync` is never part of the tree.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, lstatSync, readdirSync, type Dirent } from 'node:fs';
+import { createReadStream, lstatSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, parse, sep } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
@@ -81,8 +81,8 @@ export interface ScanOptions {
    * client uploaded was downloaded like any other, and must stay in the tree or it would look deleted here.
    */
   isSynced: (path: RelPath) => boolean;
-  /** Lists a folder (synchronously: see scanInto); readdirSync by default, a fault-injecting one in tests. */
-  readDir?: (path: string) => Dirent[];
+  /** A folder's entry names (synchronously: see scanInto); readdirSync by default, a fault-injecting one in tests. */
+  readDir?: (path: string) => string[];
 }
 
 /**
@@ -141,15 +141,15 @@ function keepUnreadable(result: ScanResult, previous: ReadonlyMap<RelPath, Local
  */
 async function scanInto(root: string, start: RelPath, options: ScanOptions, result: ScanResult): Promise<void> {
   let home = workingDirectory();
-  const readDir = options.readDir ?? ((path: string) => readdirSync(path, { withFileTypes: true }));
+  const readDir = options.readDir ?? ((path: string) => readdirSync(path));
   const stack: RelPath[] = [start];
   const toHash: LocalItem[] = [];
   while (stack.length > 0) {
     const dir = stack.pop()!;
     const dirAbs = dir === '' ? root : root + sep + (sep === '/' ? dir : dir.split('/').join(sep));
-    let entries: Dirent[];
+    let names: string[];
     try {
-      entries = readDir(dirAbs);
+      names = readDir(dirAbs);
     } catch (error) {
       if (dir === '' && start === '') throw error; // the root itself must be readable
       result.unreadable.push({ path: dir, reason: (error as Error).message });
@@ -157,14 +157,13 @@ async function scanInto(root: string, start: RelPath, options: ScanOptions, resu
     }
     const relative = home !== null && enter(dirAbs);
     try {
-      for (const entry of entries) {
-        const name = entry.name;
+      for (const name of names) {
         if (dir === '' && name === STATE_DIR) continue;
         const path = dir === '' ? name : `${dir}/${name}`;
-        // Synced paths stay whatever their name (and a rescan of a synced tree asks the ignore rules nothing).
-        if (!options.isSynced(path) && options.isIgnored(path, entry.isDirectory() ? 'folder' : 'file')) continue;
         try {
           const item = describeSync(relative ? name : dirAbs + sep + name, path);
+          // Synced paths stay whatever their name (and a rescan of a synced tree asks the ignore rules nothing).
+          if (item !== null && !options.isSynced(path) && options.isIgnored(path, item === 'symlink' ? 'file' : item.type)) continue;
           if (item === 'symlink') result.symlinks.push(path);
           else if (item) {
             if (item.type === 'file' && options.needsHash(item)) toHash.push(item);

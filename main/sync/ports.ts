@@ -4,7 +4,7 @@
  * these with faults injected; the defaults are node:fs and node:crypto.
  */
 import { randomUUID } from 'node:crypto';
-import { readdirSync, type Dirent } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { mkdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { hashFile } from './local.js';
 
@@ -23,8 +23,8 @@ export interface FileSystem {
   rm(path: string, options?: { recursive?: boolean; force?: boolean }): Promise<void>;
   /** sha256 of the file's content, hex. */
   hash(path: string): Promise<string>;
-  /** A folder's entries with their types, synchronously (the scan's hot path). */
-  readDir(path: string): Dirent[];
+  /** A folder's entry names, synchronously (the scan's hot path). */
+  readDir(path: string): string[];
 }
 
 export const nodeFileSystem: FileSystem = {
@@ -34,7 +34,7 @@ export const nodeFileSystem: FileSystem = {
   utimes,
   rm,
   hash: hashFile,
-  readDir: (path) => readdirSync(path, { withFileTypes: true }),
+  readDir: (path) => readdirSync(path),
 };
 
 /** A name no other call returns (temp files). */
