@@ -129,16 +129,8 @@ describe('the watcher on folders', () => {
     });
     expect(errors).toEqual([]);
   });
-});
 
-describe('the watcher on a folder deleted and made again', () => {
-  let watcher: Watcher | undefined;
-  afterEach(async () => {
-    await watcher?.close();
-    watcher = undefined;
-  });
-
-  it('watches the new folder even when the file system gives it the old one\'s inode', async () => {
+  it('watches a folder deleted and made again, even when the file system gives it the old one\'s inode', async () => {
     const root = newRoot();
     mkdirSync(join(root, 'again'));
     const seen = new Set<string>();
@@ -156,14 +148,14 @@ describe('the watcher on a folder deleted and made again', () => {
   });
 });
 
-describe('the running engine after the machine slept', () => {
+describe('the running engine', () => {
   let account: Account | undefined;
   afterEach(async () => {
     await account?.close();
     account = undefined;
   });
 
-  it('scans in full when the clock jumps ahead, finding what no watcher event or poll reported', async () => {
+  it('after the machine slept, scans in full when the clock jumps ahead, finding what no watcher event or poll reported', async () => {
     account = await newAccount();
     let offset = 0;
     const notices: string[] = [];
@@ -182,14 +174,6 @@ describe('the running engine after the machine slept', () => {
     offset += 10 * 60_000; // ten minutes pass at once: the machine slept
     await until(async () => ((await account!.remoteTree()).get('while-asleep.txt') === 'made while the machine slept' ? true : undefined));
     expect(notices).toContain('the computer woke up: looking for changes made meanwhile');
-  });
-});
-
-describe('the running engine', () => {
-  let account: Account | undefined;
-  afterEach(async () => {
-    await account?.close();
-    account = undefined;
   });
 
   it('uploads a file saved while it runs, without waiting for a poll', async () => {
