@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import type { DriveClient } from '../api/client.js';
-import { ApiError, isTransient } from '../api/errors.js';
+import { ApiError, isTransient, RateLimitedError } from '../api/errors.js';
 import { applyOutcome } from './apply.js';
 import { Executor, StaleError, toRemoteItem, type Clock, type TransferEvent } from './execute.js';
 import { loadIgnoreRules, refreshPaths, scanLocal, STATE_DIR, type IgnoreRule } from './local.js';
@@ -399,6 +399,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       const labels = new WeakMap<Operation, string>();
       const maxIterations = this.options.maxIterations ?? 200;
       const failures = new Map<string, ItemError>();
+      const rateLimited = new Map<string, number>();
       for (let iteration = 0; iteration < maxIterations; iteration++) {
         if (this.stopped || this.paused) break;
         const result = plan(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.options.caseInsensitive });
@@ -422,11 +423,18 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         const outcome = await executor.run(operations, this.abort.signal);
         summary.done += outcome.done;
         for (const { op, error } of outcome.failed) {
-          if (error instanceof StaleError) continue; // planned again next iteration
+          // Planned again next iteration: the disk or listing moved on, or the service asked to wait (and it has;
+          // three times for one operation, and it waits for the next sync).
+          if (error instanceof StaleError) continue;
+          if (error instanceof RateLimitedError) {
+            const key = `${op.kind}:${opPath(op)}`;
+            const tries = (rateLimited.get(key) ?? 0) + 1;
+            rateLimited.set(key, tries);
+            if (tries < 3) continue;
+          }
           const item = { path: labels.get(op) ?? opPath(op), message: describeError(error) };
           failures.set(`${op.kind}:${opPath(op)}`, item);
         }
-        if (outcome.rateLimitedMs) await new Promise((resolve) => setTimeout(resolve, outcome.rateLimitedMs));
         if (outcome.done === 0 && outcome.failed.every((f) => !(f.error instanceof StaleError))) {
           if (outcome.failed.length > 0 && outcome.failed.every((f) => isTransient(f.error)) && iteration < 3) continue;
           break;

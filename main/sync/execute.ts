@@ -103,29 +103,53 @@ export class Executor {
     return join(this.root, STATE_DIR, 'tmp', `${this.ports.randomId()}.part`);
   }
 
+  /**
+   * Runs the operations, `concurrency` at a time. A 429 pauses the whole queue for the service's Retry-After, then
+   * it goes on; run() returns once the pause is over, so the caller may retry what was refused at once.
+   */
   async run(operations: readonly Operation[], signal?: AbortSignal): Promise<ExecuteResult> {
     const result: ExecuteResult = { done: 0, failed: [] };
     await this.ports.fs.mkdir(join(this.root, STATE_DIR, 'tmp'), { recursive: true });
+    let resumeAt = 0;
+    let resume: NodeJS.Timeout | undefined;
+    const stop = () => {
+      // Operations not started are dropped (each has its intent only once it starts); running ones finish.
+      this.queue.clear();
+      clearTimeout(resume);
+      this.queue.start();
+    };
+    signal?.addEventListener('abort', stop, { once: true });
     this.queue.start();
-    const tasks = operations.map((op) =>
-      this.queue.add(async () => {
-        if (signal?.aborted) return;
-        try {
-          await this.runOne(op, signal);
-          result.done++;
-        } catch (error) {
-          if (error instanceof RateLimitedError && !this.queue.isPaused) {
-            // One 429 pauses every transfer until the service's Retry-After has passed.
-            result.rateLimitedMs = Math.max(result.rateLimitedMs ?? 0, error.retryAfterMs ?? 1000);
-            this.queue.pause();
+    for (const op of operations) {
+      void this.queue
+        .add(async () => {
+          if (signal?.aborted) return;
+          try {
+            await this.runOne(op, signal);
+            result.done++;
+          } catch (error) {
+            if (error instanceof RateLimitedError && !this.queue.isPaused) {
+              // One 429 pauses every transfer until the service's Retry-After has passed.
+              const wait = error.retryAfterMs ?? 1000;
+              result.rateLimitedMs = Math.max(result.rateLimitedMs ?? 0, wait);
+              resumeAt = Date.now() + wait;
+              this.queue.pause();
+              resume = setTimeout(() => this.queue.start(), wait);
+            }
+            result.failed.push({ op, error });
+            this.events.failed?.(op, error);
           }
-          result.failed.push({ op, error });
-          this.events.failed?.(op, error);
-        }
-      }),
-    );
-    await Promise.all(tasks);
+        })
+        .catch(() => undefined);
+    }
+    await this.queue.onIdle();
+    // The last operations may have met the 429: the pause still holds for what the caller sends next.
+    const left = resumeAt - Date.now();
+    if (left > 0 && !signal?.aborted) await new Promise((resolve) => setTimeout(resolve, left));
+    clearTimeout(resume);
+    signal?.removeEventListener('abort', stop);
     this.queue.clear();
+    this.queue.start();
     return result;
   }
 

@@ -84,6 +84,33 @@ describe('sync scenarios: crash safety and faults', () => {
     expect(sorted(await account.remoteTree())).toEqual(sorted(localTree(a.root)));
   });
 
+  it('14. a 429 while more operations wait than run: the pass pauses, resumes and completes', async () => {
+    const a = account.computer('alpha');
+    for (let i = 0; i < 24; i++) writeFileSync(join(a.root, `f${i}.txt`), `file ${i}`);
+    account.server.faults.set('429=1,retry-after=1,match=POST:/api/v1/uploads,count=1');
+    const first = await a.sync();
+    expect(first.failed).toEqual([]);
+    expect(first.inSync).toBe(true);
+    expect(sorted(await account.remoteTree())).toEqual(sorted(localTree(a.root)));
+  });
+
+  it('14. stopping the engine during a 429 pause does not wait for the pause', async () => {
+    const a = account.computer('alpha');
+    for (let i = 0; i < 24; i++) writeFileSync(join(a.root, `f${i}.txt`), `file ${i}`);
+    // Paused for 10 minutes: a stop that waited for it would outlast the test's timeout.
+    account.server.faults.set('429=1,retry-after=600,match=POST:/api/v1/uploads,count=1');
+    let paused!: () => void;
+    const rateLimited = new Promise<void>((resolve) => (paused = resolve));
+    const pass = a.engine.syncOnce({ fullScan: true });
+    const poll = setInterval(() => {
+      if (account.requests.filter((r) => r === 'POST /uploads').length >= 4) paused();
+    }, 10);
+    await rateLimited;
+    clearInterval(poll);
+    await a.engine.stop();
+    expect((await pass).inSync).toBe(false);
+  });
+
   it('19. moves and edits made while the engine was stopped are found by the scan', async () => {
     const a = account.computer('alpha');
     mkdirSync(join(a.root, 'inbox'));
