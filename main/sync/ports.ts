@@ -4,8 +4,8 @@
  * these with faults injected; the defaults are node:fs and node:crypto.
  */
 import { randomUUID } from 'node:crypto';
-import { readdirSync } from 'node:fs';
-import { mkdir, rename, rm, stat, utimes } from 'node:fs/promises';
+import { readdirSync, statSync } from 'node:fs';
+import { mkdir, rename, rm, utimes } from 'node:fs/promises';
 import { hashFile } from './local.js';
 
 export interface FileStats {
@@ -28,7 +28,9 @@ export interface FileSystem {
 }
 
 export const nodeFileSystem: FileSystem = {
-  stat,
+  // A stat is synchronous (and answered through a promise): one thread-pool round trip costs several times the
+  // stat itself, and the executor stats every file it uploads, downloads or moves.
+  stat: async (path) => statSync(path),
   mkdir,
   rename,
   utimes,
