@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { conflictedCopyName, safeLocalName } from '../../main/sync/names.js';
-import { plan, type PlanOptions } from '../../main/sync/plan.js';
+import { plan, planChanges, settled, type PlanOptions } from '../../main/sync/plan.js';
 import type { Operation, Plan } from '../../main/sync/types.js';
 import { Sim, contentsKept, convergenceProblems, permutations, syncUntilQuiet } from './sim.js';
 
@@ -768,6 +768,38 @@ describe('a file replaced by a folder (and the reverse)', () => {
       ['inner', 'now a file'],
     );
     expect(sim.trees.local.get('thing')?.type).toBe('file');
+  });
+});
+
+describe('settled trees (docs/sync-rules.md, Terms): no row applies', () => {
+  const synced = () => {
+    const s = new Sim();
+    const dir = s.addSynced('docs', 'folder');
+    s.addSynced('docs/a.txt', 'file', 'a');
+    s.addSynced('b.txt', 'file', 'b');
+    return { s, dir };
+  };
+
+  it('both sides exactly as base: settled, and the full table agrees there is nothing to do', () => {
+    const { s } = synced();
+    expect(settled(s.snapshot())).toBe(true);
+    expect(planChanges(s.snapshot())).toEqual({ operations: [], deletions: 0, skipped: [] });
+    expect(plan(s.snapshot())).toEqual({ operations: [], deletions: 0, skipped: [] });
+  });
+
+  it.each<[string, (s: Sim, dir: number) => void]>([
+    ['a local edit', (s) => s.localWrite('b.txt', 'b, edited')],
+    ['a local touch', (s) => s.localTouch('b.txt')],
+    ['a local move', (s) => s.localMove('b.txt', 'docs/b.txt')],
+    ['a new local file', (s) => s.localWrite('c.txt', 'c')],
+    ['a local deletion', (s) => s.localDelete('docs/a.txt')],
+    ['a remote rename', (s, dir) => s.remoteMove(dir, null, 'papers')],
+    ['a new remote entry', (s, dir) => s.remoteCreate(dir, 'c.txt', 'file', 'c')],
+    ['a remote deletion', (s, dir) => s.remoteDelete(dir)],
+  ])('%s: not settled', (_name, change) => {
+    const { s, dir } = synced();
+    change(s, dir);
+    expect(settled(s.snapshot())).toBe(false);
   });
 });
 
