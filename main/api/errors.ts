@@ -98,3 +98,35 @@ export const isApiError = (error: unknown): error is ApiError => error instanceo
 /** Errors worth trying again later (the request may or may not have taken effect). */
 export const isTransient = (error: unknown): boolean =>
   isApiError(error) && ['rate-limited', 'server', 'network', 'timeout'].includes(error.kind);
+
+/**
+ * What a person reads for a failed call to the service: one line, lower case, saying what to do where there is
+ * something. `server` names the server where it helps; `signIn` is how to sign in again (a command, a button).
+ */
+export function describeApiError(error: ApiError, how: { signIn: string; server?: string }): string {
+  const message = error.message.split('\n')[0]!.trim() || 'unknown error';
+  const server = how.server ?? 'the server';
+  switch (error.kind) {
+    case 'unauthorized':
+      return `not signed in, or the session has expired: ${how.signIn}`;
+    case 'forbidden':
+      return `not allowed: ${message}`;
+    case 'not-found':
+      return `not found on the drive: ${message}`;
+    case 'invalid':
+      return `refused by the server: ${message}`;
+    case 'conflict':
+    case 'aborted':
+      return message;
+    case 'rate-limited':
+      return 'the server is busy (too many requests); try again later';
+    case 'server':
+      return `the server failed (${message}); try again later`;
+    case 'network':
+      return `cannot reach ${server}: ${message}`;
+    case 'timeout':
+      return `${server} did not answer in time`;
+    case 'bad-response':
+      return `unexpected answer from the server (${error.summary})`;
+  }
+}

@@ -1,4 +1,4 @@
-import { ApiError } from '../api/errors.js';
+import { ApiError, describeApiError as describeFailure } from '../api/errors.js';
 
 /** A failure the user caused or can act on: printed as one line, never with a stack trace. */
 export class CliError extends Error {
@@ -19,34 +19,9 @@ export function oneLine(error: unknown): string {
   return message.split('\n')[0]!.trim() || 'unknown error';
 }
 
-/** What a person reads for a failed call to the service: one line, saying what to do where there is something. */
-export function describeApiError(error: ApiError, server?: string): string {
-  const message = error.message.split('\n')[0]!.trim();
-  switch (error.kind) {
-    case 'unauthorized':
-      return 'not signed in, or the session has expired: run drivesync login';
-    case 'forbidden':
-      return `not allowed: ${message}`;
-    case 'not-found':
-      return `not found on the drive: ${message}`;
-    case 'invalid':
-      return `refused by the server: ${message}`;
-    case 'conflict':
-      return message;
-    case 'rate-limited':
-      return 'the server is busy (too many requests); try again later';
-    case 'server':
-      return `the server failed (${message}); try again later`;
-    case 'network':
-      return `cannot reach ${server ?? 'the server'}: ${message}`;
-    case 'timeout':
-      return `${server ?? 'the server'} did not answer in time`;
-    case 'bad-response':
-      return `unexpected answer from the server (${error.summary})`;
-    case 'aborted':
-      return message;
-  }
-}
+/** What a person reads for a failed call to the service, on the command line. */
+export const describeApiError = (error: ApiError, server?: string): string =>
+  describeFailure(error, { signIn: 'run drivesync login', ...(server ? { server } : {}) });
 
 /** Turns a failed call into a CliError (exit 1) with the one line above, keeping any other error as it is. */
 export function failure(error: unknown, server?: string, context?: string): unknown {

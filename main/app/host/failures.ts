@@ -1,5 +1,5 @@
 /** Every failure a call can answer, as one line a person can read in the window. */
-import { ApiError, InvalidError } from '../../api/errors.js';
+import { ApiError, describeApiError as describeFailure, InvalidError } from '../../api/errors.js';
 import type { Failure, FailureKind } from '../contract.js';
 
 /** A failure the host means to answer as it is. */
@@ -17,32 +17,15 @@ function firstLine(text: string): string {
   return text.split('\n')[0]!.trim() || 'unknown error';
 }
 
+/**
+ * The service failure's line as the window shows it: a sentence. The server's own words (a refusal, a conflict)
+ * end it as the server wrote them; the client's own wording ends with a full stop.
+ */
 export function describeApiError(error: ApiError): string {
-  const message = firstLine(error.message);
-  switch (error.kind) {
-    case 'unauthorized':
-      return 'Not signed in, or the session has expired: sign in again.';
-    case 'forbidden':
-      return `Not allowed: ${message}`;
-    case 'not-found':
-      return `Not found on the drive: ${message}`;
-    case 'invalid':
-      return `Refused by the server: ${message}`;
-    case 'conflict':
-      return message;
-    case 'rate-limited':
-      return 'The server is busy (too many requests); try again later.';
-    case 'server':
-      return `The server failed (${message}); try again later.`;
-    case 'network':
-      return `Cannot reach the server: ${message}`;
-    case 'timeout':
-      return 'The server did not answer in time.';
-    case 'bad-response':
-      return `Unexpected answer from the server (${error.summary}).`;
-    case 'aborted':
-      return message;
-  }
+  const line = describeFailure(error, { signIn: 'sign in again' });
+  if (error.kind === 'conflict' || error.kind === 'aborted') return line;
+  const sentence = line.charAt(0).toUpperCase() + line.slice(1);
+  return ['forbidden', 'not-found', 'invalid', 'network'].includes(error.kind) ? sentence : `${sentence}.`;
 }
 
 export function toFailure(error: unknown): Failure {
