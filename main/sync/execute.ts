@@ -3,7 +3,7 @@
  * the trees and the mirror. Every operation is journalled before it starts; its result and the journal entry's
  * removal are one transaction.
  */
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import PQueue from 'p-queue';
 import type { DriveClient } from '../api/client.js';
@@ -178,9 +178,26 @@ export class Executor {
     return item;
   }
 
-  /** The file's state before an upload, and a hash fed with the bytes the upload sends (one read, not two). */
-  private async beforeUpload(path: RelPath): Promise<{ before: LocalItem; hashing: Hash }> {
-    return { before: await this.localItem(path, false), hashing: createHash('sha256') };
+  /**
+   * Uploads a local file as a new entry: the new entry, and the local item as it was when the upload began, with
+   * the hash of the bytes sent (one read, not two).
+   */
+  private async uploadFile(
+    path: RelPath,
+    name: string,
+    parentId: RemoteId | null,
+    signal?: AbortSignal,
+  ): Promise<{ entry: FileEntry; local: LocalItem }> {
+    const before = await this.localItem(path, false);
+    const hashing = createHash('sha256');
+    const entry = await this.ports.client.transfers.upload(this.abs(path), {
+      name,
+      parentId: this.remoteParent(parentId),
+      signal,
+      onProgress: (p) => this.events.transfer?.({ path, direction: 'up', ...p }),
+      onData: (chunk) => hashing.update(chunk),
+    });
+    return { entry, local: { ...before, hash: hashing.digest('hex') } };
   }
 
   /** The local item still as the plan saw it; otherwise the operation is stale and waits for the next pass. */
@@ -208,27 +225,12 @@ export class Executor {
     const { client } = this.ports;
     switch (op.kind) {
       case 'upload': {
-        const { before, hashing } = await this.beforeUpload(op.path);
-        const entry = await client.transfers.upload(this.abs(op.path), {
-          name: op.name,
-          parentId: this.remoteParent(op.parentId),
-          signal,
-          onProgress: (p) => this.events.transfer?.({ path: op.path, direction: 'up', ...p }),
-          onData: (chunk) => hashing.update(chunk),
-        });
-        return { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local: { ...before, hash: hashing.digest('hex') } };
+        const { entry, local } = await this.uploadFile(op.path, op.name, op.parentId, signal);
+        return { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local };
       }
       case 'replace-remote': {
         const old = this.remoteOf(op.remoteId);
-        const { before, hashing } = await this.beforeUpload(op.path);
-        const entry = await client.transfers.upload(this.abs(op.path), {
-          name: old.name,
-          parentId: this.remoteParent(old.parentId),
-          signal,
-          onProgress: (p) => this.events.transfer?.({ path: op.path, direction: 'up', ...p }),
-          onData: (chunk) => hashing.update(chunk),
-        });
-        const local = { ...before, hash: hashing.digest('hex') };
+        const { entry, local } = await this.uploadFile(op.path, old.name, old.parentId, signal);
         await this.carryOver(op.remoteId, entry, op.path);
         await client.entries.trash([op.remoteId]);
         return { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local, replaces: op.remoteId };
