@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ENGINE_V8_FLAGS } from '../sync/process-flags.js';
 import { autostartDir, writeAutostart } from './autostart.js';
-import type { ActivityItem, StatusSnapshot } from './contract.js';
+import { describeState, type ActivityItem, type StatusSnapshot } from './contract.js';
 import type { HostPlatform } from './host/host.js';
 import { HostProxy, type Port } from './host/rpc.js';
 import { forwardEvents, registerIpc } from './ipc.js';
@@ -42,7 +42,15 @@ export function appLayout(appRoot: string): AppLayout {
   };
 }
 
-const SIGNED_OUT: StatusSnapshot = { account: null, state: 'signed-out', detail: null, paused: false, folders: [], pendingDeletions: [] };
+const SIGNED_OUT: StatusSnapshot = {
+  account: null,
+  state: 'signed-out',
+  stateText: describeState('signed-out'),
+  detail: null,
+  paused: false,
+  folders: [],
+  pendingDeletions: [],
+};
 
 export function portOf(child: UtilityProcess): Port {
   return {

@@ -49,12 +49,20 @@ export interface DeletionQuestion {
   synced: number;
 }
 
+/** A folder's status as the window shows it. */
+export interface FolderView extends FolderStatus {
+  /** The state in words (describeState), so the window and the tray say the same. */
+  stateText: string;
+}
+
 export interface StatusSnapshot {
   account: Account | null;
   state: OverallState;
+  /** The state in words (describeState), so the window and the tray say the same. */
+  stateText: string;
   detail: string | null;
   paused: boolean;
-  folders: FolderStatus[];
+  folders: FolderView[];
   /** Mass-delete questions still waiting for an answer. */
   pendingDeletions: DeletionQuestion[];
 }

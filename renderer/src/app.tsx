@@ -1,7 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Progress, StatusSnapshot } from '../../main/app/contract.js';
 import { call, subscribe } from './api.js';
-import { stateWords } from './format.js';
 import { ActivityView } from './views/activity.js';
 import { DeletionPrompt } from './views/deletions.js';
 import { FilesView } from './views/files.js';
@@ -54,7 +53,7 @@ export function App() {
       <header class="topbar">
         <span class="brand">drivesync</span>
         <span class={`badge state-${status.state}`} data-testid="state-badge">
-          {stateWords(status.state)}
+          {status.stateText}
         </span>
         <span class="account">
           {status.account.email} on {status.account.server}

@@ -1,5 +1,3 @@
-import type { OverallState } from '../../main/app/contract.js';
-
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
 
 export function formatBytes(bytes: number): string {
@@ -26,28 +24,6 @@ export function formatTime(iso: string | null): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
   return date.toLocaleString();
-}
-
-/** Words for a state (the same words the tray uses). */
-export function stateWords(state: OverallState): string {
-  switch (state) {
-    case 'signed-out':
-      return 'Signed out';
-    case 'starting':
-      return 'Starting…';
-    case 'idle':
-      return 'Up to date';
-    case 'scanning':
-      return 'Looking for changes…';
-    case 'syncing':
-      return 'Syncing…';
-    case 'paused':
-      return 'Paused';
-    case 'offline':
-      return 'Offline';
-    case 'error':
-      return 'Needs attention';
-  }
 }
 
 export const baseName = (path: string) => path.slice(path.lastIndexOf('/') + 1) || path;

@@ -132,9 +132,10 @@ describe('the main process', () => {
     const idle: StatusSnapshot = {
       account: { server: 'http://127.0.0.1:1', email: 'a@example.com' },
       state: 'idle',
+      stateText: 'Up to date',
       detail: null,
       paused: false,
-      folders: [{ root: '/tmp/Drive', state: 'idle', detail: null, lastSync: null, synced: 3, inSync: true }],
+      folders: [{ root: '/tmp/Drive', state: 'idle', stateText: 'Up to date', detail: null, lastSync: null, synced: 3, inSync: true }],
       pendingDeletions: [],
     };
     h.host.emit('state', idle);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MenuItemConstructorOptions } from 'electron';
 import { describe, expect, it, vi } from 'vitest';
-import { TRAY_STATES, trayStateOf, type ActivityItem, type OverallState, type StatusSnapshot } from '../../main/app/contract.js';
+import { describeState, TRAY_STATES, trayStateOf, type ActivityItem, type OverallState, type StatusSnapshot } from '../../main/app/contract.js';
 import { recentFiles, TrayController, trayIconFile, trayMenuTemplate, type TrayActions } from '../../main/app/tray.js';
 import { REPO } from './fake-electron.js';
 
@@ -12,9 +12,13 @@ const ICONS = join(REPO, 'main', 'app', 'icons');
 const status = (state: OverallState, extra: Partial<StatusSnapshot> = {}): StatusSnapshot => ({
   account: state === 'signed-out' ? null : { server: 'https://drive.example', email: 'me@example.com' },
   state,
+  stateText: describeState(state),
   detail: null,
   paused: state === 'paused',
-  folders: state === 'signed-out' ? [] : [{ root: '/home/me/Drive', state, detail: null, lastSync: null, synced: 1, inSync: true }],
+  folders:
+    state === 'signed-out'
+      ? []
+      : [{ root: '/home/me/Drive', state, stateText: describeState(state), detail: null, lastSync: null, synced: 1, inSync: true }],
   pendingDeletions: [],
   ...extra,
 });

@@ -14,6 +14,7 @@ import { loadConfig, saveConfig, DEFAULT_POLL_SECONDS, type Config } from '../..
 import type { StatePaths } from '../../cli/paths.js';
 import { canonicalPath, findRoot, rootOfAccount } from '../../cli/roots.js';
 import type { Activity, DeletionQuestion as EngineQuestion, EngineState, ItemError, PassSummary, SyncEngine } from '../../sync/engine.js';
+import { describeState } from '../contract.js';
 import type {
   Account,
   ActivityItem,
@@ -202,7 +203,7 @@ export class DesktopHost extends EventEmitter<HostEvents> {
 
   /** The state, as the tray and the window show it. */
   status(): StatusSnapshot {
-    const folders = [...this.runs.values()].map((r) => ({ ...r.status }));
+    const folders = [...this.runs.values()].map((r) => ({ ...r.status, stateText: describeState(r.status.state) }));
     let state: OverallState = 'signed-out';
     let detail: string | null = null;
     if (this.account) {
@@ -224,6 +225,7 @@ export class DesktopHost extends EventEmitter<HostEvents> {
     return {
       account: this.account ? { ...this.account } : null,
       state,
+      stateText: describeState(state),
       detail,
       paused: this.desktop.paused,
       folders,

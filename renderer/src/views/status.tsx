@@ -1,6 +1,6 @@
 import type { Progress, StatusSnapshot } from '../../../main/app/contract.js';
 import { call } from '../api.js';
-import { formatBytes, formatEta, formatTime, stateWords } from '../format.js';
+import { formatBytes, formatEta, formatTime } from '../format.js';
 
 export function StatusView({ status, progress }: { status: StatusSnapshot; progress: Progress | null }) {
   // Paused by the user, or a folder stopped at the mass-delete question.
@@ -12,7 +12,7 @@ export function StatusView({ status, progress }: { status: StatusSnapshot; progr
         Status
       </h2>
       <div class={`status-line state-${status.state}`} role="status" aria-live="polite" data-testid="status-line">
-        <strong>{stateWords(status.state)}</strong>
+        <strong>{status.stateText}</strong>
         {status.detail ? <span class="detail"> — {status.detail}</span> : null}
       </div>
       <div class="actions">
@@ -78,7 +78,7 @@ export function StatusView({ status, progress }: { status: StatusSnapshot; progr
                 <tr key={f.root}>
                   <td class="path">{f.root}</td>
                   <td>
-                    {stateWords(f.state)}
+                    {f.stateText}
                     {f.detail ? <div class="muted small">{f.detail}</div> : null}
                   </td>
                   <td>{f.synced}</td>
