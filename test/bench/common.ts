@@ -13,6 +13,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { DriveClient } from '../../main/api/client.js';
+import { SyncEngine } from '../../main/sync/engine.js';
 
 export const PROJECT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BENCH_DIR = join(PROJECT, 'test', 'bench');
@@ -488,4 +490,17 @@ export async function transpileForNode(outDir: string, entries: readonly string[
   // Packages resolve from the project's node_modules.
   if (!existsSync(join(outDir, 'node_modules'))) symlinkSync(join(PROJECT, 'node_modules'), join(outDir, 'node_modules'), 'dir');
   return entries.map((entry) => join(outDir, relative(PROJECT, entry)).replace(/\.ts$/, '.js'));
+}
+
+/** A SyncEngine on `root` for a benchmark: a mirror of its own in a temp dir, and a trash that must never be used. */
+export function benchEngine(root: string, origin: string, token: string): SyncEngine {
+  return new SyncEngine({
+    root,
+    client: new DriveClient({ origin, token }),
+    mirrorPath: join(tempDir('engine-state'), 'mirror.sqlite'),
+    hostname: 'bench',
+    trash: async () => {
+      throw new Error('nothing should be trashed');
+    },
+  });
 }

@@ -9,9 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DriveClient } from '../../main/api/client.js';
-import { SyncEngine } from '../../main/sync/engine.js';
 import {
+  benchEngine,
   benchmarkMain,
   cleanup,
   layout,
@@ -37,16 +36,7 @@ benchmarkMain(async (): Promise<BenchResult> => {
     const root = tempDir('save-root');
     const tree = layout(50);
     await writeLayout(root, tree, false);
-    const state = tempDir('save-state');
-    const engine = new SyncEngine({
-      root,
-      client: new DriveClient({ origin: server.url, token: account.token }),
-      mirrorPath: join(state, 'mirror.sqlite'),
-      hostname: 'bench',
-      trash: async () => {
-        throw new Error('nothing should be trashed');
-      },
-    });
+    const engine = benchEngine(root, server.url, account.token);
     let passes = 0;
     engine.on('pass', () => passes++);
     const samples: number[] = [];

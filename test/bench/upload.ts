@@ -11,13 +11,13 @@ import { openAsBlob, rmSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { DriveClient } from '../../main/api/client.js';
-import { SyncEngine, type PassSummary } from '../../main/sync/engine.js';
+import type { PassSummary } from '../../main/sync/engine.js';
 import { hashFile } from '../../main/sync/local.js';
 import { Mirror } from '../../main/sync/mirror.js';
 import { plan } from '../../main/sync/plan.js';
 import type { BaseItem, LocalItem, RelPath } from '../../main/sync/types.js';
 import {
+  benchEngine,
   benchmarkMain,
   cleanup,
   count,
@@ -175,16 +175,7 @@ benchmarkMain(async (): Promise<BenchResult> => {
       const dataDir = tempDir('server-engine');
       const server = await startBenchServer(dataDir);
       const account = await server.register(`engine${rep}@example.com`);
-      const state = tempDir('engine-state');
-      const engine = new SyncEngine({
-        root,
-        client: new DriveClient({ origin: server.url, token: account.token }),
-        mirrorPath: join(state, 'mirror.sqlite'),
-        hostname: 'bench',
-        trash: async () => {
-          throw new Error('nothing should be trashed');
-        },
-      });
+      const engine = benchEngine(root, server.url, account.token);
       let run: Awaited<ReturnType<typeof measured<PassSummary>>>;
       try {
         run = await measured(server.process.pid, () => engine.syncOnce({ fullScan: true }));
@@ -193,7 +184,6 @@ benchmarkMain(async (): Promise<BenchResult> => {
       }
       const n = entryCount(dataDir, account.id);
       await server.close();
-      rmSync(state, { recursive: true, force: true });
       removeAndFlush(dataDir);
       const summary = run.value;
       if (!summary.inSync || summary.failed.length > 0 || n !== expected) {
