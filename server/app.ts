@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Db } from './db.js';
 import { Entries } from './entries.js';
-import { errorBody, handleError, invalid, unauthorized } from './errors.js';
+import { errorBody, errorHandler, invalid, unauthorized } from './errors.js';
 import { FaultInjector, type FaultSpec } from './faults.js';
 import { hashToken } from './secrets.js';
 import { authRoutes } from './routes/auth.js';
@@ -16,14 +16,17 @@ import { sharingRoutes } from './routes/sharing.js';
 import { linkRoutes, publicLinkRoutes } from './routes/links.js';
 import { listRoutes } from './routes/lists.js';
 import { contentRoutes } from './routes/content.js';
+import { profileOf, type ListFormat, type Profile, type ProfileName } from './profile.js';
 
-export type ListFormat = 'paginator' | 'array';
+export type { ListFormat, ProfileName };
 
 export interface ServerOptions {
   /** Where the database and stored bytes live; a new temp dir when absent. */
   dataDir?: string;
   host?: string;
   port?: number;
+  /** Answer as the documents say (default) or as the deployed versions do (docs/server.md, Profiles). */
+  profile?: ProfileName;
   listFormat?: ListFormat;
   latencyMs?: number;
   faults?: FaultSpec | string | null;
@@ -38,6 +41,7 @@ export interface Context {
   blobDir: string;
   tmpDir: string;
   listFormat: ListFormat;
+  profile: Profile;
 }
 
 declare module 'fastify' {
@@ -90,7 +94,8 @@ export interface BuiltServer {
 }
 
 export async function buildServer(options: ServerOptions = {}): Promise<BuiltServer> {
-  // A bad fault spec is refused before anything is created or opened.
+  // A bad fault spec or profile is refused before anything is created or opened.
+  const profile = profileOf(options.profile, options.listFormat);
   const faults = new FaultInjector();
   if (options.faults) faults.set(options.faults);
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'drivesync-server-'));
@@ -105,7 +110,8 @@ export async function buildServer(options: ServerOptions = {}): Promise<BuiltSer
     dataDir,
     blobDir,
     tmpDir,
-    listFormat: options.listFormat ?? 'paginator',
+    listFormat: profile.listFormat(options.listFormat ?? 'paginator'),
+    profile,
   };
   const lookup = tokenLookup(db);
   /** The account of a request's token, or null. */
@@ -125,18 +131,18 @@ export async function buildServer(options: ServerOptions = {}): Promise<BuiltSer
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       const url = request.raw.url ?? '/';
       if (!isPublic(url) && !authenticatedUser(request)) {
-        return reply.code(401).send(errorBody(401, 'Unauthenticated.'));
+        return reply.code(401).send(errorBody(profile, 401, 'Unauthenticated.'));
       }
       if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
         const message = 'The request path is malformed.';
-        return reply.code(422).send(errorBody(422, message, { path: message }));
+        return reply.code(422).send(errorBody(profile, 422, message, { path: message }));
       }
       return reply.code(500).send({ message: 'Server error.' });
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('userId', 0);
-  app.setErrorHandler(handleError);
+  app.setErrorHandler(errorHandler(profile));
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ message: 'Not found.' }));
   // DELETE requests carry JSON bodies here; an empty one is simply absent.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {

@@ -45,15 +45,6 @@ export function idFromHash(hash: string): number | null {
   return id >= 1 && entryHash(id) === hash ? id : null;
 }
 
-/** The service's coarse type from a MIME type; anything unrecognised is `file`. */
-export function typeFromMime(mime: string | null): string {
-  if (!mime) return 'file';
-  if (mime === 'application/pdf') return 'pdf';
-  const major = mime.split('/')[0];
-  if (major === 'image' || major === 'video' || major === 'audio' || major === 'text') return major;
-  return 'file';
-}
-
 /** Bounds for a path range query over one subtree: `path = p OR path LIKE 'p/%'` that an index can serve. */
 function subtreeRange(path: string): [string, string, string] {
   return [path, `${path}/`, `${path}0`]; // '0' is the character right after '/'

@@ -20,7 +20,7 @@ const Register = Type.Object({
   last_name: Type.Optional(Type.String({ maxLength: 255 })),
 });
 
-export function authRoutes(app: App, { db }: Context): void {
+export function authRoutes(app: App, { db, profile }: Context): void {
   const userByEmail = db.prepare<[string], UserRow>('SELECT * FROM users WHERE email = ?');
   const issueToken = (userId: number, name: string) => {
     const token = newToken();
@@ -35,7 +35,8 @@ export function authRoutes(app: App, { db }: Context): void {
 
   app.post('/auth/register', { schema: { body: Register } }, async (request) => {
     const { email, password, token_name, password_confirmation, first_name, last_name } = request.body;
-    if (password_confirmation !== undefined && password_confirmation !== password) {
+    const confirmation = profile.registerNeedsConfirmation ? password_confirmation ?? '' : password_confirmation;
+    if (confirmation !== undefined && confirmation !== password) {
       throw invalid('password', 'The password confirmation does not match.');
     }
     if (userByEmail.get(email)) throw invalid('email', 'The email has already been taken.');
@@ -53,7 +54,7 @@ export function authRoutes(app: App, { db }: Context): void {
       const id = Number(info.lastInsertRowid);
       return { user: db.prepare<[number], UserRow>('SELECT * FROM users WHERE id = ?').get(id)!, token: issueToken(id, token_name) };
     })();
-    return { status: 'success', user: serializeUser(created.user, created.token) };
+    return profile.registerAnswer(serializeUser(created.user, created.token));
   });
 
   app.post('/auth/login', { schema: { body: Credentials } }, async (request) => {

@@ -71,7 +71,7 @@ export function entryRoutes(app: App, ctx: Context): void {
   app.get('/drive/file-entries', { schema: { querystring: ListQuery } }, async (request) => {
     const q = request.query;
     const userId = request.userId;
-    const perPage = q.perPage ?? 50;
+    const perPage = ctx.profile.pageSize(q.perPage);
     const page = q.page ?? 1;
     const filter: Filter = { where: [], params: [], order: 'e.id' };
     const own = () => {
@@ -125,6 +125,7 @@ export function entryRoutes(app: App, ctx: Context): void {
     } else {
       own();
       active();
+      if (ctx.profile.unselectedListing === 'root-children') filter.where.push('e.parent_id IS NULL');
     }
     if (q.type) {
       filter.where.push('e.type = ?');
@@ -157,7 +158,9 @@ export function entryRoutes(app: App, ctx: Context): void {
 
   app.delete('/file-entries', { schema: { body: DeleteBody } }, async (request) => {
     const ids = toIds(request.body.entryIds);
-    const forever = flag(request.body.deleteForever, 'deleteForever');
+    const given = request.body.deleteForever;
+    const forever =
+      given === undefined || given === null ? ctx.profile.deleteWithoutFlag === 'forever' : flag(given, 'deleteForever');
     const targets = requireAll(ids);
     for (const entry of targets) entries.authorize(request.userId, entry, forever ? 'owner' : 'edit');
     const blobs: string[] = [];
@@ -194,7 +197,7 @@ export function entryRoutes(app: App, ctx: Context): void {
     const ownerId = parent?.owner_id ?? request.userId;
     const folder = db.transaction(() => {
       if (entries.siblingFolderNamed(parent?.id ?? null, ownerId, name)) {
-        throw invalid('name', 'A folder with this name already exists.');
+        throw invalid('name', 'A folder with this name already exists.', { plain: true });
       }
       return entries.insert({ name, fileName: name, size: 0, parent, ownerId, mime: null, type: 'folder' });
     })();
@@ -216,7 +219,7 @@ export function entryRoutes(app: App, ctx: Context): void {
       }
     }
     const moved = db.transaction(() => targets.map((entry) => entries.move(entries.require(entry.id), destination)))();
-    return { status: 'success', entries: serializeEntries(db, moved) };
+    return { status: 'success', entries: ctx.profile.moveAnswersEntries ? serializeEntries(db, moved) : [] };
   });
 
   app.post('/file-entries/duplicate', { schema: { body: MoveBody } }, async (request) => {

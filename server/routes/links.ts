@@ -7,6 +7,7 @@ import { sendContent } from '../content.js';
 import { idFromHash, type EntryRow } from '../entries.js';
 import { hashPassword, linkHash, verifyPassword } from '../secrets.js';
 import { serializeEntries, serializeEntry } from '../serialize.js';
+import type { LinkBodyInput, Profile } from '../profile.js';
 
 interface LinkRow {
   id: number;
@@ -27,7 +28,7 @@ const LinkParams = Type.Object({ entryId: Type.String({ minLength: 1, maxLength:
 const Optional = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Boolean>>(schema: T) =>
   Type.Optional(Type.Union([schema, Type.Null()]));
 
-/** Snake case per the document; camelCase as some deployments send it. */
+/** Snake case per the document, camelCase as deployed versions send it; which ones count is the profile's. */
 const LinkBody = Type.Union([
   Type.Object({
     password: Optional(Type.String({ maxLength: 1024 })),
@@ -40,15 +41,6 @@ const LinkBody = Type.Union([
   }),
   Type.Null(),
 ]);
-type LinkInput = {
-  password?: string | null;
-  expires_at?: string | null;
-  allow_edit?: boolean | null;
-  allow_download?: boolean | null;
-  expiresAt?: string | null;
-  allowEdit?: boolean | null;
-  allowDownload?: boolean | null;
-} | null | undefined;
 
 interface LinkSettings {
   passwordHash: string | null;
@@ -67,14 +59,14 @@ function parseExpiry(value: string | null | undefined): string | null {
 }
 
 /** Omitted fields take their defaults, as the service's PUT resets what it is not sent. */
-async function settingsFrom(body: LinkInput): Promise<LinkSettings> {
-  const b = body ?? {};
-  const password = b.password ?? null;
+async function settingsFrom(profile: Profile, body: LinkBodyInput | null | undefined): Promise<LinkSettings> {
+  const asked = profile.linkRequest(body ?? {});
+  const password = asked.password ?? null;
   return {
     passwordHash: password ? await hashPassword(password) : null,
-    expiresAt: parseExpiry(b.expires_at ?? b.expiresAt),
-    allowEdit: (b.allow_edit ?? b.allowEdit) === true,
-    allowDownload: (b.allow_download ?? b.allowDownload) !== false,
+    expiresAt: parseExpiry(asked.expiresAt),
+    allowEdit: asked.allowEdit === true,
+    allowDownload: asked.allowDownload !== false,
   };
 }
 
@@ -118,7 +110,10 @@ export function linkRoutes(app: App, ctx: Context): void {
     const entry = entryOf(request.params.entryId);
     entries.authorize(request.userId, entry, 'view');
     const link = liveLink(entry.id);
-    if (!link) throw notFound('This entry has no shareable link.');
+    if (!link) {
+      if (ctx.profile.missingLink === 'null') return { status: 'success', link: null };
+      throw notFound('This entry has no shareable link.');
+    }
     return {
       status: 'success',
       link: serializeLink(link, entry),
@@ -134,7 +129,7 @@ export function linkRoutes(app: App, ctx: Context): void {
     // As the service does, asking again for a link answers the one that exists.
     const existing = liveLink(entry.id);
     if (existing) return { status: 'success', link: serializeLink(existing, entry) };
-    const s = await settingsFrom(request.body);
+    const s = await settingsFrom(ctx.profile, request.body);
     const now = timestamp();
     const link = db.transaction(() => {
       const again = liveLink(entry.id);
@@ -155,7 +150,7 @@ export function linkRoutes(app: App, ctx: Context): void {
     entries.authorize(request.userId, entry, 'edit');
     const link = liveLink(entry.id);
     if (!link) throw notFound('This entry has no shareable link.');
-    const s = await settingsFrom(request.body);
+    const s = await settingsFrom(ctx.profile, request.body);
     db.prepare(
       'UPDATE links SET password_hash = ?, expires_at = ?, allow_edit = ?, allow_download = ?, updated_at = ? WHERE id = ?',
     ).run(s.passwordHash, s.expiresAt, s.allowEdit ? 1 : 0, s.allowDownload ? 1 : 0, timestamp(), link.id);

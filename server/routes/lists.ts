@@ -46,7 +46,7 @@ const StoreQuery = Type.Object(
 
 const EMAIL_LIKE = /@/;
 
-export function listRoutes(app: App, { db }: Context): void {
+export function listRoutes(app: App, { db, profile }: Context): void {
   const listById = db.prepare<[string], ListRow>('SELECT * FROM lists WHERE id = ?');
   const byUid = db.prepare<[string, string], SubscriberRow>('SELECT * FROM subscribers WHERE list_id = ? AND uid = ?');
   const byEmail = db.prepare<[string, string], SubscriberRow>('SELECT * FROM subscribers WHERE list_id = ? AND email = ?');
@@ -107,7 +107,18 @@ export function listRoutes(app: App, { db }: Context): void {
     }
     const initial = (status as SubscriberStatus | undefined) ?? (list.double_optin ? 'unconfirmed' : 'subscribed');
     const uid = db.transaction(() => {
-      if (byEmail.get(list.id, EMAIL!)) throw invalid('EMAIL', 'The email has already been taken.');
+      const existing = byEmail.get(list.id, EMAIL!);
+      if (existing && profile.existingSubscriber === 'update') {
+        const merged = { ...(JSON.parse(existing.fields) as Record<string, string>), ...values };
+        db.prepare('UPDATE subscribers SET fields = ?, status = ?, updated_at = ? WHERE uid = ?').run(
+          JSON.stringify(merged),
+          (status as SubscriberStatus | undefined) ?? existing.status,
+          timestamp(),
+          existing.uid,
+        );
+        return existing.uid;
+      }
+      if (existing) throw invalid('EMAIL', 'The email has already been taken.');
       const seq = (db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM subscribers').get() as { n: number }).n;
       const id = listStyleId();
       const now = timestamp();

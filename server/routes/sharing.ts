@@ -4,9 +4,10 @@ import { timestamp } from '../clock.js';
 import { invalid } from '../errors.js';
 import { serializeUser, type UserRow } from '../serialize.js';
 import { EntryIdParams, Id } from './common.js';
+import type { PermissionInput } from '../profile.js';
 
 const PermissionName = Type.Union([Type.Literal('view'), Type.Literal('edit'), Type.Literal('download')]);
-/** The document sends a list of names; some deployments send an object of flags. Both are accepted. */
+/** The document sends a list of names; deployed versions an object of flags. What each grants is the profile's. */
 const Permissions = Type.Union([
   Type.Array(PermissionName, { maxItems: 3 }),
   Type.Object({
@@ -25,15 +26,11 @@ const ShareBody = Type.Object({
 const ChangeBody = Type.Object({ userId: Id, permissions: Permissions });
 const UnshareBody = Type.Object({ userId: Id });
 
-type PermissionInput = Array<'view' | 'edit' | 'download'> | { view?: boolean; edit?: boolean; download?: boolean };
-
-function flags(input: PermissionInput) {
-  const has = (p: 'view' | 'edit' | 'download') => (Array.isArray(input) ? input.includes(p) : input[p] === true);
-  // Any share lets the recipient see the entry.
-  return { view: 1, edit: has('edit') ? 1 : 0, download: has('download') ? 1 : 0 };
-}
-
-export function sharingRoutes(app: App, { db, entries }: Context): void {
+export function sharingRoutes(app: App, { db, entries, profile }: Context): void {
+  const flags = (input: PermissionInput) => {
+    const granted = profile.sharePermissions(input);
+    return { view: granted.view ? 1 : 0, edit: granted.edit ? 1 : 0, download: granted.download ? 1 : 0 };
+  };
   const sharedUsers = (entryId: number) =>
     db
       .prepare<[number], UserRow & { can_view: number; can_edit: number; can_download: number }>(

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { App, Context } from '../app.js';
 import { HttpError, invalid } from '../errors.js';
-import { mimeForUpload, typeFromMime, type EntryRow } from '../entries.js';
+import { mimeForUpload, type EntryRow } from '../entries.js';
 import { serializeEntry } from '../serialize.js';
 
 interface Received {
@@ -123,7 +123,7 @@ function uploadRoute(app: App, ctx: Context): void {
           parent: folder,
           ownerId,
           mime,
-          type: typeFromMime(mime),
+          type: ctx.profile.entryType(mime),
         });
         renameSync(upload.tmpPath, join(ctx.blobDir, fileName));
         return created;

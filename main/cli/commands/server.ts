@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 // The server's modules load only when a server command runs: every other command starts faster without them.
-import type { ListFormat } from '../../../server/app.js';
+import type { ListFormat, ProfileName } from '../../../server/app.js';
 import { CliError, usageError } from '../errors.js';
 
 function wholeNumber(name: string, max: number) {
@@ -23,12 +23,15 @@ export function registerServerCommand(program: Command): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <n>', 'port; 0 picks a free one', wholeNumber('--port', 65535), 0)
     .addOption(
-      new Option('--list-format <format>', 'shape of GET /drive/file-entries').choices(['paginator', 'array']).default('paginator'),
+      new Option('--profile <profile>', 'answer as the documents say, or as the deployed versions do')
+        .choices(['documents', 'deployed'])
+        .default('documents'),
     )
+    .addOption(new Option('--list-format <format>', 'shape of GET /drive/file-entries (default: paginator)').choices(['paginator', 'array']))
     .option('--latency-ms <n>', 'delay every request by this much', wholeNumber('--latency-ms', 60_000), 0)
     .option('--faults <spec>', 'inject faults, e.g. 500=0.1,429=0.05,retry-after=2,drop=0.02,apply-drop=0.02,match=POST:/api/v1/uploads,count=3,seed=7')
     .option('--log', 'print a log line per request')
-    .action(async (opts: { data?: string; host: string; port: number; listFormat: ListFormat; latencyMs: number; faults?: string; log?: boolean }) => {
+    .action(async (opts: { data?: string; host: string; port: number; profile: ProfileName; listFormat?: ListFormat; latencyMs: number; faults?: string; log?: boolean }) => {
       const { FaultSpecError, parseFaultSpec } = await import('../../../server/faults.js');
       const { startServer } = await import('../../../server/app.js');
       let faults = null;
@@ -38,12 +41,21 @@ export function registerServerCommand(program: Command): void {
         if (error instanceof FaultSpecError) throw usageError(`--faults: ${error.message}`);
         throw error;
       }
+      // An impossible pair of options is a usage error, found before a data folder is made.
+      const { profileOf, ProfileError } = await import('../../../server/profile.js');
+      try {
+        profileOf(opts.profile, opts.listFormat);
+      } catch (error) {
+        if (error instanceof ProfileError) throw usageError(error.message);
+        throw error;
+      }
       const dataDir = opts.data ? resolve(opts.data) : mkdtempSync(join(tmpdir(), 'drivesync-server-'));
       const running = await startServer({
         dataDir,
         host: opts.host,
         port: opts.port,
-        listFormat: opts.listFormat,
+        profile: opts.profile,
+        ...(opts.listFormat ? { listFormat: opts.listFormat } : {}),
         latencyMs: opts.latencyMs,
         faults,
         log: opts.log === true,
