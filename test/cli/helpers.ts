@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import { useTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer, wholeDrive, type ProfileName, type TestServer } from '../helpers/server.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = join(ROOT, 'bin', 'drivesync.js');
@@ -45,8 +45,8 @@ export function cleanUp(): void {
  * The reference server for the CLI tests of the calling file: started before them; after them, what the CLI runs
  * left is removed (cleanUp) and the server closed.
  */
-export function useCliTestServer(): TestServer {
-  return useTestServer({ beforeClose: cleanUp });
+export function useCliTestServer(options: { profile?: ProfileName } = {}): TestServer {
+  return useTestServer({ ...options, beforeClose: cleanUp });
 }
 
 /** The environment of a spawned CLI: its own state dir, no keychain session, no overrides unless given. */
@@ -326,12 +326,7 @@ export function allFiles(dir: string): Array<{ path: string; content: Buffer; mo
 /** The remote drive as path → content ('/' for folders), read through the API with a token. */
 export async function remoteTree(server: TestServer, token: string): Promise<Record<string, string>> {
   const byId = new Map<number, { name: string; parent: number | null; type: string }>();
-  for (let page = 1; ; page++) {
-    const answer = await server.call(token, 'GET', `/api/v1/drive/file-entries?perPage=1000&page=${page}`);
-    expect(answer.status).toBe(200);
-    for (const e of answer.body.data) byId.set(e.id, { name: e.name, parent: e.parent_id ?? null, type: e.type });
-    if (!answer.body.next_page) break;
-  }
+  for (const e of await wholeDrive(server, token)) byId.set(e.id, { name: e.name, parent: e.parent_id ?? null, type: e.type });
   const pathOf = (id: number): string => {
     const e = byId.get(id)!;
     return e.parent === null ? e.name : `${pathOf(e.parent)}/${e.name}`;

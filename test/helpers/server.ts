@@ -3,8 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { startServer, type RunningServer, type ServerOptions } from '../../server/app.js';
+import { PROFILE_NAMES, type ProfileName } from '../../server/profile.js';
+
+/** The server's profiles, for `describe.each(PROFILES)`: the documents' answers and the deployed versions'. */
+export const PROFILES: readonly ProfileName[] = PROFILE_NAMES;
+export type { ProfileName };
 
 export interface TestServer extends RunningServer {
+  /** The profile it answers in (`startTestServer({ profile })`, default `documents`). */
+  profile: ProfileName;
   /** Registers an account and answers its id and token. */
   register(email: string, password?: string): Promise<{ id: number; token: string }>;
   /** A request with a bearer token; the body is JSON unless it is FormData. */
@@ -17,7 +24,10 @@ export interface Answer {
   headers: Headers;
 }
 
-/** The real reference server on a free loopback port, with its data in a fresh temp dir. */
+/**
+ * The real reference server on a free loopback port, with its data in a fresh temp dir.
+ * `startTestServer({ profile: 'deployed' })` answers as the deployed versions do.
+ */
 export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
   const running = await startServer({ port: 0, ...options });
   const call: TestServer['call'] = async (token, method, path, body, headers = {}) => {
@@ -39,11 +49,46 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
     return { status: response.status, body: parsed, headers: response.headers };
   };
   const register: TestServer['register'] = async (email, password = 'secret-password') => {
-    const answer = await call(null, 'POST', '/api/v1/auth/register', { email, password, token_name: 'test' });
+    // The deployed profile requires the confirmation and nests the user under bootstrapData.
+    const answer = await call(null, 'POST', '/api/v1/auth/register', { email, password, password_confirmation: password, token_name: 'test' });
     if (answer.status !== 200) throw new Error(`register ${email}: ${answer.status} ${JSON.stringify(answer.body)}`);
-    return { id: answer.body.user.id, token: answer.body.user.access_token };
+    const user = answer.body.user ?? answer.body.bootstrapData.user;
+    return { id: user.id, token: user.access_token };
   };
-  return { ...running, call, register };
+  return { ...running, profile: running.context.profile.name, call, register };
+}
+
+/**
+ * Every active entry of the caller's drive through the raw API, in either profile: the listing without a selector
+ * (the whole drive, or the root's children only as deployed), then the folders breadth-first by `parentIds`.
+ */
+export async function wholeDrive(server: TestServer, token: string): Promise<any[]> {
+  const listAll = async (query: string) => {
+    const out: any[] = [];
+    for (let page = 1; ; page++) {
+      const answer = await server.call(token, 'GET', `/api/v1/drive/file-entries?perPage=1000&page=${page}${query}`);
+      if (answer.status !== 200) throw new Error(`listing ${query}: ${answer.status} ${JSON.stringify(answer.body)}`);
+      const data = Array.isArray(answer.body) ? answer.body : answer.body.data;
+      out.push(...data);
+      if (Array.isArray(answer.body) ? data.length < 1000 : !answer.body.next_page) return out;
+    }
+  };
+  const byId = new Map<number, any>();
+  let frontier: number[] = [];
+  for (const entry of await listAll('')) {
+    byId.set(entry.id, entry);
+    if (entry.type === 'folder') frontier.push(entry.id);
+  }
+  while (frontier.length > 0) {
+    const children = await listAll(`&parentIds=${frontier.join(',')}`);
+    frontier = [];
+    for (const entry of children) {
+      if (byId.has(entry.id)) continue;
+      byId.set(entry.id, entry);
+      if (entry.type === 'folder') frontier.push(entry.id);
+    }
+  }
+  return [...byId.values()].sort((a, b) => a.id - b.id);
 }
 
 /** A multipart upload body: file content plus the document's optional parts. */
@@ -65,6 +110,7 @@ export interface TestServerOptions extends ServerOptions {
 
 /**
  * A test server for the tests of the calling file or describe block: started in a beforeAll, closed in an afterAll.
+ * `useTestServer({ profile: 'deployed' })` answers as the deployed versions do.
  * What it answers stands for the server started then, so use it inside tests and hooks, not while they are collected.
  */
 export function useTestServer(options: TestServerOptions = {}): TestServer {
