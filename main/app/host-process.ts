@@ -5,7 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { statePaths } from '../cli/paths.js';
+import { statePaths } from '../state/paths.js';
 import { DesktopHost } from './host/host.js';
 import { remotePlatform, serveHost, type Port } from './host/rpc.js';
 

@@ -1,4 +1,5 @@
 import { ApiError, describeApiError as describeFailure } from '../api/errors.js';
+import { ServerAddressError, StateError } from '../state/errors.js';
 
 /** A failure the user caused or can act on: printed as one line, never with a stack trace. */
 export class CliError extends Error {
@@ -11,6 +12,22 @@ export class CliError extends Error {
 }
 
 export const usageError = (message: string) => new CliError(message, 2);
+
+/**
+ * The shared state's failures as the command line tells them: a bad server address is a usage error naming
+ * `--server`; the others fail the command (exit 1) with their own line. Anything else is kept as it is.
+ */
+export function fromState(error: unknown): unknown {
+  if (error instanceof ServerAddressError) {
+    return usageError(
+      error.reason === 'not-a-url'
+        ? `--server must be a URL such as http://127.0.0.1:8080 (got ${error.given})`
+        : `--server must start with http:// or https:// (got ${error.given})`,
+    );
+  }
+  if (error instanceof StateError) return new CliError(error.message);
+  return error;
+}
 
 /** One line for any error, whatever threw it. */
 export function oneLine(error: unknown): string {

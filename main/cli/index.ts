@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { CliError, oneLine, SilentExit } from './errors.js';
+import { CliError, fromState, oneLine, SilentExit } from './errors.js';
 import { registerServerCommand } from './commands/server.js';
 import { registerAuthCommands } from './commands/auth.js';
 import { registerSyncCommand } from './commands/sync.js';
@@ -10,7 +10,7 @@ import { registerEntryCommands } from './commands/entries.js';
 import { registerListCommands } from './commands/lists.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { log, openLog } from './log.js';
-import { statePaths } from './paths.js';
+import { statePaths } from '../state/paths.js';
 import { VERSION } from '../api/version.js';
 
 function buildProgram(): Command {
@@ -64,7 +64,8 @@ async function main(argv: string[]): Promise<number> {
   try {
     await program.parseAsync(argv);
     return 0;
-  } catch (error) {
+  } catch (thrown) {
+    const error = fromState(thrown);
     if (error instanceof CommanderError) {
       // --help and --version end through here with exit code 0.
       if (error.exitCode === 0) return 0;

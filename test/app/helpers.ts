@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { statePaths, type StatePaths } from '../../main/cli/paths.js';
+import { statePaths, type StatePaths } from '../../main/state/paths.js';
 import type { EventMap, EventName, StatusSnapshot } from '../../main/app/contract.js';
 import { DesktopHost, type HostPlatform } from '../../main/app/host/host.js';
 import { memoryTokens } from '../../main/app/host/tokens.js';

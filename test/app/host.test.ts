@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
 import { dispatch } from '../../main/app/host/dispatch.js';
-import { loadConfig } from '../../main/cli/config.js';
+import { loadConfig } from '../../main/state/config.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { inSync, nextEvent, newHost, untilStatus, write, type TestHost } from './helpers.js';
 

@@ -1,11 +1,11 @@
 /**
- * The window's own settings (the ones the command line has no use for), in `desktop.json` beside the command line's
+ * The window's own settings (the ones the command line has no use for), in `desktop.json` beside the shared
  * `config.json`. Folders and the poll interval stay in `config.json`, shared with `drivesync`.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeJsonAtomic } from '../../cli/config.js';
-import type { StatePaths } from '../../cli/paths.js';
+import { writeJsonAtomic } from '../../state/json-file.js';
+import type { StatePaths } from '../../state/paths.js';
 
 export interface DesktopSettings {
   concurrency: number;

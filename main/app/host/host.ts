@@ -6,14 +6,23 @@
  */
 import { EventEmitter } from 'node:events';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { hostname as osHostname } from 'node:os';
 import { isAbsolute, join, normalize, resolve, sep } from 'node:path';
 import { DriveClient } from '../../api/client.js';
 import type { FileEntry, LinkSettings, ShareableLink, User } from '../../api/index.js';
-import { loadConfig, saveConfig, DEFAULT_POLL_SECONDS, type Config } from '../../cli/config.js';
-import type { StatePaths } from '../../cli/paths.js';
-import { canonicalPath, findRoot, rootOfAccount } from '../../cli/roots.js';
-import type { Activity, DeletionQuestion as EngineQuestion, EngineState, ItemError, PassSummary, SyncEngine } from '../../sync/engine.js';
+import { loadConfig, saveConfig, DEFAULT_POLL_SECONDS, type Config } from '../../state/config.js';
+import { ServerAddressError, StateError } from '../../state/errors.js';
+import {
+  openFolder,
+  type Activity,
+  type DeletionQuestion as EngineQuestion,
+  type EngineState,
+  type ItemError,
+  type PassSummary,
+  type SyncedFolder,
+} from '../../state/folder.js';
+import type { StatePaths } from '../../state/paths.js';
+import { canonicalPath, nestingOf, rootOfAccount } from '../../state/roots.js';
+import { emailFor, normaliseServer as normalise, serverOf } from '../../state/server.js';
 import { describeState } from '../contract.js';
 import type {
   Account,
@@ -42,7 +51,6 @@ import type {
 import { DEFAULT_DESKTOP_SETTINGS, loadDesktopSettings, saveDesktopSettings, type DesktopSettings } from './desktop-settings.js';
 import type { HostEvents } from './events.js';
 import { HostError } from './failures.js';
-import { FolderLocked, lockFolder } from './lock.js';
 import { mirrorChildren, mirrorItem, type MirrorRow } from './mirror-read.js';
 import { ProgressTracker } from './progress.js';
 import { keychainTokens, type TokenStore } from './tokens.js';
@@ -74,8 +82,7 @@ type Handlers = { [C in InvokeChannel]: (arg: InvokeArg<C>) => Promise<InvokeRes
 interface FolderRun {
   root: string;
   mirror: string;
-  engine: SyncEngine | null;
-  unlock: (() => void) | null;
+  folder: SyncedFolder | null;
   status: FolderStatus;
   /** Remote ids the engine is moving to the drive's trash, with their paths (activity names them by id). */
   /** A full pass is waiting for the running one to end. */
@@ -111,17 +118,17 @@ export function conflictOriginal(copyPath: string): string {
   return copyPath.replace(/ \(conflicted copy \d{4}-\d{2}-\d{2} \d{6} [^)/]*\)(?=(\.[^./]*)?$)/, '');
 }
 
+/** The server address, or the form's refusal in the window's words. */
 function normaliseServer(text: string): string {
-  let url: URL;
   try {
-    url = new URL(text.trim());
-  } catch {
-    throw new HostError('invalid', 'The server must be a URL such as https://drive.example.com.', { server: 'Enter a URL such as https://drive.example.com.' });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return normalise(text);
+  } catch (error) {
+    if (!(error instanceof ServerAddressError)) throw error;
+    if (error.reason === 'not-a-url') {
+      throw new HostError('invalid', 'The server must be a URL such as https://drive.example.com.', { server: 'Enter a URL such as https://drive.example.com.' });
+    }
     throw new HostError('invalid', 'The server must start with http:// or https://.', { server: 'The address must start with http:// or https://.' });
   }
-  return url.origin;
 }
 
 function peopleOf(users: ReadonlyArray<User & { entry_permissions?: Record<Permission, boolean>; owns_entry?: boolean }> | undefined): Person[] {
@@ -172,9 +179,8 @@ export class DesktopHost extends EventEmitter<HostEvents> {
     return this.exclusive(async () => {
       this.desktop = loadDesktopSettings(this.paths);
       this.config = this.readConfig();
-      const env = this.options.env ?? process.env;
-      const server = env.DRIVESYNC_SERVER?.trim() ? normaliseServer(env.DRIVESYNC_SERVER) : this.config.server;
-      const email = this.config.server === server ? this.config.email : undefined;
+      const server = serverOf(this.config, this.options.env ?? process.env);
+      const email = emailFor(this.config, server);
       if (server && email) {
         const token = await this.tokens.load(server, email).catch(() => null);
         if (token) {
@@ -318,10 +324,10 @@ export class DesktopHost extends EventEmitter<HostEvents> {
       const run = this.requireFolder(root);
       if (!this.pending.delete(run.root)) throw new HostError('not-found', 'No deletion is waiting for an answer in that folder.');
       if (confirm) {
-        run.engine?.confirmDeletions();
+        run.folder?.confirmDeletions();
         this.fullSync(run);
       } else {
-        run.engine?.pause();
+        run.folder?.pause();
         run.status.detail = 'Deletions were not confirmed: the folder is paused. Resume to be asked again.';
         this.notice(run.root, `The deletions in ${run.root} were not made; syncing of that folder is paused.`);
       }
@@ -407,55 +413,51 @@ export class DesktopHost extends EventEmitter<HostEvents> {
 
   private async startFolder(root: string): Promise<void> {
     if (this.disposed || !this.account || !this.client) return;
-    const { mirror } = rootOfAccount(this.paths, root, this.account.server, this.account.email);
+    const { server, email } = this.account;
     const run: FolderRun = {
       root,
-      mirror,
-      engine: null,
-      unlock: null,
+      // Known before the folder opens: a folder another process syncs can still be browsed and shared from here.
+      mirror: rootOfAccount(this.paths, root, server, email).mirror,
+      folder: null,
       status: { root, state: 'starting', detail: null, lastSync: null, synced: 0, inSync: null },
     };
     this.runs.set(root, run);
+    let folder: SyncedFolder;
     try {
-      run.unlock = lockFolder(`${mirror}.lock`, root);
-    } catch (error) {
-      run.status.state = 'error';
-      run.status.detail = error instanceof FolderLocked ? error.message : `cannot lock ${root}: ${(error as Error).message}`;
-      return;
-    }
-    const { SyncEngine } = await import('../../sync/engine.js');
-    const trash = this.options.trash ?? (await import('../../sync/trash.js')).moveToOsTrash;
-    let engine: SyncEngine;
-    try {
-      engine = new SyncEngine({
-        root,
+      folder = await openFolder(root, {
+        paths: this.paths,
+        server,
+        email,
         client: this.client,
-        mirrorPath: mirror,
-        trash,
-        hostname: this.options.hostname ?? osHostname(),
+        otherRoots: this.config.roots,
         pollIntervalMs: this.config.pollIntervalSeconds * 1000,
         concurrency: this.desktop.concurrency,
+        ...(this.options.trash ? { trash: this.options.trash } : {}),
+        ...(this.options.hostname ? { hostname: this.options.hostname } : {}),
       });
     } catch (error) {
-      run.unlock();
-      run.unlock = null;
       run.status.state = 'error';
-      run.status.detail = `cannot open the sync database: ${(error as Error).message.split('\n')[0]}`;
+      run.status.detail = error instanceof StateError ? error.message : `cannot open ${root}: ${(error as Error).message.split('\n')[0]}`;
       return;
     }
-    run.engine = engine;
-    run.status.synced = engine.syncedCount;
-    this.wire(run, engine);
-    if (this.desktop.paused) engine.pause();
-    void engine.start().catch((error: unknown) => {
+    if (this.runs.get(root) !== run) {
+      // Stopped while it opened (sign-out, settings): it is not wanted any more.
+      await folder.close().catch(() => undefined);
+      return;
+    }
+    run.folder = folder;
+    run.status.synced = folder.syncedCount;
+    this.wire(run, folder);
+    if (this.desktop.paused) folder.pause();
+    void folder.start().catch((error: unknown) => {
       run.status.state = 'error';
       run.status.detail = (error as Error).message.split('\n')[0] ?? 'the engine stopped';
       this.emitState();
     });
   }
 
-  private wire(run: FolderRun, engine: SyncEngine): void {
-    const current = () => this.runs.get(run.root) === run && run.engine === engine;
+  private wire(run: FolderRun, engine: SyncedFolder): void {
+    const current = () => this.runs.get(run.root) === run && run.folder === engine;
     engine.on('state', (state: EngineState, detail?: string) => {
       if (!current()) return;
       run.status.state = state;
@@ -525,7 +527,7 @@ export class DesktopHost extends EventEmitter<HostEvents> {
    */
   /** A full scan and listing; asked while a pass runs, the engine does it in one follow-up pass. */
   private fullSync(run: FolderRun): void {
-    void run.engine?.syncOnce({ fullScan: true }).catch(() => undefined);
+    void run.folder?.syncOnce({ fullScan: true }).catch(() => undefined);
   }
 
   private async stopFolders(): Promise<void> {
@@ -533,8 +535,7 @@ export class DesktopHost extends EventEmitter<HostEvents> {
     this.runs.clear();
     await Promise.all(
       runs.map(async (run) => {
-        await run.engine?.stop().catch(() => undefined);
-        run.unlock?.();
+        await run.folder?.close().catch(() => undefined);
       }),
     );
     this.progress.setBusy(false);
@@ -581,10 +582,10 @@ export class DesktopHost extends EventEmitter<HostEvents> {
     this.desktop = { ...this.desktop, paused };
     saveDesktopSettings(this.paths, this.desktop);
     for (const run of this.runs.values()) {
-      if (paused) run.engine?.pause();
+      if (paused) run.folder?.pause();
       else {
         this.pending.delete(run.root);
-        void run.engine?.resume().catch(() => undefined);
+        void run.folder?.resume().catch(() => undefined);
       }
     }
     this.emitState();
@@ -683,10 +684,9 @@ export class DesktopHost extends EventEmitter<HostEvents> {
       mkdirSync(resolve(given), { recursive: true });
       const root = canonicalPath(given);
       if (out.includes(root)) continue;
-      for (const other of out) {
-        if (findRoot([other], root) || findRoot([root], other)) {
-          throw new HostError('invalid', `${root} and ${other} are nested; sync one or the other.`, { folders: 'Synced folders cannot be inside one another.' });
-        }
+      const nested = nestingOf(root, out);
+      if (nested) {
+        throw new HostError('invalid', `${root} and ${nested.other} are nested; sync one or the other.`, { folders: 'Synced folders cannot be inside one another.' });
       }
       out.push(root);
     }

@@ -1,10 +1,10 @@
 /**
  * Where the window's sign-in keeps the token: the same OS keychain entry (keytar, service `drivesync`, account
- * `SERVER EMAIL`) and the same 0600 fallback file as the command line, through the command line's own credential
- * module, so signing in with either signs in both.
+ * `SERVER EMAIL`) and the same 0600 fallback file as the command line, through the shared credential module
+ * (main/state), so signing in with either signs in both.
  */
-import { findToken, removeToken, storeToken } from '../../cli/credentials.js';
-import type { StatePaths } from '../../cli/paths.js';
+import { findToken, removeToken, storeToken } from '../../state/credentials.js';
+import type { StatePaths } from '../../state/paths.js';
 
 export interface TokenStore {
   load(server: string, email: string): Promise<string | null>;

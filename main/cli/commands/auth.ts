@@ -2,13 +2,14 @@
 import type { Command } from 'commander';
 import { hostname } from 'node:os';
 import { ApiError } from '../../api/errors.js';
-import { loadConfig, saveConfig } from '../config.js';
-import { removeToken, storeToken } from '../credentials.js';
+import { loadConfig, saveConfig } from '../../state/config.js';
+import { removeToken, storeToken } from '../../state/credentials.js';
 import { CliError, describeApiError, usageError } from '../errors.js';
 import { log } from '../log.js';
 import { note, print } from '../output.js';
-import { statePaths } from '../paths.js';
-import { newClient, normaliseServer } from '../session.js';
+import { statePaths } from '../../state/paths.js';
+import { normaliseServer } from '../../state/server.js';
+import { newClient } from '../session.js';
 
 interface SignInOptions {
   server: string;

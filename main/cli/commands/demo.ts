@@ -9,14 +9,17 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, saveConfig, type Config } from '../config.js';
-import { removeToken, storeToken } from '../credentials.js';
+import { loadConfig, saveConfig, type Config } from '../../state/config.js';
+import { removeToken, storeToken } from '../../state/credentials.js';
 import { CliError, failure } from '../errors.js';
 import { log } from '../log.js';
 import { note, print } from '../output.js';
-import { statePaths } from '../paths.js';
+import { statePaths } from '../../state/paths.js';
 import { PlainReporter } from '../progress.js';
-import { isAlive, rootOfAccount, withMirror } from '../roots.js';
+import { isAlive } from '../../state/lock.js';
+import type { SyncedFolder } from '../../state/folder.js';
+import { rootOfAccount } from '../../state/roots.js';
+import { withMirror } from '../locate.js';
 import { newClient, type Session } from '../session.js';
 import { openSyncRun, summaryLine } from './sync.js';
 
@@ -67,7 +70,7 @@ async function runDemo(): Promise<void> {
 
   const { startServer } = await import('../../../server/app.js');
   const server = await startServer({ dataDir: join(dir, 'server'), host: '127.0.0.1', port: 0 });
-  let run: Awaited<ReturnType<typeof openSyncRun>> | null = null;
+  let run: SyncedFolder | null = null;
   try {
     const email = `demo-${randomBytes(4).toString('hex')}@example.com`;
     const password = randomBytes(12).toString('base64url');
@@ -93,8 +96,7 @@ async function runDemo(): Promise<void> {
     const session: Session = { paths: demoPaths, config, server: server.url, email, client, tokenSource: 'file' };
     const reporter = new PlainReporter();
     run = await openSyncRun(session, folder, reporter);
-    const engine = run.engine;
-    const first = await engine.syncOnce({ fullScan: true });
+    const first = await run.syncOnce({ fullScan: true });
     if (stopRequested) return;
     if (!first.inSync) throw new CliError(`the demo folder did not get in sync: ${summaryLine(first)}`);
 
@@ -127,10 +129,10 @@ async function runDemo(): Promise<void> {
     print('Ctrl-C stops the demo (and its server); its files stay in place until the next demo run.');
     print('');
 
-    engine.on('pass', (summary) => {
+    run.on('pass', (summary) => {
       if (summary.done > 0 || summary.failed.length > 0) reporter.info(summaryLine(summary));
     });
-    if (!stopRequested) await engine.start();
+    if (!stopRequested) await run.start();
     await stopped;
     print('demo stopped');
   } finally {

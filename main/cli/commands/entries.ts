@@ -4,7 +4,8 @@ import type { FileEntry } from '../../api/schemas.js';
 import { CliError, failure, usageError } from '../errors.js';
 import { log } from '../log.js';
 import { humanBytes, print, printJson, printTable, safe } from '../output.js';
-import { canonicalPath, findRoot, rootOfAccount, withMirror } from '../roots.js';
+import { canonicalPath, findRoot, rootOfAccount } from '../../state/roots.js';
+import { withMirror } from '../locate.js';
 import { openSession, type Session } from '../session.js';
 import { locatePath } from './share.js';
 

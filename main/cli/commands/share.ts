@@ -8,7 +8,7 @@ import { CliError, failure, usageError } from '../errors.js';
 import { log } from '../log.js';
 import { SUBSCRIBER_PAGE } from '../output.js';
 import { print, safe } from '../output.js';
-import { locate, type Located } from '../roots.js';
+import { locate, type Located } from '../locate.js';
 import { openSession, type Session } from '../session.js';
 
 const PERMISSIONS: readonly Permission[] = ['view', 'edit', 'download'];

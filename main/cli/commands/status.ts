@@ -1,11 +1,13 @@
 /** `drivesync status [--json]`: the account, the server, whether signed in, and each root's last known state. */
 import type { Command } from 'commander';
-import { loadConfig } from '../config.js';
-import { findToken } from '../credentials.js';
+import { loadConfig } from '../../state/config.js';
+import { findToken } from '../../state/credentials.js';
 import { print, printJson, safe } from '../output.js';
-import { statePaths } from '../paths.js';
-import { isAlive, readStatus, rootOfAccount } from '../roots.js';
-import { serverOf } from '../session.js';
+import { statePaths } from '../../state/paths.js';
+import { isAlive } from '../../state/lock.js';
+import { rootOfAccount } from '../../state/roots.js';
+import { emailFor, serverOf } from '../../state/server.js';
+import { readStatus } from '../../state/status-file.js';
 
 export function registerStatusCommand(program: Command): void {
   program
@@ -16,7 +18,7 @@ export function registerStatusCommand(program: Command): void {
       const paths = statePaths();
       const config = loadConfig(paths);
       const server = serverOf(config);
-      const email = config.server === server ? config.email : undefined;
+      const email = emailFor(config, server);
       const token = await findToken(paths, server, email);
       const roots = config.roots.map((root) => {
         const status = server ? readStatus(paths, rootOfAccount(paths, root, server, email).key) : null;

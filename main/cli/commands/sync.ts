@@ -1,19 +1,16 @@
 /**
- * `drivesync sync DIR [--once] [--yes]`: the engine on one folder, in the foreground. It keeps a small status file
- * per root under the state dir so `drivesync status` can say how the folder is doing.
+ * `drivesync sync DIR [--once] [--yes]`: one folder synced in the foreground, opened through the shared openFolder
+ * (which also keeps the status file `drivesync status` reads).
  */
 import type { Command } from 'commander';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { hostname } from 'node:os';
 import { createInterface } from 'node:readline/promises';
-import type { Activity, EngineState, PassSummary, SyncEngine } from '../../sync/engine.js';
-import { loadConfig, saveConfig } from '../config.js';
-import { CliError, failure, SilentExit } from '../errors.js';
+import { loadConfig, saveConfig } from '../../state/config.js';
+import { openFolder, type Activity, type EngineState, type PassSummary, type SyncedFolder } from '../../state/folder.js';
+import { canonicalPath, checkFolder } from '../../state/roots.js';
+import { failure, SilentExit } from '../errors.js';
 import { log } from '../log.js';
 import { safe } from '../output.js';
 import { PlainReporter, TtyReporter, type Reporter } from '../progress.js';
-import { canonicalPath, findRoot, isAlive, readStatus, rootOfAccount, writeStatus, type RootStatus } from '../roots.js';
 import { openSession, type Session } from '../session.js';
 
 interface SyncOptions {
@@ -32,104 +29,26 @@ export async function askYesNo(question: string): Promise<boolean> {
   }
 }
 
-/** One `sync` per root at a time: a lock file holding the pid, taken over when that process is gone. */
-function lockRoot(file: string, root: string): () => void {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(file, 'wx', 0o600);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return () => rmSync(file, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const pid = Number(readFileSync(file, 'utf8').trim());
-      if (isAlive(pid) && pid !== process.pid) throw new CliError(`${root} is already being synced by process ${pid}`);
-      rmSync(file, { force: true });
-    }
-  }
-  throw new CliError(`cannot lock ${root} for syncing`);
-}
-
-/** Checks the folder and refuses roots nested in one another (each mirrors the whole drive). */
-function checkFolder(dir: string, root: string, roots: readonly string[]): void {
-  let info;
-  try {
-    info = statSync(root);
-  } catch {
-    throw new CliError(`${dir} does not exist; create the folder first`);
-  }
-  if (!info.isDirectory()) throw new CliError(`${dir} is not a folder`);
-  for (const other of roots) {
-    if (other === root) continue;
-    if (findRoot([other], root)) throw new CliError(`${dir} is inside the synced folder ${other}; sync one or the other`);
-    if (findRoot([root], other)) throw new CliError(`${dir} contains the synced folder ${other}; sync one or the other`);
-  }
-}
-
-export interface SyncRun {
-  engine: SyncEngine;
-  status: RootStatus;
-  /** Writes the status file now. */
-  flush(): void;
-  /** Stops the engine, writes the final status, releases the lock. */
-  close(): Promise<void>;
-}
-
 /**
- * Prepares the engine on a root and wires its events to a reporter and the status file (shared by `sync` and
- * `demo`).
+ * Opens a root (the shared openFolder: lock, checks, engine, status file) and wires its events to a reporter and
+ * the log (shared by `sync` and `demo`).
  */
-export async function openSyncRun(session: Session, root: string, reporter: Reporter, options: { pollIntervalMs?: number } = {}): Promise<SyncRun> {
-  const { paths, server, email, client } = session;
-  const { key, mirror } = rootOfAccount(session.paths, root, server, email);
-  const unlock = lockRoot(`${mirror}.lock`, root);
-  const { SyncEngine } = await import('../../sync/engine.js');
-  const { moveToOsTrash } = await import('../../sync/trash.js');
-  let engine: SyncEngine;
-  try {
-    engine = new SyncEngine({
-      root,
-      client,
-      mirrorPath: mirror,
-      trash: moveToOsTrash,
-      hostname: hostname(),
-      pollIntervalMs: options.pollIntervalMs ?? session.config.pollIntervalSeconds * 1000,
-    });
-  } catch (error) {
-    unlock();
-    throw new CliError(`cannot open the sync database ${mirror}: ${(error as Error).message.split('\n')[0]}`);
-  }
-
-  const previous = readStatus(paths, key);
-  const status: RootStatus = {
-    root,
-    server,
-    email: email ?? null,
-    state: engine.state,
-    detail: null,
-    pid: process.pid,
-    updatedAt: new Date().toISOString(),
-    lastSync: previous?.lastSync ?? null,
-    inSync: previous?.inSync ?? null,
-    counts: { synced: engine.syncedCount, done: 0, failed: 0 },
-    errors: [],
-  };
-  let timer: NodeJS.Timeout | null = null;
-  const flush = () => {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    status.updatedAt = new Date().toISOString();
-    status.counts.synced = engine.syncedCount;
-    try {
-      writeStatus(paths, key, status);
-    } catch (error) {
-      log().warn({ err: (error as Error).message }, 'cannot write the status file');
-    }
-  };
-  const soon = () => {
-    timer ??= setTimeout(flush, 250);
-  };
+export async function openSyncRun(
+  session: Session,
+  root: string,
+  reporter: Reporter,
+  options: { pollIntervalMs?: number; shown?: string } = {},
+): Promise<SyncedFolder> {
+  const folder = await openFolder(root, {
+    paths: session.paths,
+    server: session.server,
+    email: session.email,
+    client: session.client,
+    otherRoots: session.config.roots,
+    pollIntervalMs: options.pollIntervalMs ?? session.config.pollIntervalSeconds * 1000,
+    ...(options.shown !== undefined ? { shown: options.shown } : {}),
+    onStatusWriteError: (message) => log().warn({ err: message }, 'cannot write the status file'),
+  });
 
   const shown = new Set<string>();
   const problem = (path: string, message: string) => {
@@ -139,60 +58,31 @@ export async function openSyncRun(session: Session, root: string, reporter: Repo
     reporter.problem(line);
   };
 
-  engine.on('state', (state: EngineState, detail?: string) => {
+  folder.on('state', (state: EngineState, detail?: string) => {
     log().info({ root, state, detail }, 'state');
-    status.state = state;
-    status.detail = detail ?? null;
     reporter.state(state, detail);
-    soon();
   });
-  engine.on('activity', (activity: Activity) => {
+  folder.on('activity', (activity: Activity) => {
     log().info({ root, kind: activity.kind, path: activity.path, rule: activity.rule }, 'done');
     reporter.activity(activity);
   });
-  engine.on('transfer', (event) => reporter.transfer(event));
-  engine.on('notice', (message) => {
+  folder.on('transfer', (event) => reporter.transfer(event));
+  folder.on('notice', (message) => {
     log().info({ root, message }, 'notice');
     reporter.info(safe(message));
   });
-  engine.on('item-error', (error) => {
+  folder.on('item-error', (error) => {
     log().warn({ root, path: error.path, message: error.message }, 'item error');
-    status.errors = [error, ...status.errors.filter((e) => e.path !== error.path)].slice(0, 50);
     problem(error.path, error.message);
-    soon();
   });
-  engine.on('pass', (summary: PassSummary) => {
+  folder.on('pass', (summary: PassSummary) => {
     log().info({ root, done: summary.done, failed: summary.failed.length, inSync: summary.inSync, needsConfirmation: summary.needsConfirmation }, 'pass');
     for (const f of summary.failed) problem(f.path, f.message);
-    status.lastSync = new Date().toISOString();
-    status.inSync = summary.inSync;
-    status.counts.done = summary.done;
-    status.counts.failed = summary.failed.length;
-    if (summary.inSync && summary.failed.length === 0) {
-      status.errors = [];
-      // A problem that comes back after a clean pass is told again.
-      shown.clear();
-    }
+    // A problem that comes back after a clean pass is told again.
+    if (summary.inSync && summary.failed.length === 0) shown.clear();
     reporter.passEnded(summary);
-    flush();
   });
-  flush();
-
-  let closed = false;
-  return {
-    engine,
-    status,
-    flush,
-    close: async () => {
-      if (closed) return;
-      closed = true;
-      await engine.stop();
-      status.state = 'stopped';
-      status.detail = null;
-      flush();
-      unlock();
-    },
-  };
+  return folder;
 }
 
 export function summaryLine(summary: PassSummary): string {
@@ -206,7 +96,8 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
   // A long-running sync rides out short outages: the engine retries on the next pass anyway.
   const session = await openSession({ retry: { limit: 3, baseDelayMs: 500 } });
   const root = canonicalPath(dir);
-  checkFolder(dir, root, session.config.roots);
+  // Before the account is asked: a folder that cannot be synced is told without a round trip (openFolder checks again).
+  checkFolder(root, session.config.roots, dir);
   // The account answers before anything is touched: a bad token or an unreachable server is one clear line.
   try {
     await session.client.entries.page({ perPage: 1 }, 1);
@@ -218,10 +109,9 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
 
   const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
   const reporter: Reporter = process.stdout.isTTY ? new TtyReporter() : new PlainReporter();
-  const run = await openSyncRun(session, root, reporter);
-  const { engine } = run;
+  const run = await openSyncRun(session, root, reporter, { shown: dir });
   let question = { count: 0, synced: 0 };
-  engine.on('confirm-deletions', (q) => {
+  run.on('confirm-deletions', (q) => {
     question = q;
   });
 
@@ -262,11 +152,11 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
 
   try {
     if (options.once) {
-      let summary = await engine.syncOnce({ fullScan: true });
+      let summary = await run.syncOnce({ fullScan: true });
       if (summary.needsConfirmation && !stopping) {
         if (await consent()) {
-          engine.confirmDeletions();
-          summary = await engine.syncOnce({ fullScan: true });
+          run.confirmDeletions();
+          summary = await run.syncOnce({ fullScan: true });
         } else {
           reporter.problem(interactive && !options.yes ? 'deletions not confirmed; nothing was deleted' : refused());
           await stop(1);
@@ -279,15 +169,15 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
       }
     } else {
       let asking = false;
-      engine.on('pass', (summary) => {
+      run.on('pass', (summary) => {
         if (summary.needsConfirmation && !asking && !stopping) {
           asking = true;
           void consent().then(async (yes) => {
             asking = false;
             if (stopping) return;
             if (yes) {
-              engine.confirmDeletions();
-              setImmediate(() => void engine.syncOnce({ fullScan: true }));
+              run.confirmDeletions();
+              setImmediate(() => void run.syncOnce({ fullScan: true }));
             } else {
               reporter.problem(interactive && !options.yes ? 'deletions not confirmed; nothing was deleted; stopping' : refused());
               await stop(1);
@@ -297,7 +187,7 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
           reporter.info(summaryLine(summary));
         }
       });
-      const first = await engine.start();
+      const first = await run.start();
       if (!stopping) {
         if (first.inSync && first.done === 0) reporter.info('in sync');
         reporter.info(`watching ${safe(root)} for changes (Ctrl-C to stop)`);

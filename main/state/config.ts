@@ -1,17 +1,17 @@
 /**
- * The command line's configuration: one JSON file under the state dir holding the server, the account's e-mail,
- * the sync roots and the poll interval. It never holds a token or a password.
+ * The shared configuration (the command line's and the window's): one JSON file under the state dir holding the
+ * server, the account's e-mail, the sync roots and the poll interval. It never holds a token or a password.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { CliError } from './errors.js';
+import { readFileSync } from 'node:fs';
+import { StateError } from './errors.js';
+import { writeJsonAtomic } from './json-file.js';
 import type { StatePaths } from './paths.js';
 
 export interface Config {
   /** Origin of the service, e.g. `http://127.0.0.1:8080`. */
   server?: string;
   email?: string;
-  /** Absolute paths of the folders `drivesync sync` has kept in sync. */
+  /** Absolute paths of the synced folders (`drivesync sync DIR` adds one; the window's settings set them). */
   roots: string[];
   /** How often a running `sync` polls the service for remote changes. */
   pollIntervalSeconds: number;
@@ -27,16 +27,16 @@ export function loadConfig(paths: StatePaths): Config {
     text = readFileSync(paths.configFile, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return defaults();
-    throw new CliError(`cannot read ${paths.configFile}: ${(error as Error).message}`);
+    throw new StateError(`cannot read ${paths.configFile}: ${(error as Error).message}`);
   }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch {
-    throw new CliError(`${paths.configFile} is not valid JSON; fix it or remove it`);
+    throw new StateError(`${paths.configFile} is not valid JSON; fix it or remove it`);
   }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new CliError(`${paths.configFile} does not hold a JSON object; fix it or remove it`);
+    throw new StateError(`${paths.configFile} does not hold a JSON object; fix it or remove it`);
   }
   const r = raw as Record<string, unknown>;
   const config = defaults();
@@ -52,11 +52,4 @@ export function loadConfig(paths: StatePaths): Config {
 /** Writes the whole file atomically (temp file + rename). */
 export function saveConfig(paths: StatePaths, config: Config): void {
   writeJsonAtomic(paths.configFile, config, 0o600);
-}
-
-export function writeJsonAtomic(file: string, value: unknown, mode = 0o644): void {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(value, null, 2)}\n`, { mode });
-  renameSync(tmp, file);
 }

@@ -1,5 +1,5 @@
 /**
- * Where the command line keeps its state: everything under `$DRIVESYNC_HOME` when it is set, else the XDG
+ * Where drivesync keeps its state (the command line's and the window's alike): everything under `$DRIVESYNC_HOME` when it is set, else the XDG
  * directories (through env-paths). Nothing here touches the disk.
  */
 import { createHash } from 'node:crypto';

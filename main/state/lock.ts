@@ -1,12 +1,22 @@
 /**
- * One process syncs a folder at a time: the same lock file (`MIRROR.lock` holding the pid) the command line's
- * `sync` takes, so the window and `drivesync sync` never run two engines on one folder.
+ * One process syncs a folder at a time: a lock file beside the folder's mirror (`MIRROR.lock`, holding the pid),
+ * taken by `drivesync sync` and the window alike, so they never run two engines on one folder. A lock whose
+ * process is gone is taken over.
  */
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { isAlive } from '../../cli/roots.js';
+import { FolderLocked } from './errors.js';
 
-export class FolderLocked extends Error {}
+/** Whether a process with this pid runs (one we may not signal counts as running). */
+export function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 /** Takes the lock, or throws FolderLocked naming the process that holds it; answers the release function. */
 export function lockFolder(lockFile: string, root: string, pid = process.pid): () => void {
@@ -18,6 +28,7 @@ export function lockFolder(lockFile: string, root: string, pid = process.pid): (
       closeSync(fd);
       return () => {
         try {
+          // Released only while it is still ours: a process that took over a stale lock keeps it.
           if (readFileSync(lockFile, 'utf8').trim() === String(pid)) rmSync(lockFile, { force: true });
         } catch {
           // already gone

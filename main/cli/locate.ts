@@ -1,59 +1,17 @@
 /**
- * Sync roots as the command line sees them: finding the root a local path is in, reading a root's mirror (read-only)
- * to turn a local path into the remote entry it is synced with, and the small status file `sync` keeps per root.
+ * A local path inside a synced folder turned into the remote entry it is synced with, through that folder's mirror
+ * (read-only), with the command line's one-line failures when it cannot be.
  */
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { writeJsonAtomic } from './config.js';
+import { existsSync } from 'node:fs';
+import { canonicalPath, findRoot, rootOfAccount } from '../state/roots.js';
+import type { StatePaths } from '../state/paths.js';
 import { CliError } from './errors.js';
-import { mirrorFile, rootKey, statusFile, type StatePaths } from './paths.js';
-
-/** The absolute, symlink-free form of a path, also for one that does not exist (yet, or any more). */
-export function canonicalPath(path: string): string {
-  const abs = resolve(path);
-  const rest: string[] = [];
-  let dir = abs;
-  for (;;) {
-    try {
-      const real = realpathSync(dir);
-      return rest.length === 0 ? real : join(real, ...rest.reverse());
-    } catch {
-      const parent = dirname(dir);
-      if (parent === dir) return abs;
-      rest.push(basename(dir));
-      dir = parent;
-    }
-  }
-}
-
-/** The root `path` is in (the deepest one), with the path relative to it, '/'-separated ('' for the root). */
-export function findRoot(roots: readonly string[], path: string): { root: string; rel: string } | null {
-  let best: { root: string; rel: string } | null = null;
-  for (const root of roots) {
-    const rel = relative(root, path);
-    if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))) {
-      if (!best || root.length > best.root.length) best = { root, rel: rel.split(sep).join('/') };
-    }
-  }
-  return best;
-}
 
 export interface MirrorItem {
   remoteId: number;
   parentId: number | null;
   path: string;
   type: 'file' | 'folder';
-}
-
-export interface RootOfAccount {
-  root: string;
-  key: string;
-  mirror: string;
-}
-
-export function rootOfAccount(paths: StatePaths, root: string, server: string, email: string | undefined): RootOfAccount {
-  const key = rootKey(root, server, email);
-  return { root, key, mirror: mirrorFile(paths, key) };
 }
 
 /** Runs `read` on a read-only connection to a root's mirror; null when the root was never synced. */
@@ -116,39 +74,3 @@ export async function locate(
   return { ...item, root: found.root, shown: given };
 }
 
-export interface RootStatus {
-  root: string;
-  server: string;
-  email: string | null;
-  /** The engine's state, or `stopped` once `sync` has ended. */
-  state: string;
-  detail: string | null;
-  pid: number;
-  updatedAt: string;
-  lastSync: string | null;
-  inSync: boolean | null;
-  counts: { synced: number; done: number; failed: number };
-  errors: Array<{ path: string; message: string }>;
-}
-
-export function writeStatus(paths: StatePaths, key: string, status: RootStatus): void {
-  writeJsonAtomic(statusFile(paths, key), status);
-}
-
-export function readStatus(paths: StatePaths, key: string): RootStatus | null {
-  try {
-    return JSON.parse(readFileSync(statusFile(paths, key), 'utf8')) as RootStatus;
-  } catch {
-    return null;
-  }
-}
-
-export function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

@@ -1,0 +1,201 @@
+/**
+ * `openFolder`: how a synced folder is started, for `drivesync sync` and the window alike. It refuses a folder that
+ * cannot be synced, takes the folder's lock, builds the engine on the folder's mirror, and keeps the folder's status
+ * file (what `drivesync status` reads) as the engine reports. This is the one place that constructs the engine and
+ * calls it: the front ends hold a `SyncedFolder`.
+ */
+import type { DriveClient } from '../api/client.js';
+import type { EngineEvents, EngineState, PassSummary, SyncEngine, SyncOptions } from '../sync/engine.js';
+import { FolderRefused } from './errors.js';
+import { lockFolder } from './lock.js';
+import type { StatePaths } from './paths.js';
+import { checkFolder, rootOfAccount } from './roots.js';
+import { readStatus, writeStatus, type RootStatus } from './status-file.js';
+
+/** The engine's events, as a synced folder passes them on. */
+export type FolderEvents = EngineEvents;
+export type { Activity, DeletionQuestion, EngineState, ItemError, PassSummary } from '../sync/engine.js';
+
+export interface OpenFolderOptions {
+  paths: StatePaths;
+  /** The account the folder is synced with: its mirror and status file are named after it. */
+  server: string;
+  email: string | undefined;
+  client: DriveClient;
+  /** The other synced folders: a folder nested in or around one of them is refused. */
+  otherRoots: readonly string[];
+  pollIntervalMs: number;
+  /** Transfers at once; the engine's default when absent. */
+  concurrency?: number;
+  /** How a local file is deleted; the OS trash when absent. */
+  trash?: (absolutePath: string) => Promise<void>;
+  /** Named in conflicted copies; the machine's when absent. */
+  hostname?: string;
+  /** The folder as the person named it, for messages. */
+  shown?: string;
+  /** Told when the status file cannot be written (syncing goes on). */
+  onStatusWriteError?: (message: string) => void;
+}
+
+/** Items a status file keeps, newest first. */
+const MAX_STATUS_ERRORS = 50;
+/** Least time between two status-file writes for state changes (a pass's end writes at once). */
+const STATUS_DELAY_MS = 250;
+
+/** One synced folder, open: its engine behind the calls the front ends make, its status file kept up to date. */
+export interface SyncedFolder {
+  readonly root: string;
+  /** The mirror database's path. */
+  readonly mirror: string;
+  readonly state: EngineState;
+  /** Items the mirror holds as synced. */
+  readonly syncedCount: number;
+  /** What the status file holds. */
+  readonly status: Readonly<RootStatus>;
+  on<E extends keyof FolderEvents>(event: E, listener: (...args: FolderEvents[E]) => void): void;
+  /** The first pass (a full scan), then watching and polling until closed. */
+  start(): Promise<PassSummary>;
+  syncOnce(options?: SyncOptions): Promise<PassSummary>;
+  pause(): void;
+  resume(): Promise<PassSummary>;
+  /** Lets the pass that stopped at the mass-delete guard delete. */
+  confirmDeletions(): void;
+  /** Stops the engine, writes the final status, releases the lock. */
+  close(): Promise<void>;
+}
+
+export async function openFolder(root: string, options: OpenFolderOptions): Promise<SyncedFolder> {
+  const { paths, server, email, client } = options;
+  const shown = options.shown ?? root;
+  checkFolder(root, options.otherRoots, shown);
+  const { key, mirror } = rootOfAccount(paths, root, server, email);
+  const unlock = lockFolder(`${mirror}.lock`, root);
+  let engine: SyncEngine;
+  try {
+    const { SyncEngine } = await import('../sync/engine.js');
+    const { hostname } = await import('node:os');
+    const trash = options.trash ?? (await import('../sync/trash.js')).moveToOsTrash;
+    engine = new SyncEngine({
+      root,
+      client,
+      mirrorPath: mirror,
+      trash,
+      hostname: options.hostname ?? hostname(),
+      pollIntervalMs: options.pollIntervalMs,
+      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+    });
+  } catch (error) {
+    unlock();
+    throw new FolderRefused(`cannot open the sync database ${mirror}: ${(error as Error).message.split('\n')[0]}`);
+  }
+  return new OpenedFolder(root, key, mirror, engine, unlock, options);
+}
+
+class OpenedFolder implements SyncedFolder {
+  readonly status: RootStatus;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(
+    readonly root: string,
+    private readonly key: string,
+    readonly mirror: string,
+    private readonly engine: SyncEngine,
+    private readonly unlock: () => void,
+    private readonly options: OpenFolderOptions,
+  ) {
+    const previous = readStatus(options.paths, key);
+    this.status = {
+      root,
+      server: options.server,
+      email: options.email ?? null,
+      state: engine.state,
+      detail: null,
+      pid: process.pid,
+      updatedAt: new Date().toISOString(),
+      lastSync: previous?.lastSync ?? null,
+      inSync: previous?.inSync ?? null,
+      counts: { synced: engine.syncedCount, done: 0, failed: 0 },
+      errors: [],
+    };
+    engine.on('state', (state, detail) => {
+      this.status.state = state;
+      this.status.detail = detail ?? null;
+      this.writeSoon();
+    });
+    engine.on('item-error', (error) => {
+      this.status.errors = [error, ...this.status.errors.filter((e) => e.path !== error.path)].slice(0, MAX_STATUS_ERRORS);
+      this.writeSoon();
+    });
+    engine.on('pass', (summary) => {
+      this.status.lastSync = new Date().toISOString();
+      this.status.inSync = summary.inSync;
+      this.status.counts.done = summary.done;
+      this.status.counts.failed = summary.failed.length;
+      if (summary.inSync && summary.failed.length === 0) this.status.errors = [];
+      this.writeStatus();
+    });
+    this.writeStatus();
+  }
+
+  get state(): EngineState {
+    return this.engine.state;
+  }
+
+  get syncedCount(): number {
+    return this.engine.syncedCount;
+  }
+
+  on<E extends keyof FolderEvents>(event: E, listener: (...args: FolderEvents[E]) => void): void {
+    (this.engine.on as (event: E, listener: (...args: FolderEvents[E]) => void) => unknown)(event, listener);
+  }
+
+  start(): Promise<PassSummary> {
+    return this.engine.start();
+  }
+
+  syncOnce(options?: SyncOptions): Promise<PassSummary> {
+    return this.engine.syncOnce(options);
+  }
+
+  pause(): void {
+    this.engine.pause();
+  }
+
+  resume(): Promise<PassSummary> {
+    return this.engine.resume();
+  }
+
+  confirmDeletions(): void {
+    this.engine.confirmDeletions();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.engine.stop();
+    } finally {
+      this.status.state = 'stopped';
+      this.status.detail = null;
+      this.writeStatus();
+      this.unlock();
+    }
+  }
+
+  private writeSoon(): void {
+    this.timer ??= setTimeout(() => this.writeStatus(), STATUS_DELAY_MS);
+  }
+
+  private writeStatus(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.status.updatedAt = new Date().toISOString();
+    this.status.counts.synced = this.engine.syncedCount;
+    try {
+      writeStatus(this.options.paths, this.key, this.status);
+    } catch (error) {
+      this.options.onStatusWriteError?.((error as Error).message);
+    }
+  }
+}

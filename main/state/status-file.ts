@@ -1,0 +1,34 @@
+/**
+ * The small status file kept per synced folder while it syncs (`status/KEY.json`), so `drivesync status` can say how
+ * a folder is doing whichever process syncs it.
+ */
+import { readFileSync } from 'node:fs';
+import { writeJsonAtomic } from './json-file.js';
+import { statusFile, type StatePaths } from './paths.js';
+
+export interface RootStatus {
+  root: string;
+  server: string;
+  email: string | null;
+  /** The engine's state, or `stopped` once the folder was closed. */
+  state: string;
+  detail: string | null;
+  pid: number;
+  updatedAt: string;
+  lastSync: string | null;
+  inSync: boolean | null;
+  counts: { synced: number; done: number; failed: number };
+  errors: Array<{ path: string; message: string }>;
+}
+
+export function writeStatus(paths: StatePaths, key: string, status: RootStatus): void {
+  writeJsonAtomic(statusFile(paths, key), status);
+}
+
+export function readStatus(paths: StatePaths, key: string): RootStatus | null {
+  try {
+    return JSON.parse(readFileSync(statusFile(paths, key), 'utf8')) as RootStatus;
+  } catch {
+    return null;
+  }
+}
