@@ -10,4 +10,4 @@ export type { ShareResult } from './sharing.js';
 export type { LinkSettings, LinkInfo } from './links.js';
 export type { SubscriberFields, StatusChange } from './lists.js';
 export type { TransferProgress, UploadOptions, DownloadOptions } from './transfers.js';
-export type { FileEntry, User, ShareableLink, Subscriber, SubscriberStatus, Permission, Tag } from './schemas.js';
+export type { FileEntry, User, SharedUser, ShareableLink, Subscriber, SubscriberStatus, Permission, Tag } from './schemas.js';

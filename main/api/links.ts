@@ -17,15 +17,22 @@ export interface LinkInfo {
 }
 
 /**
- * The document's body fields. Deployed versions reset omitted fields on update, so every field is always sent;
- * the password is sent only when one is set or being removed.
+ * The body fields in both spellings: the document's snake_case, and the camelCase deployed versions validate (they
+ * drop the snake_case ones, and would then reset them). Deployed versions reset omitted fields on update, so every
+ * field is always sent; the password is sent only when one is set or being removed.
  */
 function body(settings: LinkSettings) {
+  const expires = settings.expiresAt ?? null;
+  const allowEdit = settings.allowEdit ?? false;
+  const allowDownload = settings.allowDownload ?? true;
   return {
     ...(settings.password !== undefined ? { password: settings.password } : {}),
-    expires_at: settings.expiresAt ?? null,
-    allow_edit: settings.allowEdit ?? false,
-    allow_download: settings.allowDownload ?? true,
+    expires_at: expires,
+    allow_edit: allowEdit,
+    allow_download: allowDownload,
+    expiresAt: expires,
+    allowEdit,
+    allowDownload,
   };
 }
 

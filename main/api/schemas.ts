@@ -46,7 +46,7 @@ export const ParentEntry = Type.Object(fileEntryFields);
 export const FileEntry = Type.Object({ ...fileEntryFields, parent: Type.Optional(Nullable(ParentEntry)) });
 export type FileEntry = Static<typeof FileEntry>;
 
-export const User = Type.Object({
+const userFields = {
   id: Type.Integer(),
   access_token: Type.Optional(Type.String()),
   display_name: Type.Optional(Nullable(Type.String())),
@@ -55,8 +55,16 @@ export const User = Type.Object({
   email: Type.String(),
   created_at: Type.Optional(Nullable(Timestamp)),
   updated_at: Type.Optional(Nullable(Timestamp)),
-});
+};
+export const User = Type.Object(userFields);
 export type User = Static<typeof User>;
+/** A user an entry is shared with, as share and change-permissions answer them (deployed: with their rights). */
+export const SharedUser = Type.Object({
+  ...userFields,
+  entry_permissions: Type.Optional(EntryPermissions),
+  owns_entry: Type.Optional(Type.Boolean()),
+});
+export type SharedUser = Static<typeof SharedUser>;
 
 export const Tag = Type.Object({ id: Type.Integer(), name: Type.String() });
 export type Tag = Static<typeof Tag>;
@@ -87,7 +95,7 @@ export const UploadResponse = Type.Object({ status: Type.String(), fileEntry: Fi
 export const EntryResponse = Type.Object({ status: Type.String(), fileEntry: FileEntry });
 export const FolderResponse = Type.Object({ status: Type.String(), folder: FileEntry });
 export const EntriesResponse = Type.Object({ status: Type.String(), entries: Type.Array(FileEntry) });
-export const UsersResponse = Type.Object({ status: Type.String(), users: Type.Array(User) });
+export const UsersResponse = Type.Object({ status: Type.String(), users: Type.Array(SharedUser) });
 export const TagResponse = Type.Object({ status: Type.String(), tag: Tag });
 export const LinkResponse = Type.Object({
   status: Type.Optional(Type.String()),
