@@ -1,7 +1,8 @@
 /**
- * DESIGN §1's layer rule, checked on the import graph of the sources: main/sync and main/api import neither
- * electron nor DOM types; only main/app and preload/ import electron; renderer/ imports nothing from main/ but
- * types (and nothing of Node or Electron at all).
+ * DESIGN §1's layer rule as data, checked on the import graph of the sources. `LAYERS` says, for each folder of
+ * ours, its job and which of our other folders it may import; anything else fails. Besides: only main/app and
+ * preload/ import electron; main/sync and main/api use no DOM types; the renderer imports only types, and nothing of
+ * Node or Electron at all.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
@@ -62,10 +63,50 @@ export function importsOf(file: string, text = readFileSync(file, 'utf8')): Impo
   return found;
 }
 
+export interface Layer {
+  /** What the folder (or file) is for, in a few words. */
+  job: string;
+  /** The layers it may import (npm packages and Node's own modules are judged by the rules below, not here). */
+  mayImport: readonly string[];
+  /** Whether it may import only types from them (the page runs none of our code but its own). */
+  typesOnly?: boolean;
+}
+
+/** Where the window's contract lives: the one module the preload and the renderer may import. */
+export const CONTRACT = 'main/app/contract.ts';
+
+/** Every layer of ours: a folder (or one file) and what it may import. A source in no layer fails. */
+export const LAYERS: Readonly<Record<string, Layer>> = {
+  'main/api': { job: 'typed client of the service', mayImport: [] },
+  'main/sync': { job: 'the two-way sync engine', mayImport: ['main/api'] },
+  'main/state': { job: 'account and folder state shared by both front ends, and openFolder', mayImport: ['main/sync', 'main/api'] },
+  'main/cli': { job: 'the drivesync command', mayImport: ['main/state', 'main/sync', 'main/api', 'server'] },
+  'main/app': { job: 'the desktop app: Electron main process and the host', mayImport: ['main/state', 'main/sync', 'main/api', CONTRACT] },
+  [CONTRACT]: { job: "the window's calls and events, with their types", mayImport: ['main/api'] },
+  server: { job: 'the reference server of the service', mayImport: ['main/api'] },
+  preload: { job: 'the bridge the page gets (contextBridge)', mayImport: [CONTRACT] },
+  renderer: { job: 'the window (Preact)', mayImport: [CONTRACT], typesOnly: true },
+  scripts: { job: 'build tools', mayImport: ['vite.renderer.config.ts'] },
+  'vite.renderer.config.ts': { job: "the renderer's build (the CSP goes into its page)", mayImport: ['main/app'] },
+};
+
 const isElectron = (s: string) => s === 'electron' || s.startsWith('electron/');
 const isDom = (s: string) => /^lib:dom/.test(s) || s === '@types/web' || s === 'web';
 const rel = (file: string) => relative(REPO, file).split(sep).join('/');
-const resolvedInto = (i: Import, folder: string) => i.specifier.startsWith('.') && rel(resolve(join(i.file, '..'), i.specifier)).startsWith(folder);
+const within = (path: string, folder: string) => path === folder || path.startsWith(`${folder}/`);
+/** The repository path a relative import points at; null for a package, a Node module or a lib reference. */
+const target = (i: Import) => (i.specifier.startsWith('.') ? rel(resolve(join(i.file, '..'), i.specifier)).replace(/\.js$/, '.ts') : null);
+const resolvedInto = (i: Import, folder: string) => {
+  const to = target(i);
+  return to !== null && within(to, folder);
+};
+
+/** The layer a repository path is in: the most specific one that holds it. */
+export function layerOf(path: string): string | null {
+  let best: string | null = null;
+  for (const name of Object.keys(LAYERS)) if (within(path, name) && (!best || name.length > best.length)) best = name;
+  return best;
+}
 
 /** The rule's breaches among these imports, one line each. */
 export function layerViolations(imports: readonly Import[]): string[] {
@@ -73,28 +114,73 @@ export function layerViolations(imports: readonly Import[]): string[] {
   for (const i of imports) {
     const where = rel(i.file);
     const what = `${where} imports ${i.specifier}`;
-    if (isElectron(i.specifier) && !where.startsWith('main/app/') && !where.startsWith('preload/') && !where.startsWith('test/')) out.push(`${what}: only main/app and preload may import electron`);
-    if ((where.startsWith('main/sync/') || where.startsWith('main/api/')) && isDom(i.specifier)) out.push(`${what}: the engine and the API client use no DOM types`);
-    if (where.startsWith('renderer/')) {
-      if (resolvedInto(i, 'main/') && !i.typeOnly) out.push(`${what}: the renderer may import only types from main/`);
-      if (isElectron(i.specifier) || i.specifier.startsWith('node:') || resolvedInto(i, 'preload/') || resolvedInto(i, 'server/')) out.push(`${what}: the renderer runs in a sandboxed page`);
+    const from = layerOf(where);
+    if (from === null) {
+      if (!where.startsWith('test/')) out.push(`${what}: ${where} is in no layer (add its folder to LAYERS)`);
+      continue;
     }
+    const to = target(i);
+    if (to !== null) {
+      const into = layerOf(to);
+      if (into === null) out.push(`${what}: ${to} is in no layer`);
+      else if (into !== from && !LAYERS[from]!.mayImport.includes(into)) {
+        const allowed = LAYERS[from]!.mayImport.join(', ') || 'nothing of ours';
+        out.push(`${what}: ${from} may import ${allowed}; not ${into}`);
+      } else if (into !== from && LAYERS[from]!.typesOnly && !i.typeOnly) out.push(`${what}: ${from} may import only types from ${into}`);
+    }
+    if (isElectron(i.specifier) && from !== 'main/app' && from !== 'preload') out.push(`${what}: only main/app and preload may import electron`);
+    if ((from === 'main/sync' || from === 'main/api') && isDom(i.specifier)) out.push(`${what}: the engine and the API client use no DOM types`);
+    if (from === 'renderer' && (isElectron(i.specifier) || i.specifier.startsWith('node:'))) out.push(`${what}: the renderer runs in a sandboxed page`);
   }
   return out;
 }
 
-const ALL = ['main', 'server', 'preload', 'renderer', 'scripts'].flatMap((d) => sources(join(REPO, d)));
+const ALL = [...['main', 'server', 'preload', 'renderer', 'scripts'].flatMap((d) => sources(join(REPO, d))), join(REPO, 'vite.renderer.config.ts')];
+
+const at = (path: string, text: string) => importsOf(join(REPO, path), text);
 
 describe('the layer rule (DESIGN §1)', () => {
   it('finds the imports it has to judge', () => {
     const imports = ALL.flatMap((f) => importsOf(f));
     expect(imports.some((i) => rel(i.file) === 'main/app/app.ts' && i.specifier === 'electron')).toBe(true);
-    expect(imports.some((i) => rel(i.file).startsWith('renderer/') && resolvedInto(i, 'main/') && i.typeOnly)).toBe(true);
+    expect(imports.some((i) => rel(i.file).startsWith('renderer/') && resolvedInto(i, CONTRACT) && i.typeOnly)).toBe(true);
+    expect(imports.some((i) => rel(i.file).startsWith('main/app/') && resolvedInto(i, 'main/state'))).toBe(true);
+    expect(imports.some((i) => rel(i.file).startsWith('main/cli/') && resolvedInto(i, 'main/state'))).toBe(true);
     expect(ALL.filter((f) => rel(f).startsWith('main/sync/')).length).toBeGreaterThan(3);
   });
 
   it('holds for every source file', () => {
     expect(layerViolations(ALL.flatMap((f) => importsOf(f)))).toEqual([]);
+  });
+
+  it('puts every source file in a layer', () => {
+    expect(ALL.map(rel).filter((f) => layerOf(f) === null)).toEqual([]);
+    for (const folder of readdirSync(join(REPO, 'main'), { withFileTypes: true }).filter((e) => e.isDirectory())) {
+      expect(LAYERS[`main/${folder.name}`], `main/${folder.name}`).toBeDefined();
+    }
+  });
+
+  it('allows exactly what LAYERS lists, for every pair of layers', () => {
+    const fileIn = (layer: string) => (/\.ts$/.test(layer) ? layer : `${layer}/x.ts`);
+    for (const from of Object.keys(LAYERS)) {
+      for (const to of Object.keys(LAYERS)) {
+        if (to === from || layerOf(fileIn(to)) !== to) continue;
+        let specifier = relative(join(REPO, fileIn(from), '..'), join(REPO, fileIn(to))).split(sep).join('/').replace(/\.ts$/, '.js');
+        if (!specifier.startsWith('.')) specifier = `./${specifier}`;
+        const found = layerViolations(at(fileIn(from), `import type { X } from '${specifier}';`));
+        expect(found, `${from} → ${to}`).toHaveLength(LAYERS[from]!.mayImport.includes(to) ? 0 : 1);
+      }
+    }
+  });
+
+  it('keeps the two front ends apart: neither main/cli nor main/app imports the other, and main/state neither', () => {
+    expect(layerViolations(at('main/app/host/x.ts', "import { openSession } from '../../cli/session.js';"))).toHaveLength(1);
+    expect(layerViolations(at('main/cli/x.ts', "import { DesktopHost } from '../app/host/host.js';"))).toHaveLength(1);
+    expect(layerViolations(at('main/state/x.ts', "import { log } from '../cli/log.js';"))).toHaveLength(1);
+    expect(layerViolations(at('main/sync/x.ts', "import { loadConfig } from '../state/config.js';"))).toHaveLength(1);
+    expect(layerViolations(at('main/api/x.ts', "import type { SyncEngine } from '../sync/engine.js';"))).toHaveLength(1);
+    expect(layerViolations(at('main/extra/x.ts', "import { loadConfig } from '../state/config.js';"))).toHaveLength(1);
+    expect(layerViolations(at('main/app/x.ts', "import { openFolder } from '../state/folder.js';"))).toEqual([]);
   });
 
   it('main/sync and main/api compile without DOM types and name no DOM globals', () => {
@@ -107,7 +193,6 @@ describe('the layer rule (DESIGN §1)', () => {
   });
 
   it('catches each kind of breach (the check can fail)', () => {
-    const at = (path: string, text: string) => importsOf(join(REPO, path), text);
     expect(layerViolations(at('main/sync/x.ts', "import { app } from 'electron';"))).toHaveLength(1);
     expect(layerViolations(at('main/api/x.ts', '/// <reference lib="dom" />\nexport {};'))).toHaveLength(1);
     expect(layerViolations(at('main/cli/x.ts', "const e = await import('electron');"))).toHaveLength(1);
