@@ -131,9 +131,15 @@ async function request(url: string, method: string, body?: unknown, token?: stri
 }
 
 async function registerThrough(url: string, email: string): Promise<string> {
-  const answer = await request(`${url}/api/v1/auth/register`, 'POST', { email, password: 'secret-password', token_name: 'cli' });
+  const answer = await request(`${url}/api/v1/auth/register`, 'POST', {
+    email,
+    password: 'secret-password',
+    password_confirmation: 'secret-password',
+    token_name: 'cli',
+  });
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  return answer.body.user.access_token as string;
+  // The deployed profile nests the user under bootstrapData.
+  return (answer.body.user ?? answer.body.bootstrapData.user).access_token as string;
 }
 
 /** A usage or user error: exactly one line on stderr, prefixed, without a stack trace. */
@@ -206,6 +212,39 @@ describe.concurrent('drivesync server', () => {
     expectOneLineError(result);
   });
 
+  it('--profile deployed answers as deployed versions: the root’s children only, 50 a page, the user under bootstrapData', async () => {
+    const server = await startServerProcess(['--port', '0', '--data', tempDir(), '--profile', 'deployed']);
+    const registered = await request(`${server.url}/api/v1/auth/register`, 'POST', {
+      email: 'deployed@example.com',
+      password: 'secret-password',
+      password_confirmation: 'secret-password',
+      token_name: 'cli',
+    });
+    expect(registered.status).toBe(200);
+    const token = registered.body.bootstrapData.user.access_token as string;
+    const folder = await request(`${server.url}/api/v1/folders`, 'POST', { name: 'Top folder', parentId: null }, token);
+    const inner = await request(`${server.url}/api/v1/folders`, 'POST', { name: 'Inner folder', parentId: folder.body.folder.id }, token);
+    expect(inner.status).toBe(200);
+    const listing = await request(`${server.url}/api/v1/drive/file-entries?perPage=500`, 'GET', undefined, token);
+    expect(listing.status).toBe(200);
+    expect(listing.body.per_page).toBe(50);
+    expect(listing.body.data.map((e: { id: number }) => e.id)).toEqual([folder.body.folder.id]);
+    expect((await stopWithin(server)).code).toBe(0);
+  });
+
+  it('--profile with an unknown value, or deployed with --list-format array, exits 2 with one line', async () => {
+    const results = await Promise.all([
+      run(['server', '--port', '0', '--data', tempDir(), '--profile', 'staging']),
+      run(['server', '--port', '0', '--data', tempDir(), '--profile', 'deployed', '--list-format', 'array']),
+    ]);
+    for (const result of results) {
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stdout).not.toMatch(LISTENING);
+      expectOneLineError(result);
+    }
+    expect(results[1]!.stderr).toMatch(/deployed profile always answers listings as a paginator/);
+  });
+
   it('--faults injects the faults it is given', async () => {
     const server = await startServerProcess([
       '--port',
@@ -250,6 +289,7 @@ describe.concurrent('drivesync server', () => {
     expect(top.stdout).toContain('server');
     expect(server.code).toBe(0);
     expect(server.stdout).toContain('--list-format');
+    expect(server.stdout).toContain('--profile');
     expect(server.stdout).toContain('add-list');
   });
 });
