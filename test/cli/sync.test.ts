@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startTestServer, uploadForm } from '../helpers/server.js';
+import { PROFILES, startTestServer, uploadForm } from '../helpers/server.js';
 import { localTree, sorted } from '../helpers/sync.js';
 import {
   cli,
@@ -19,307 +19,310 @@ import {
   useCliTestServer,
 } from './helpers.js';
 
-const server = useCliTestServer();
+// Against both profiles of the reference server: as the documents say, and as deployed versions answer.
+describe.each(PROFILES)('sync against the %s profile', (profile) => {
+  const server = useCliTestServer({ profile });
 
-// eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[/;
+  // eslint-disable-next-line no-control-regex
+  const ANSI = /\u001b\[/;
 
-describe.concurrent('drivesync sync --once', () => {
-  it('uploads a folder, prints plain lines when stdout is not a TTY, exits 0 in sync, and records its status', async () => {
-    const account = await newAccount(server, 'once');
-    const home = await signedInHome(server, account);
-    const dir = join(tempDir(), 'Drive');
-    makeTree(dir, { 'hello.txt': 'hello', 'docs/a.md': '# A', 'docs/deep/b.txt': 'b' });
+  describe.concurrent('drivesync sync --once', () => {
+    it('uploads a folder, prints plain lines when stdout is not a TTY, exits 0 in sync, and records its status', async () => {
+      const account = await newAccount(server, 'once');
+      const home = await signedInHome(server, account);
+      const dir = join(tempDir(), 'Drive');
+      makeTree(dir, { 'hello.txt': 'hello', 'docs/a.md': '# A', 'docs/deep/b.txt': 'b' });
 
-    const result = await cli(['sync', dir, '--once'], { home });
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toBe('');
-    expect(result.stdout).not.toMatch(ANSI);
-    expect(result.stdout).toContain('uploaded hello.txt');
-    expect(result.stdout).toContain('created the folder on the drive: docs');
-    expect(result.stdout).toMatch(/^in sync \(5 changes\)$/m);
-    expect(await remoteTree(server, account.token)).toEqual({
-      docs: '/',
-      'docs/a.md': '# A',
-      'docs/deep': '/',
-      'docs/deep/b.txt': 'b',
-      'hello.txt': 'hello',
+      const result = await cli(['sync', dir, '--once'], { home });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).not.toMatch(ANSI);
+      expect(result.stdout).toContain('uploaded hello.txt');
+      expect(result.stdout).toContain('created the folder on the drive: docs');
+      expect(result.stdout).toMatch(/^in sync \(5 changes\)$/m);
+      expect(await remoteTree(server, account.token)).toEqual({
+        docs: '/',
+        'docs/a.md': '# A',
+        'docs/deep': '/',
+        'docs/deep/b.txt': 'b',
+        'hello.txt': 'hello',
+      });
+
+      const status = await statusJson(home);
+      expect(status.roots).toHaveLength(1);
+      expect(status.roots[0]).toMatchObject({ path: dir, state: 'stopped', running: false, inSync: true, counts: { synced: 5, done: 5, failed: 0 } });
+      expect(Date.parse(status.roots[0]!.lastSync!)).toBeGreaterThan(Date.now() - 60_000);
+
+      // A second pass has nothing to do.
+      const again = await cli(['sync', dir, '--once'], { home });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout.trim()).toBe('in sync (0 changes)');
+
+      const human = await cli(['status'], { home });
+      expect(human.stdout).toContain(dir);
+      expect(human.stdout).toMatch(/state:\s+stopped/);
+      expect(human.stdout).toMatch(/items:\s+5 synced/);
     });
 
-    const status = await statusJson(home);
-    expect(status.roots).toHaveLength(1);
-    expect(status.roots[0]).toMatchObject({ path: dir, state: 'stopped', running: false, inSync: true, counts: { synced: 5, done: 5, failed: 0 } });
-    expect(Date.parse(status.roots[0]!.lastSync!)).toBeGreaterThan(Date.now() - 60_000);
-
-    // A second pass has nothing to do.
-    const again = await cli(['sync', dir, '--once'], { home });
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout.trim()).toBe('in sync (0 changes)');
-
-    const human = await cli(['status'], { home });
-    expect(human.stdout).toContain(dir);
-    expect(human.stdout).toMatch(/state:\s+stopped/);
-    expect(human.stdout).toMatch(/items:\s+5 synced/);
-  });
-
-  it('shows live progress on a TTY (cli-progress: files, bytes, rate, ETA)', async () => {
-    const account = await newAccount(server, 'tty');
-    const home = await signedInHome(server, account);
-    const dir = join(tempDir(), 'Drive');
-    mkdirSync(dir);
-    writeFileSync(join(dir, 'big.bin'), Buffer.alloc(4 * 1024 * 1024, 7));
-    writeFileSync(join(dir, 'small.txt'), 'small');
-    const result = await cliOnTty(['sync', dir, '--once'], { home });
-    expect(result.code, result.stdout).toBe(0);
-    const screen = result.stdout;
-    // The live line is redrawn in place with escape codes, and says what a person wants to know.
-    expect(screen).toMatch(ANSI);
-    expect(screen).toMatch(/files \d+\/\d+/);
-    expect(screen).toMatch(/\d+(\.\d)? (B|KB|MB)\/\d+(\.\d)? (B|KB|MB)/);
-    expect(screen).toMatch(/B\/s/);
-    expect(screen).toMatch(/ETA /);
-    expect(screen).toMatch(/files 2\/2/);
-    expect(screen).toContain('4.0 MB/4.0 MB');
-    expect(screen).toContain('uploaded big.bin');
-    expect(screen).toContain('in sync (2 changes)');
-    expect(await remoteTree(server, account.token)).toMatchObject({ 'small.txt': 'small' });
-  });
-
-  it('exits 1 listing each failed item on stderr as one line', async () => {
-    // Every upload fails on this server (POST is never retried blindly).
-    const faulty = await startTestServer({ faults: '500=1,match=POST:/api/v1/uploads' });
-    try {
-      const account = await newAccount(faulty, 'failing');
-      const home = await signedInHome(faulty, account);
+    it('shows live progress on a TTY (cli-progress: files, bytes, rate, ETA)', async () => {
+      const account = await newAccount(server, 'tty');
+      const home = await signedInHome(server, account);
       const dir = join(tempDir(), 'Drive');
-      makeTree(dir, { 'one.txt': '1', 'two.txt': '2', 'sub/three.txt': '3' });
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'big.bin'), Buffer.alloc(4 * 1024 * 1024, 7));
+      writeFileSync(join(dir, 'small.txt'), 'small');
+      const result = await cliOnTty(['sync', dir, '--once'], { home });
+      expect(result.code, result.stdout).toBe(0);
+      const screen = result.stdout;
+      // The live line is redrawn in place with escape codes, and says what a person wants to know.
+      expect(screen).toMatch(ANSI);
+      expect(screen).toMatch(/files \d+\/\d+/);
+      expect(screen).toMatch(/\d+(\.\d)? (B|KB|MB)\/\d+(\.\d)? (B|KB|MB)/);
+      expect(screen).toMatch(/B\/s/);
+      expect(screen).toMatch(/ETA /);
+      expect(screen).toMatch(/files 2\/2/);
+      expect(screen).toContain('4.0 MB/4.0 MB');
+      expect(screen).toContain('uploaded big.bin');
+      expect(screen).toContain('in sync (2 changes)');
+      expect(await remoteTree(server, account.token)).toMatchObject({ 'small.txt': 'small' });
+    });
+
+    it('exits 1 listing each failed item on stderr as one line', async () => {
+      // Every upload fails on this server (POST is never retried blindly).
+      const faulty = await startTestServer({ profile, faults: '500=1,match=POST:/api/v1/uploads' });
+      try {
+        const account = await newAccount(faulty, 'failing');
+        const home = await signedInHome(faulty, account);
+        const dir = join(tempDir(), 'Drive');
+        makeTree(dir, { 'one.txt': '1', 'two.txt': '2', 'sub/three.txt': '3' });
+        const result = await cli(['sync', dir, '--once'], { home });
+        expect(result.code).toBe(1);
+        expectNoStack(result);
+        const lines = result.stderr.split('\n').filter((l) => l !== '');
+        expect(lines).toHaveLength(3);
+        for (const name of ['one.txt', 'two.txt', 'sub/three.txt']) {
+          expect(lines.filter((l) => l.startsWith(`drivesync: ${name}: `)), result.stderr).toHaveLength(1);
+        }
+        expect(result.stdout).toMatch(/^not in sync: 3 items failed/m);
+        const status = await statusJson(home);
+        expect(status.roots[0]).toMatchObject({ inSync: false, counts: { failed: 3 } });
+        expect(status.roots[0]!.errors.map((e) => e.path).sort()).toEqual(['one.txt', 'sub/three.txt', 'two.txt']);
+      } finally {
+        await faulty.close();
+      }
+    });
+
+    it('exits 1 naming a folder whose name the service refuses; the rest is synced', async () => {
+      const account = await newAccount(server, 'refused');
+      const home = await signedInHome(server, account);
+      const dir = join(tempDir(), 'Drive');
+      makeTree(dir, { 'ok.txt': 'ok', 'ab/inside.txt': 'inside' });
       const result = await cli(['sync', dir, '--once'], { home });
       expect(result.code).toBe(1);
       expectNoStack(result);
-      const lines = result.stderr.split('\n').filter((l) => l !== '');
-      expect(lines).toHaveLength(3);
-      for (const name of ['one.txt', 'two.txt', 'sub/three.txt']) {
-        expect(lines.filter((l) => l.startsWith(`drivesync: ${name}: `)), result.stderr).toHaveLength(1);
+      expect(result.stderr).toMatch(/^drivesync: ab: .*3 to 200 characters/m);
+      expect(result.stdout).toMatch(/^not in sync: 1 item failed/m);
+      expect(Object.keys(await remoteTree(server, account.token))).toEqual(['ok.txt']);
+    });
+
+    it('fails with one line when not signed in, the folder is missing, the server is down, or roots nest', async () => {
+      const account = await newAccount(server, 'sync-fail');
+      const home = await signedInHome(server, account);
+      const base = tempDir();
+      const dir = join(base, 'Drive');
+      mkdirSync(join(dir, 'inner'), { recursive: true });
+      writeFileSync(join(base, 'file.txt'), 'x');
+      const [notSignedIn, missing, notFolder, down] = await Promise.all([
+        cli(['sync', dir, '--once'], { home: tempDir() }),
+        cli(['sync', join(base, 'nope'), '--once'], { home }),
+        cli(['sync', join(base, 'file.txt'), '--once'], { home }),
+        cli(['sync', dir, '--once'], { home: tempDir(), env: { DRIVESYNC_SERVER: 'http://127.0.0.1:9', DRIVESYNC_TOKEN: 'x' } }),
+      ]);
+      expect(notSignedIn.code).toBe(1);
+      expectOneLineError(notSignedIn, /not signed in: run drivesync login/);
+      expect(missing.code).toBe(1);
+      expectOneLineError(missing, /does not exist/);
+      expect(notFolder.code).toBe(1);
+      expectOneLineError(notFolder, /is not a folder/);
+      expect(down.code).toBe(1);
+      expectOneLineError(down, /cannot reach http:\/\/127\.0\.0\.1:9/);
+
+      const first = await cli(['sync', dir, '--once'], { home });
+      expect(first.code, first.stderr).toBe(0);
+      const nested = await cli(['sync', join(dir, 'inner'), '--once'], { home });
+      expect(nested.code).toBe(1);
+      expectOneLineError(nested, /inside the synced folder/);
+    });
+
+    it('usage errors exit 2 with one line', async () => {
+      const home = tempDir();
+      const results = await Promise.all([cli(['sync'], { home }), cli(['sync', 'a', 'b'], { home }), cli(['sync', '.', '--bogus'], { home })]);
+      for (const result of results) {
+        expect(result.code, result.stderr).toBe(2);
+        expectOneLineError(result);
       }
-      expect(result.stdout).toMatch(/^not in sync: 3 items failed/m);
-      const status = await statusJson(home);
-      expect(status.roots[0]).toMatchObject({ inSync: false, counts: { failed: 3 } });
-      expect(status.roots[0]!.errors.map((e) => e.path).sort()).toEqual(['one.txt', 'sub/three.txt', 'two.txt']);
-    } finally {
-      await faulty.close();
+    });
+  });
+
+  describe.concurrent('the mass-delete guard', () => {
+    const twelve = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`file-${i}.txt`, `content ${i}`]));
+
+    async function syncedThenEmptied(name: string) {
+      const account = await newAccount(server, name);
+      const home = await signedInHome(server, account);
+      const dir = join(tempDir(), 'Drive');
+      makeTree(dir, twelve);
+      const first = await cli(['sync', dir, '--once'], { home });
+      expect(first.code, first.stderr).toBe(0);
+      for (const file of Object.keys(twelve)) rmSync(join(dir, file));
+      return { account, home, dir };
     }
+
+    it('without a TTY: stops with one line saying to re-run with --yes; with --yes the deletions go ahead', async () => {
+      const { account, home, dir } = await syncedThenEmptied('guard');
+      const refused = await cli(['sync', dir, '--once'], { home });
+      expect(refused.code).toBe(1);
+      expectOneLineError(refused, /would delete 12 of 12 synced items; nothing was deleted: re-run with --yes/);
+      expect(Object.keys(await remoteTree(server, account.token))).toHaveLength(12);
+
+      const allowed = await cli(['sync', dir, '--once', '--yes'], { home });
+      expect(allowed.code, allowed.stderr).toBe(0);
+      expect(allowed.stdout).toMatch(/^in sync/m);
+      expect(await remoteTree(server, account.token)).toEqual({});
+      // To the remote trash, restorable: nothing is lost.
+      const trash = await cli(['trash', 'ls', '--json'], { home });
+      expect(JSON.parse(trash.stdout)).toHaveLength(12);
+    });
+
+    it('a running sync without a TTY stops at the guard too, with the same line, and deletes nothing', async () => {
+      const { account, home, dir } = await syncedThenEmptied('guard-watch');
+      const running = spawnCli(['sync', dir], { home });
+      const finished = await running.exited();
+      expect(finished.code).toBe(1);
+      expectOneLineError(finished, /would delete 12 of 12 synced items; nothing was deleted: re-run with --yes/);
+      expect(Object.keys(await remoteTree(server, account.token))).toHaveLength(12);
+    });
+
+    it('on a TTY: asks y/N; "n" deletes nothing, "y" goes ahead', async () => {
+      const { account, home, dir } = await syncedThenEmptied('guard-tty');
+      const answer = (reply: string) => (all: string, child: import('node:child_process').ChildProcess) => {
+        if (/\[y\/N\]/.test(all) && !(child as { answered?: boolean }).answered) {
+          (child as { answered?: boolean }).answered = true;
+          child.stdin!.write(`${reply}\r`);
+        }
+      };
+      const no = await cliOnTty(['sync', dir, '--once'], { home, onOutput: answer('n') });
+      expect(no.code, no.stdout).toBe(1);
+      expect(no.stdout).toContain('This pass would delete 12 of 12 synced items. Delete them? [y/N]');
+      expect(no.stdout).toContain('deletions not confirmed; nothing was deleted');
+      expect(Object.keys(await remoteTree(server, account.token))).toHaveLength(12);
+
+      const yes = await cliOnTty(['sync', dir, '--once'], { home, onOutput: answer('y') });
+      expect(yes.code, yes.stdout).toBe(0);
+      expect(yes.stdout).toContain('in sync');
+      expect(await remoteTree(server, account.token)).toEqual({});
+    });
   });
 
-  it('exits 1 naming a folder whose name the service refuses; the rest is synced', async () => {
-    const account = await newAccount(server, 'refused');
-    const home = await signedInHome(server, account);
-    const dir = join(tempDir(), 'Drive');
-    makeTree(dir, { 'ok.txt': 'ok', 'ab/inside.txt': 'inside' });
-    const result = await cli(['sync', dir, '--once'], { home });
-    expect(result.code).toBe(1);
-    expectNoStack(result);
-    expect(result.stderr).toMatch(/^drivesync: ab: .*3 to 200 characters/m);
-    expect(result.stdout).toMatch(/^not in sync: 1 item failed/m);
-    expect(Object.keys(await remoteTree(server, account.token))).toEqual(['ok.txt']);
+  describe.concurrent('drivesync sync (continuous)', () => {
+    it('keeps syncing both ways until SIGTERM, then stops the engine cleanly and exits 0', async () => {
+      const account = await newAccount(server, 'watch');
+      const home = await signedInHome(server, account);
+      // A short poll interval, through the config file.
+      const config = JSON.parse(readFileSync(join(home, 'config.json'), 'utf8'));
+      writeFileSync(join(home, 'config.json'), JSON.stringify({ ...config, pollIntervalSeconds: 0.5 }));
+      const dir = join(tempDir(), 'Drive');
+      makeTree(dir, { 'start.txt': 'start' });
+
+      const running = spawnCli(['sync', dir], { home });
+      await running.waitFor(/^watching .* for changes/m);
+      expect(running.stdout()).toContain('uploaded start.txt');
+      const live = await statusJson(home);
+      expect(live.roots[0]).toMatchObject({ path: dir, running: true, inSync: true });
+
+      // A local change reaches the server…
+      writeFileSync(join(dir, 'local.txt'), 'made here');
+      await eventually(() => remoteTree(server, account.token), (tree) => tree['local.txt'] === 'made here');
+      // …and a remote one reaches the folder.
+      const upload = await server.call(account.token, 'POST', '/api/v1/uploads', uploadForm('remote.txt', 'made there', { parentId: null }));
+      expect(upload.status).toBe(201);
+      await eventually(() => existsSync(join(dir, 'remote.txt')) && readFileSync(join(dir, 'remote.txt'), 'utf8'), (c) => c === 'made there');
+
+      const finished = await running.stop('SIGTERM');
+      expect(finished.signal).toBeNull();
+      expect(finished.code).toBe(0);
+      expectNoStack(finished);
+      expect(finished.stdout).toContain('stopping (SIGTERM)');
+      const stopped = await statusJson(home);
+      expect(stopped.roots[0]).toMatchObject({ state: 'stopped', running: false });
+      // The lock is released: another sync can run on the folder.
+      const again = await cli(['sync', dir, '--once'], { home });
+      expect(again.code, again.stderr).toBe(0);
+    });
+
+    it('Ctrl-C (SIGINT) stops it too; a second sync of the same folder meanwhile is refused', async () => {
+      const account = await newAccount(server, 'sigint');
+      const home = await signedInHome(server, account);
+      const dir = join(tempDir(), 'Drive');
+      makeTree(dir, { 'a.txt': 'a' });
+      const running = spawnCli(['sync', dir], { home });
+      await running.waitFor(/^watching /m);
+      const second = await cli(['sync', dir, '--once'], { home });
+      expect(second.code).toBe(1);
+      expectOneLineError(second, /already being synced by process \d+/);
+      const finished = await running.stop('SIGINT');
+      expect(finished.code).toBe(0);
+      expectNoStack(finished);
+    });
   });
 
-  it('fails with one line when not signed in, the folder is missing, the server is down, or roots nest', async () => {
-    const account = await newAccount(server, 'sync-fail');
-    const home = await signedInHome(server, account);
-    const base = tempDir();
-    const dir = join(base, 'Drive');
-    mkdirSync(join(dir, 'inner'), { recursive: true });
-    writeFileSync(join(base, 'file.txt'), 'x');
-    const [notSignedIn, missing, notFolder, down] = await Promise.all([
-      cli(['sync', dir, '--once'], { home: tempDir() }),
-      cli(['sync', join(base, 'nope'), '--once'], { home }),
-      cli(['sync', join(base, 'file.txt'), '--once'], { home }),
-      cli(['sync', dir, '--once'], { home: tempDir(), env: { DRIVESYNC_SERVER: 'http://127.0.0.1:9', DRIVESYNC_TOKEN: 'x' } }),
-    ]);
-    expect(notSignedIn.code).toBe(1);
-    expectOneLineError(notSignedIn, /not signed in: run drivesync login/);
-    expect(missing.code).toBe(1);
-    expectOneLineError(missing, /does not exist/);
-    expect(notFolder.code).toBe(1);
-    expectOneLineError(notFolder, /is not a folder/);
-    expect(down.code).toBe(1);
-    expectOneLineError(down, /cannot reach http:\/\/127\.0\.0\.1:9/);
+  describe('two state dirs on one account', () => {
+    it('converge through sync --once: create, rename, edit, delete', async () => {
+      const account = await newAccount(server, 'converge');
+      const [homeA, homeB] = await Promise.all([signedInHome(server, account), signedInHome(server, account)]);
+      const dirA = join(tempDir(), 'A');
+      const dirB = join(tempDir(), 'B');
+      mkdirSync(dirA);
+      mkdirSync(dirB);
+      const syncA = async () => {
+        const r = await cli(['sync', dirA, '--once'], { home: homeA });
+        expect(r.code, r.stderr).toBe(0);
+      };
+      const syncB = async () => {
+        const r = await cli(['sync', dirB, '--once'], { home: homeB });
+        expect(r.code, r.stderr).toBe(0);
+      };
+      const same = () => expect(sorted(localTree(dirB))).toEqual(sorted(localTree(dirA)));
 
-    const first = await cli(['sync', dir, '--once'], { home });
-    expect(first.code, first.stderr).toBe(0);
-    const nested = await cli(['sync', join(dir, 'inner'), '--once'], { home });
-    expect(nested.code).toBe(1);
-    expectOneLineError(nested, /inside the synced folder/);
-  });
+      // create
+      makeTree(dirA, { 'notes/today.txt': 'first draft', 'readme.md': '# readme' });
+      await syncA();
+      await syncB();
+      same();
+      expect(readFileSync(join(dirB, 'notes', 'today.txt'), 'utf8')).toBe('first draft');
 
-  it('usage errors exit 2 with one line', async () => {
-    const home = tempDir();
-    const results = await Promise.all([cli(['sync'], { home }), cli(['sync', 'a', 'b'], { home }), cli(['sync', '.', '--bogus'], { home })]);
-    for (const result of results) {
-      expect(result.code, result.stderr).toBe(2);
-      expectOneLineError(result);
-    }
-  });
-});
+      // rename (on B)
+      renameSync(join(dirB, 'readme.md'), join(dirB, 'README.md'));
+      await syncB();
+      await syncA();
+      same();
+      expect(existsSync(join(dirA, 'README.md'))).toBe(true);
+      expect(existsSync(join(dirA, 'readme.md'))).toBe(false);
 
-describe.concurrent('the mass-delete guard', () => {
-  const twelve = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`file-${i}.txt`, `content ${i}`]));
+      // edit (on A)
+      writeFileSync(join(dirA, 'notes', 'today.txt'), 'second draft, longer');
+      await syncA();
+      await syncB();
+      same();
+      expect(readFileSync(join(dirB, 'notes', 'today.txt'), 'utf8')).toBe('second draft, longer');
 
-  async function syncedThenEmptied(name: string) {
-    const account = await newAccount(server, name);
-    const home = await signedInHome(server, account);
-    const dir = join(tempDir(), 'Drive');
-    makeTree(dir, twelve);
-    const first = await cli(['sync', dir, '--once'], { home });
-    expect(first.code, first.stderr).toBe(0);
-    for (const file of Object.keys(twelve)) rmSync(join(dir, file));
-    return { account, home, dir };
-  }
-
-  it('without a TTY: stops with one line saying to re-run with --yes; with --yes the deletions go ahead', async () => {
-    const { account, home, dir } = await syncedThenEmptied('guard');
-    const refused = await cli(['sync', dir, '--once'], { home });
-    expect(refused.code).toBe(1);
-    expectOneLineError(refused, /would delete 12 of 12 synced items; nothing was deleted: re-run with --yes/);
-    expect(Object.keys(await remoteTree(server, account.token))).toHaveLength(12);
-
-    const allowed = await cli(['sync', dir, '--once', '--yes'], { home });
-    expect(allowed.code, allowed.stderr).toBe(0);
-    expect(allowed.stdout).toMatch(/^in sync/m);
-    expect(await remoteTree(server, account.token)).toEqual({});
-    // To the remote trash, restorable: nothing is lost.
-    const trash = await cli(['trash', 'ls', '--json'], { home });
-    expect(JSON.parse(trash.stdout)).toHaveLength(12);
-  });
-
-  it('a running sync without a TTY stops at the guard too, with the same line, and deletes nothing', async () => {
-    const { account, home, dir } = await syncedThenEmptied('guard-watch');
-    const running = spawnCli(['sync', dir], { home });
-    const finished = await running.exited();
-    expect(finished.code).toBe(1);
-    expectOneLineError(finished, /would delete 12 of 12 synced items; nothing was deleted: re-run with --yes/);
-    expect(Object.keys(await remoteTree(server, account.token))).toHaveLength(12);
-  });
-
-  it('on a TTY: asks y/N; "n" deletes nothing, "y" goes ahead', async () => {
-    const { account, home, dir } = await syncedThenEmptied('guard-tty');
-    const answer = (reply: string) => (all: string, child: import('node:child_process').ChildProcess) => {
-      if (/\[y\/N\]/.test(all) && !(child as { answered?: boolean }).answered) {
-        (child as { answered?: boolean }).answered = true;
-        child.stdin!.write(`${reply}\r`);
-      }
-    };
-    const no = await cliOnTty(['sync', dir, '--once'], { home, onOutput: answer('n') });
-    expect(no.code, no.stdout).toBe(1);
-    expect(no.stdout).toContain('This pass would delete 12 of 12 synced items. Delete them? [y/N]');
-    expect(no.stdout).toContain('deletions not confirmed; nothing was deleted');
-    expect(Object.keys(await remoteTree(server, account.token))).toHaveLength(12);
-
-    const yes = await cliOnTty(['sync', dir, '--once'], { home, onOutput: answer('y') });
-    expect(yes.code, yes.stdout).toBe(0);
-    expect(yes.stdout).toContain('in sync');
-    expect(await remoteTree(server, account.token)).toEqual({});
-  });
-});
-
-describe.concurrent('drivesync sync (continuous)', () => {
-  it('keeps syncing both ways until SIGTERM, then stops the engine cleanly and exits 0', async () => {
-    const account = await newAccount(server, 'watch');
-    const home = await signedInHome(server, account);
-    // A short poll interval, through the config file.
-    const config = JSON.parse(readFileSync(join(home, 'config.json'), 'utf8'));
-    writeFileSync(join(home, 'config.json'), JSON.stringify({ ...config, pollIntervalSeconds: 0.5 }));
-    const dir = join(tempDir(), 'Drive');
-    makeTree(dir, { 'start.txt': 'start' });
-
-    const running = spawnCli(['sync', dir], { home });
-    await running.waitFor(/^watching .* for changes/m);
-    expect(running.stdout()).toContain('uploaded start.txt');
-    const live = await statusJson(home);
-    expect(live.roots[0]).toMatchObject({ path: dir, running: true, inSync: true });
-
-    // A local change reaches the server…
-    writeFileSync(join(dir, 'local.txt'), 'made here');
-    await eventually(() => remoteTree(server, account.token), (tree) => tree['local.txt'] === 'made here');
-    // …and a remote one reaches the folder.
-    const upload = await server.call(account.token, 'POST', '/api/v1/uploads', uploadForm('remote.txt', 'made there', { parentId: null }));
-    expect(upload.status).toBe(201);
-    await eventually(() => existsSync(join(dir, 'remote.txt')) && readFileSync(join(dir, 'remote.txt'), 'utf8'), (c) => c === 'made there');
-
-    const finished = await running.stop('SIGTERM');
-    expect(finished.signal).toBeNull();
-    expect(finished.code).toBe(0);
-    expectNoStack(finished);
-    expect(finished.stdout).toContain('stopping (SIGTERM)');
-    const stopped = await statusJson(home);
-    expect(stopped.roots[0]).toMatchObject({ state: 'stopped', running: false });
-    // The lock is released: another sync can run on the folder.
-    const again = await cli(['sync', dir, '--once'], { home });
-    expect(again.code, again.stderr).toBe(0);
-  });
-
-  it('Ctrl-C (SIGINT) stops it too; a second sync of the same folder meanwhile is refused', async () => {
-    const account = await newAccount(server, 'sigint');
-    const home = await signedInHome(server, account);
-    const dir = join(tempDir(), 'Drive');
-    makeTree(dir, { 'a.txt': 'a' });
-    const running = spawnCli(['sync', dir], { home });
-    await running.waitFor(/^watching /m);
-    const second = await cli(['sync', dir, '--once'], { home });
-    expect(second.code).toBe(1);
-    expectOneLineError(second, /already being synced by process \d+/);
-    const finished = await running.stop('SIGINT');
-    expect(finished.code).toBe(0);
-    expectNoStack(finished);
-  });
-});
-
-describe('two state dirs on one account', () => {
-  it('converge through sync --once: create, rename, edit, delete', async () => {
-    const account = await newAccount(server, 'converge');
-    const [homeA, homeB] = await Promise.all([signedInHome(server, account), signedInHome(server, account)]);
-    const dirA = join(tempDir(), 'A');
-    const dirB = join(tempDir(), 'B');
-    mkdirSync(dirA);
-    mkdirSync(dirB);
-    const syncA = async () => {
-      const r = await cli(['sync', dirA, '--once'], { home: homeA });
-      expect(r.code, r.stderr).toBe(0);
-    };
-    const syncB = async () => {
-      const r = await cli(['sync', dirB, '--once'], { home: homeB });
-      expect(r.code, r.stderr).toBe(0);
-    };
-    const same = () => expect(sorted(localTree(dirB))).toEqual(sorted(localTree(dirA)));
-
-    // create
-    makeTree(dirA, { 'notes/today.txt': 'first draft', 'readme.md': '# readme' });
-    await syncA();
-    await syncB();
-    same();
-    expect(readFileSync(join(dirB, 'notes', 'today.txt'), 'utf8')).toBe('first draft');
-
-    // rename (on B)
-    renameSync(join(dirB, 'readme.md'), join(dirB, 'README.md'));
-    await syncB();
-    await syncA();
-    same();
-    expect(existsSync(join(dirA, 'README.md'))).toBe(true);
-    expect(existsSync(join(dirA, 'readme.md'))).toBe(false);
-
-    // edit (on A)
-    writeFileSync(join(dirA, 'notes', 'today.txt'), 'second draft, longer');
-    await syncA();
-    await syncB();
-    same();
-    expect(readFileSync(join(dirB, 'notes', 'today.txt'), 'utf8')).toBe('second draft, longer');
-
-    // delete (on B)
-    rmSync(join(dirB, 'README.md'));
-    await syncB();
-    await syncA();
-    same();
-    expect(existsSync(join(dirA, 'README.md'))).toBe(false);
-    expect(await remoteTree(server, account.token)).toEqual({ notes: '/', 'notes/today.txt': 'second draft, longer' });
+      // delete (on B)
+      rmSync(join(dirB, 'README.md'));
+      await syncB();
+      await syncA();
+      same();
+      expect(existsSync(join(dirA, 'README.md'))).toBe(false);
+      expect(await remoteTree(server, account.token)).toEqual({ notes: '/', 'notes/today.txt': 'second draft, longer' });
+    });
   });
 });
