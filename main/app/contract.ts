@@ -134,7 +134,10 @@ export interface ErrorItem {
   root: string;
   /** '' when the error concerns the whole folder. */
   path: string;
+  /** In plain words: what went wrong, where, and what to do (host/plain-words.ts). */
   message: string;
+  /** The technical line it was made from, for a report. */
+  technical?: string;
 }
 
 export interface Notice {
@@ -155,6 +158,38 @@ export interface SyncedEntry extends EntryRef {
   type: 'file' | 'folder';
   remoteId: number;
   size: number;
+  /** Last change of the local copy as synced (ISO), null when unknown. */
+  modifiedAt: string | null;
+}
+
+/** What the drive knows of an entry beyond the synced copy. */
+export interface EntryMarkers {
+  path: string;
+  /** Shared with at least one person. */
+  shared: boolean;
+  starred: boolean;
+  hasLink: boolean;
+}
+
+/** A file the engines touched lately, as the window's and the tray's "Recent files" show it. */
+export interface RecentFile extends EntryRef {
+  name: string;
+  at: string;
+  /** What happened last, in words ("Uploaded"). */
+  description: string;
+  state: 'synced' | 'conflict' | 'failed';
+  /** Why, when the state is not `synced`. */
+  problem: string | null;
+}
+
+/** A mailing list the user has shared with or added: the service has no list of lists, so the app remembers them. */
+export interface SavedList {
+  id: string;
+  /** The name the user gave it. */
+  name: string;
+  /** Subscribed members when last looked at; null when that failed. */
+  subscribers: number | null;
+  lastUsed: string | null;
 }
 
 export interface Person {
@@ -249,6 +284,21 @@ export interface InvokeMap {
   'settings:get': [void, Settings];
   'settings:set': [Partial<Settings>, Settings];
   'deletions:answer': [{ root: string; confirm: boolean }, void];
+  /** Files the engines touched lately, newest first, each with its state. */
+  'recent:list': [void, RecentFile[]];
+  /** Shared / starred / has-a-link markers of the children of a synced folder path (asked of the drive). */
+  'entries:markers': [EntryRef, EntryMarkers[]];
+  'entries:star': [EntryRef & { starred: boolean }, void];
+  /** Opens a synced file or folder with the desktop's default application. */
+  'file:open': [EntryRef, void];
+  /** Shows a synced file in the desktop's file manager. */
+  'file:show': [EntryRef, void];
+  /** The desktop's folder picker; null when the user cancels. */
+  'folder:pick': [void, string | null];
+  'lists:list': [void, SavedList[]];
+  /** Remembers a list under a name (checked on the drive: it must exist and be the user's). */
+  'lists:save': [{ id: string; name: string }, SavedList[]];
+  'lists:forget': [{ id: string }, SavedList[]];
 }
 
 export type InvokeChannel = keyof InvokeMap;
@@ -284,6 +334,15 @@ const invokeChannels: { [C in InvokeChannel]: true } = {
   'settings:get': true,
   'settings:set': true,
   'deletions:answer': true,
+  'recent:list': true,
+  'entries:markers': true,
+  'entries:star': true,
+  'file:open': true,
+  'file:show': true,
+  'folder:pick': true,
+  'lists:list': true,
+  'lists:save': true,
+  'lists:forget': true,
 };
 export const INVOKE_CHANNELS = Object.keys(invokeChannels) as InvokeChannel[];
 

@@ -8,6 +8,7 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { isAbsolute, join, normalize, resolve, sep } from 'node:path';
 import { DriveClient } from '../../api/client.js';
+import { ApiError } from '../../api/errors.js';
 import type { FileEntry, LinkSettings, ShareableLink, User } from '../../api/index.js';
 import { loadConfig, saveConfig, DEFAULT_POLL_SECONDS, type Config } from '../../state/config.js';
 import { ServerAddressError, StateError } from '../../state/errors.js';
@@ -51,7 +52,11 @@ import type {
 import { DEFAULT_DESKTOP_SETTINGS, loadDesktopSettings, saveDesktopSettings, type DesktopSettings } from './desktop-settings.js';
 import type { HostEvents } from './events.js';
 import { HostError } from './failures.js';
+import { entryMarkers } from './markers.js';
 import { mirrorChildren, mirrorItem, type MirrorRow } from './mirror-read.js';
+import { plainProblem } from './plain-words.js';
+import { recentFiles } from './recent-files.js';
+import { countSubscribed, forgetList, listsInOrder, loadSavedLists, rememberList } from './saved-lists.js';
 import { ProgressTracker } from './progress.js';
 import { keychainTokens, type TokenStore } from './tokens.js';
 
@@ -60,6 +65,10 @@ export interface HostPlatform {
   copyText(text: string): void | Promise<void>;
   openPath(path: string): void | Promise<void>;
   setStartAtLogin(enabled: boolean): void | Promise<void>;
+  /** Shows a file selected in the file manager; without it the file's folder is opened. */
+  showItemInFolder?(path: string): void | Promise<void>;
+  /** The desktop's folder picker: the chosen absolute path, or null when cancelled. */
+  pickFolder?(): string | null | Promise<string | null>;
 }
 
 export interface HostOptions {
@@ -333,6 +342,53 @@ export class DesktopHost extends EventEmitter<HostEvents> {
       }
       this.emitState();
     },
+    'recent:list': async () => recentFiles(this.activity, this.conflicts, this.errors),
+    'entries:markers': async (ref) => {
+      const client = this.requireClient();
+      const run = this.requireFolder(ref.root);
+      const parent = ref.path === '' ? null : mirrorItem(run.mirror, ref.path);
+      if (ref.path !== '' && !parent) throw new HostError('not-synced', `${ref.path} is not synced yet.`);
+      return entryMarkers(client, parent?.remoteId ?? null, mirrorChildren(run.mirror, ref.path));
+    },
+    'entries:star': async (arg) => {
+      const { client, item } = this.resolve(arg);
+      if (arg.starred) await client.entries.star([item.remoteId]);
+      else await client.entries.unstar([item.remoteId]);
+    },
+    'file:open': async (ref) => {
+      const run = this.requireFolder(ref.root);
+      await this.options.platform.openPath(this.insideRoot(run.root, ref.path));
+    },
+    'file:show': async (ref) => {
+      const run = this.requireFolder(ref.root);
+      const target = this.insideRoot(run.root, ref.path);
+      const { platform } = this.options;
+      if (platform.showItemInFolder) await platform.showItemInFolder(target);
+      else await platform.openPath(this.insideRoot(run.root, ref.path.includes('/') ? ref.path.slice(0, ref.path.lastIndexOf('/')) : ''));
+    },
+    'folder:pick': async () => {
+      if (!this.options.platform.pickFolder) throw new HostError('failed', 'This desktop has no folder picker: type the folder’s full path instead.');
+      return (await this.options.platform.pickFolder()) ?? null;
+    },
+    'lists:list': async () => {
+      this.requireClient();
+      return listsInOrder(loadSavedLists(this.paths, this.account!));
+    },
+    'lists:save': async ({ id, name }) => {
+      const client = this.requireClient();
+      const listId = id.trim().toLowerCase();
+      const label = name.trim();
+      if (!/^[0-9a-f]{13}$/i.test(listId)) {
+        throw new HostError('invalid', 'A list ID is 13 letters and digits (0–9, a–f), as shown where your lists are managed.', { id: 'Enter the 13-character ID of the list.' });
+      }
+      if (label === '') throw new HostError('invalid', 'Give the list a name you will recognise.', { name: 'Enter a name for the list.' });
+      const subscribers = await countSubscribed(client, listId);
+      return rememberList(this.paths, this.account!, { id: listId, name: label, subscribers });
+    },
+    'lists:forget': async ({ id }) => {
+      this.requireClient();
+      return forgetList(this.paths, this.account!, id);
+    },
   };
 
   // -------------------------------------------------------------------------------------------------------------
@@ -346,7 +402,7 @@ export class DesktopHost extends EventEmitter<HostEvents> {
     }
     const anonymous = new DriveClient({ origin: server, retry: this.options.retry ?? { limit: 2, baseDelayMs: 300 } });
     const credentials = { email, password: input.password, tokenName: TOKEN_NAME };
-    const session = input.register ? await anonymous.auth.register(credentials) : await anonymous.auth.login(credentials);
+    const session = input.register ? await anonymous.auth.register(credentials) : await anonymous.auth.login(credentials).catch(wrongCredentials);
     if (this.account) await this.signOutNow(false);
     await this.tokens.save(server, email, session.token, (line) => this.notice(null, line));
     const config = this.readConfig();
@@ -461,7 +517,7 @@ export class DesktopHost extends EventEmitter<HostEvents> {
     engine.on('state', (state: EngineState, detail?: string) => {
       if (!current()) return;
       run.status.state = state;
-      run.status.detail = detail ?? null;
+      run.status.detail = detail ? plainProblem(detail, { root: run.root, server: this.account?.server }) : null;
       this.progress.setBusy([...this.runs.values()].some((r) => r.status.state === 'syncing' || r.status.state === 'scanning'));
       this.emitState();
       this.emitProgress(true);
@@ -493,7 +549,14 @@ export class DesktopHost extends EventEmitter<HostEvents> {
     });
     engine.on('item-error', (error: ItemError) => {
       if (!current()) return;
-      const item: ErrorItem = { id: this.nextId++, at: new Date(this.now()).toISOString(), root: run.root, path: error.path, message: error.message };
+      const item: ErrorItem = {
+        id: this.nextId++,
+        at: new Date(this.now()).toISOString(),
+        root: run.root,
+        path: error.path,
+        message: plainProblem(error.message, { root: run.root, server: this.account?.server }),
+        technical: error.message,
+      };
       this.errors = [item, ...this.errors.filter((e) => !(e.root === item.root && e.path === item.path && e.message === item.message))].slice(0, MAX_KEPT);
       this.emit('item-error', item);
     });
@@ -574,7 +637,8 @@ export class DesktopHost extends EventEmitter<HostEvents> {
 
   private toEntry(root: string, row: MirrorRow): SyncedEntry {
     const name = row.path.slice(row.path.lastIndexOf('/') + 1);
-    return { root, path: row.path, name, type: row.type, remoteId: row.remoteId, size: row.size };
+    const modifiedAt = Number.isFinite(row.mtimeMs) && row.mtimeMs > 0 ? new Date(row.mtimeMs).toISOString() : null;
+    return { root, path: row.path, name, type: row.type, remoteId: row.remoteId, size: row.size, modifiedAt };
   }
 
   private async setPaused(paused: boolean): Promise<void> {
@@ -624,6 +688,7 @@ export class DesktopHost extends EventEmitter<HostEvents> {
       people = peopleOf(result.users);
       unknown.push(...result.unknown);
     }
+    rememberList(this.paths, this.account!, { id: listId, subscribers: unique.length, lastUsed: new Date(this.now()).toISOString() });
     return { listId, subscribed: unique.length, skipped, people, unknown };
   }
 
@@ -776,6 +841,14 @@ export class DesktopHost extends EventEmitter<HostEvents> {
     this.queue = next.catch(() => undefined);
     return next;
   }
+}
+
+/** A refused sign-in says so once, in words, instead of the server's message both above the form and under a field. */
+function wrongCredentials(error: unknown): never {
+  if (error instanceof ApiError && (error.kind === 'invalid' || error.kind === 'unauthorized')) {
+    throw new HostError(error.kind, 'The e-mail address or the password is not right. Check both and try again.');
+  }
+  throw error;
 }
 
 /** The window's one limit (KB/s, 0 for none) applies to uploads and downloads alike. */

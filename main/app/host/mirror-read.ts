@@ -12,6 +12,8 @@ export interface MirrorRow {
   path: string;
   type: 'file' | 'folder';
   size: number;
+  /** Local modification time of the synced copy, ms since the epoch. */
+  mtimeMs: number;
 }
 
 interface Row {
@@ -21,6 +23,7 @@ interface Row {
   path: string;
   type: 'file' | 'folder';
   size: number;
+  mtime_ms: number;
 }
 
 const toRow = (r: Row): MirrorRow => ({
@@ -30,9 +33,10 @@ const toRow = (r: Row): MirrorRow => ({
   path: r.path,
   type: r.type,
   size: r.size,
+  mtimeMs: r.mtime_ms,
 });
 
-const COLUMNS = 'remote_id, parent_id, remote_name, path, type, size';
+const COLUMNS = 'remote_id, parent_id, remote_name, path, type, size, mtime_ms';
 
 function withDb<T>(file: string, read: (db: Database.Database) => T): T | null {
   if (!existsSync(file)) return null;

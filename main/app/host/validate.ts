@@ -72,6 +72,15 @@ export const ARGUMENT_SCHEMAS: { [C in InvokeChannel]: TSchema } = {
     strict,
   ),
   'deletions:answer': Type.Object({ root: Type.String({ minLength: 1, maxLength: 4096 }), confirm: Type.Boolean() }, strict),
+  'recent:list': None,
+  'entries:markers': Ref,
+  'entries:star': Type.Object({ ...refFields, starred: Type.Boolean() }, strict),
+  'file:open': Ref,
+  'file:show': Ref,
+  'folder:pick': None,
+  'lists:list': None,
+  'lists:save': Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }), name: Type.String({ minLength: 1, maxLength: 100 }) }, strict),
+  'lists:forget': Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, strict),
 };
 
 /** The first problem with an argument, or null when it fits the call. */

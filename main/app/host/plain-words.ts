@@ -1,0 +1,98 @@
+/**
+ * What the engines report, in plain words for the window: what went wrong, where, and what to do. The engine reports a
+ * failed item as one technical line (`GET /drive/file-entries: connection refused`, an OS error, a refused name); this
+ * turns it back into its kind and says it through the same wording as a failed call (main/api describeApiError), with
+ * what happens next in a folder that syncs in the background.
+ */
+import {
+  AbortedError,
+  BadResponseError,
+  ConflictError,
+  ForbiddenError,
+  InvalidError,
+  NetworkError,
+  NotFoundError,
+  RateLimitedError,
+  ServerError,
+  TimeoutError,
+  UnauthorizedError,
+  type ApiError,
+  type ApiErrorKind,
+} from '../../api/errors.js';
+import { describeApiError } from '../../api/errors.js';
+
+export interface Where {
+  /** The synced folder. */
+  root: string;
+  /** The server of the account, to name it. */
+  server?: string;
+}
+
+const SIGN_IN_AGAIN = 'sign out and sign in again';
+
+/** What a background sync does next, per kind: said after the failure. */
+const NEXT: Partial<Record<ApiErrorKind, string>> = {
+  network: 'Check your internet connection; drivesync tries again on its own.',
+  timeout: 'drivesync tries again on its own.',
+  server: 'drivesync tries again on its own.',
+  'rate-limited': 'drivesync waits and tries again on its own.',
+  forbidden: 'Ask the owner for access, or move the item out of the synced folder.',
+  'not-found': 'It was probably deleted on the drive; the next sync catches up.',
+  invalid: 'Rename or move the item; it is tried again at the next sync.',
+  aborted: 'It is tried again at the next sync.',
+  'bad-response': 'Check that the server address is the drive’s; drivesync tries again on its own.',
+};
+
+const API_LINE = /^((?:GET|POST|PUT|PATCH|DELETE|HEAD) \S+): (.+)$/;
+
+/** The ApiError an engine's line was made from (its `summary`), or null for a line of another kind. */
+export function apiErrorOfLine(line: string): ApiError | null {
+  const match = API_LINE.exec(line);
+  if (!match) return null;
+  const [, endpoint, message] = match as unknown as [string, string, string];
+  const status = /^server error (\d{3})/.exec(message);
+  if (status) return new ServerError(endpoint, message, Number(status[1]));
+  if (/^timed out/.test(message)) return new TimeoutError(endpoint, message);
+  if (/^(connection refused|host not found|network error)$|^(ECONN|EAI_|ENET|EHOST|EPIPE|socket hang up)/.test(message)) return new NetworkError(endpoint, message, undefined);
+  if (message === 'the request was cancelled' || /^cannot read /.test(message)) return new AbortedError(endpoint, message);
+  if (/session expired|not signed in|unauthenticated/i.test(message)) return new UnauthorizedError(endpoint, message, 401);
+  if (message === 'too many requests') return new RateLimitedError(endpoint, message, undefined);
+  if (/^(unexpected answer|the answer |page \d+ |the listing does not end|received \d+ bytes)/.test(message)) return new BadResponseError(endpoint, message);
+  if (/not found/i.test(message)) return new NotFoundError(endpoint, message, 404);
+  if (/not allowed|permission|forbidden/i.test(message)) return new ForbiddenError(endpoint, message, 403);
+  if (/conflict/i.test(message)) return new ConflictError(endpoint, message, 409);
+  return new InvalidError(endpoint, message, {});
+}
+
+const sentence = (text: string) => {
+  const trimmed = text.trim();
+  const first = trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
+  return /[.!?…]$/.test(first) ? first : `${first}.`;
+};
+
+const folderName = (root: string) => root.replace(/[/\\]+$/, '').split(/[/\\]/).pop() || root;
+
+/** Lines the engine writes itself (names the service refuses, files it cannot read, what it skips). */
+function localLine(line: string, where: Where): string | null {
+  const refused = /^the service accepts new folder names and renames of (\d+) to (\d+) characters \("(.*)"\)$/.exec(line);
+  if (refused) {
+    return `The drive accepts folder names of ${refused[1]} to ${refused[2]} characters only, so “${refused[3]}” in ${folderName(where.root)} is not synced. Rename it and it syncs.`;
+  }
+  if (line === 'symbolic links are not synced') return 'This is a symbolic link: drivesync does not follow links. Move the real file or folder into the synced folder instead.';
+  if (/\bEACCES\b|\bEPERM\b|permission denied/i.test(line)) return `drivesync may not read or change this item in ${folderName(where.root)}. Check its permissions; it is tried again at the next sync.`;
+  if (/\bENOSPC\b|no space left/i.test(line)) return 'The disk is full. Free some space; drivesync tries again on its own.';
+  if (/\bEBUSY\b|resource busy|locked/i.test(line)) return 'Another program is using this file. Close it; it is tried again at the next sync.';
+  if (/\bENAMETOOLONG\b/.test(line)) return 'The name or path is too long for this computer. Shorten it on the drive.';
+  return null;
+}
+
+/** An engine's report (an item error, a folder's state detail) in plain words. */
+export function plainProblem(line: string, where: Where): string {
+  const local = localLine(line, where);
+  if (local) return local;
+  const error = apiErrorOfLine(line);
+  if (!error) return sentence(line);
+  const said = describeApiError(error, { signIn: SIGN_IN_AGAIN, server: where.server ? `the server ${where.server}` : 'the server' });
+  const next = NEXT[error.kind];
+  return next ? `${sentence(said)} ${next}` : sentence(said);
+}
