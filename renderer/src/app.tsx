@@ -15,7 +15,7 @@ const VIEWS: ReadonlyArray<{ id: View; label: string }> = [
   { id: 'status', label: 'Status' },
   { id: 'activity', label: 'Activity' },
   { id: 'problems', label: 'Conflicts and errors' },
-  { id: 'files', label: 'Files and sharing' },
+  { id: 'files', label: 'Files' },
   { id: 'settings', label: 'Settings' },
 ];
 
@@ -52,11 +52,14 @@ export function App() {
     <div class="shell">
       <header class="topbar">
         <span class="brand">drivesync</span>
-        <span class={`badge state-${status.state}`} data-testid="state-badge">
-          {status.stateText}
-        </span>
-        <span class="account">
-          {status.account.email} on {status.account.server}
+        {view !== 'status' ? (
+          // The status view says the state in its own first line; elsewhere this badge does.
+          <span class={`badge state-${status.state}`} data-testid="state-badge">
+            {status.stateText}
+          </span>
+        ) : null}
+        <span class="account" title={`${status.account.email} on ${status.account.server}`}>
+          {status.account.email} <span class="muted">on {status.account.server.replace(/^https?:\/\//, '')}</span>
         </span>
         <button type="button" class="link-button" onClick={() => void call('auth:sign-out')}>
           Sign out
@@ -79,7 +82,7 @@ export function App() {
         {view === 'activity' && <ActivityView />}
         {view === 'problems' && <ProblemsView />}
         {view === 'files' && <FilesView folders={status.folders.map((f) => f.root)} />}
-        {view === 'settings' && <SettingsView />}
+        {view === 'settings' && <SettingsView folderStates={status.folders} />}
       </main>
       <DeletionPrompt pending={status.pendingDeletions} />
     </div>

@@ -27,3 +27,18 @@ export function formatTime(iso: string | null): string {
 }
 
 export const baseName = (path: string) => path.slice(path.lastIndexOf('/') + 1) || path;
+
+/** A short date and time: today's changes by their time, older ones by their date. */
+export function formatWhen(iso: string | null, now = new Date()): string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  if (date.toDateString() === now.toDateString()) return date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  return date.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+}
+
+/** The last part of a local folder path. */
+export const folderName = (root: string) => root.replace(/[/\\]+$/, '').split(/[/\\]/).pop() || root;
+
+/** The folder part of a '/'-separated path inside a synced folder ('' at its top). */
+export const parentOf = (path: string) => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '');

@@ -1,8 +1,11 @@
 /**
  * The window in headless Chromium (Debian's, through playwright-core), built by Vite and served under the app's
  * CSP, talking to the real host (real engines on a temp folder) and the real reference server through the
- * preload's own API. Each view is saved as a screenshot under test-artifacts/renderer/.
+ * preload's own API. Each view is saved as a screenshot at 800×600 and 1280×800 under test-artifacts/renderer/, and
+ * scanned with axe-core (serious and critical violations fail). Every step is done with the keyboard only where
+ * a person would (Tab to the control, Enter or Space), so each view is proven reachable and operable without a mouse.
  */
+import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:http';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +24,7 @@ import { rendererConfig } from '../../vite.renderer.config.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { REPO } from '../app/fake-electron.js';
 import { inSync, newHost, untilStatus, write, type TestHost } from '../app/helpers.js';
+import { keyboard } from './keyboard.js';
 
 const ARTIFACTS = join(REPO, 'test-artifacts', 'renderer');
 const EMAIL = 'renata@example.com';
@@ -35,6 +39,8 @@ let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
 let other: { engine: SyncEngine; root: string } | null = null;
+let keys: ReturnType<typeof keyboard>;
+const shown: string[] = [];
 
 /** The built renderer on 127.0.0.1, every response with the app's CSP header. */
 function serve(dir: string): Promise<Server> {
@@ -52,7 +58,44 @@ function serve(dir: string): Promise<Server> {
   return new Promise((resolve) => s.listen(0, '127.0.0.1', () => resolve(s)));
 }
 
-const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const SIZES = [
+  { width: 800, height: 600 },
+  { width: 1280, height: 800 },
+] as const;
+
+/**
+ * The view as it is now at both sizes: a screenshot of each (the whole page, or only what fits the window while a
+ * dialog is open: a dialog must fit), and an axe-core scan that fails on serious or critical violations.
+ */
+async function look(name: string, options: { dialog?: boolean } = {}) {
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => resolve(null)))');
+    await page.screenshot({ path: join(ARTIFACTS, `${name}-${size.width}x${size.height}.png`), fullPage: !options.dialog });
+    if (options.dialog) {
+      // Nothing of an open dialog is out of the window: its title and every button can be seen or scrolled to inside it.
+      const box = await page.locator('dialog[open]').boundingBox();
+      expect(box, name).not.toBeNull();
+      expect(box!.y, name).toBeGreaterThanOrEqual(0);
+      expect(box!.y + box!.height, name).toBeLessThanOrEqual(size.height);
+    }
+  }
+  await page.setViewportSize(SIZES[1]);
+  await axeScan(name);
+}
+
+async function axeScan(name: string) {
+  if (!(await page.evaluate('typeof axe !== "undefined"'))) await page.evaluate(AXE);
+  const found = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 3) })))`)) as Array<{
+    id: string;
+    impact: string | null;
+    help: string;
+    nodes: string[];
+  }>;
+  const serious = found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(serious, `${name}: ${JSON.stringify(serious, null, 1)}`).toEqual([]);
+}
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -69,13 +112,15 @@ beforeAll(async () => {
   write(h.folder, 'report.txt', 'quarterly numbers');
   write(h.folder, 'photos/beach.jpg', 'not really a jpeg');
   await h.host.init();
+  h.platform.showItemInFolder = (path) => void shown.push(path);
 
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
-  page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
+  page = await browser.newPage({ viewport: { ...SIZES[1] } });
+  keys = keyboard(page);
   page.on('pageerror', (error) => pageErrors.push(error.message));
   page.on('console', (message) => {
     if (message.type() === 'error') pageErrors.push(message.text());
@@ -102,6 +147,13 @@ afterAll(async () => {
 });
 
 const tab = (name: string) => page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name });
+const emit = (name: string, payload: unknown) =>
+  page.evaluate(([c, p]) => (globalThis as unknown as { __drivesyncEmit(c: string, p: unknown): void }).__drivesyncEmit(c, p), [ipcEventChannel(name as never), payload] as const);
+/** Opens a view with the keyboard: Tab to its button in the Views bar, Enter. */
+async function openView(label: string) {
+  await keys.press(new RegExp(`^${label}`));
+  await expect.poll(() => tab(label).getAttribute('aria-current')).toBe('page');
+}
 
 // The whole suite runs beside every other test file on two cores: the steps that wait for syncing get room.
 describe('the window', { timeout: 90_000 }, () => {
@@ -112,30 +164,56 @@ describe('the window', { timeout: 90_000 }, () => {
     expect(await page.evaluate(() => (globalThis as unknown as { __cspViolations: string[] }).__cspViolations)).toEqual([]);
   });
 
-  it('signs in, with clear errors first, and watches the folder reach "Up to date"', async () => {
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  it('signs in with the keyboard, saying a wrong password once, and reaches "Up to date"', async () => {
+    await keys.press('Sign in');
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('Some fields need your attention');
     expect(await page.locator('#sign-in-server-error').textContent()).toBe('Enter the address of your drive.');
     expect(await page.getByLabel('Server', { exact: true }).getAttribute('aria-invalid')).toBe('true');
-    await shot('sign-in-errors');
+    await look('sign-in-errors');
 
-    await page.getByLabel('Server', { exact: true }).fill(server.url);
-    await page.getByLabel('E-mail', { exact: true }).fill(EMAIL);
-    await page.getByLabel('Password', { exact: true }).fill('not-the-password');
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/Refused by the server|Not signed in/);
-    await page.getByRole('button', { name: 'Dismiss' }).click();
+    await keys.type('Server', server.url);
+    await keys.type('E-mail', EMAIL);
+    await keys.type('Password', 'not-the-password');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('The e-mail address or the password is not right');
+    // Said once: not again under a field.
+    expect(await page.getByText('not right', { exact: false }).count()).toBe(1);
+    expect(await page.locator('.field-error').count()).toBe(0);
+    await look('sign-in-wrong-password');
+    await keys.press('Dismiss');
     expect(await page.getByRole('alert').count()).toBe(0);
 
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await keys.type('Password', PASSWORD);
+    await page.keyboard.press('Enter');
     const line = page.getByTestId('status-line');
     await line.waitFor();
     expect(await line.getAttribute('aria-live')).toBe('polite');
     await expect.poll(() => line.textContent(), { timeout: 40_000 }).toContain('Up to date');
     await untilStatus(h.host, inSync, 40_000);
-    expect(await page.getByRole('cell', { name: h.folder }).count()).toBe(1);
-    await shot('status');
+    // The state is said once on the status view: not in the top bar, not again beside the only folder.
+    await expect.poll(() => page.getByText('Up to date').count()).toBe(1);
+    expect(await page.getByTestId('state-badge').count()).toBe(0);
+    expect(await page.getByTestId('folders').textContent()).toContain('Drive');
+  });
+
+  it('lists recent files with their state, and copies a link or shows one in its folder', async () => {
+    const recent = page.getByTestId('recent-list');
+    await expect.poll(() => recent.textContent(), { timeout: 20_000 }).toContain('beach.jpg');
+    const text = await recent.textContent();
+    expect(text).toContain('report.txt');
+    expect(text).toContain('Synced');
+    expect(text).toContain('in photos');
+    await look('status');
+
+    await keys.press('Copy link to report.txt');
+    await expect.poll(() => page.getByTestId('recent-message').textContent()).toBe('Link to report.txt copied.');
+    expect(h.platform.copied).toHaveLength(1);
+    expect(h.platform.copied[0]).toMatch(new RegExp(`^${server.url}/drive/s/`));
+    await keys.press('Show in folder: beach.jpg');
+    await expect.poll(() => shown).toEqual([join(h.folder, 'photos', 'beach.jpg')]);
+    // The link made for the copy is removed again, so the dialog below starts without one.
+    await h.host.handle('link:delete', { root: h.folder, path: 'report.txt' });
+    h.platform.copied.length = 0;
   });
 
   it('shows progress: bytes, rate, ETA and the current transfers', async () => {
@@ -150,45 +228,66 @@ describe('the window', { timeout: 90_000 }, () => {
     };
     // The real host sends progress only while its engines transfer, which on loopback is over in a blink: this
     // event goes through the same bridge, as the host would send it.
-    await page.evaluate(([c, p]) => (globalThis as unknown as { __drivesyncEmit(c: string, p: unknown): void }).__drivesyncEmit(c, p), [ipcEventChannel('progress'), progress] as const);
+    await emit('progress', progress);
     const figures = page.getByTestId('progress-figures');
     await expect.poll(() => figures.textContent()).toBe('3.0 MB of 12 MB · 1.0 MB/s · 9 s left');
     expect(await page.getByRole('list', { name: 'Current transfers' }).textContent()).toContain('videos/holiday.mp4');
     expect(await page.getByRole('progressbar', { name: 'Transferred so far' }).count()).toBe(1);
-    await shot('status-progress');
-    await page.evaluate(([c, p]) => (globalThis as unknown as { __drivesyncEmit(c: string, p: unknown): void }).__drivesyncEmit(c, p), [
-      ipcEventChannel('progress'),
-      { ...progress, active: false, transfers: [], etaSeconds: 0, bytesDone: progress.bytesTotal },
-    ] as const);
+    await look('status-progress');
+    await emit('progress', { ...progress, active: false, transfers: [], etaSeconds: 0, bytesDone: progress.bytesTotal });
     await expect.poll(() => page.getByText('Last round: 2 files').count()).toBe(1);
   });
 
   it('lists the activity', async () => {
-    await tab('Activity').click();
+    await openView('Activity');
     const list = page.getByTestId('activity-list');
     await list.waitFor();
     const text = await list.textContent();
     expect(text).toContain('Uploaded');
     expect(text).toContain('report.txt');
     expect(text).toContain('photos/beach.jpg');
-    await shot('activity');
+    await expect.poll(() => page.getByTestId('state-badge').textContent()).toBe('Up to date');
+    await look('activity');
   });
 
-  it('opens the share dialog on a file and creates a link with a password and an expiry', async () => {
-    await tab('Files and sharing').click();
-    await page.getByTestId('entries').waitFor();
-    expect(await page.getByTestId('entries').textContent()).toContain('photos');
-    const opener = page.getByRole('button', { name: 'Share report.txt' });
-    await opener.click();
+  it('lists files with modified date and size, and stars one with the keyboard', async () => {
+    await openView('Files');
+    const entries = page.getByTestId('entries');
+    await entries.waitFor();
+    const text = await entries.textContent();
+    expect(text).toContain('photos');
+    expect(text).toContain('17 B');
+    const modified = await page.locator('td.col-modified').first().textContent();
+    expect(modified).not.toBe('—');
+
+    const star = page.getByRole('button', { name: 'Star report.txt' });
+    await expect.poll(() => star.getAttribute('aria-pressed')).toBe('false');
+    await keys.press('Star report.txt', 'Space');
+    await expect.poll(() => star.getAttribute('aria-pressed')).toBe('true');
+    await expect.poll(() => page.getByTestId('files-message').textContent()).toBe('report.txt is starred.');
+    const client = await ownerClient();
+    const starred: string[] = [];
+    for await (const entry of client.entries.list({ starredOnly: true })) starred.push(entry.name);
+    expect(starred).toEqual(['report.txt']);
+    await look('files');
+  });
+
+  it('opens the share dialog with the keyboard and creates a link with a password and an expiry', async () => {
+    await keys.press('Share report.txt');
     const dialog = page.getByRole('dialog', { name: 'Share “report.txt”' });
     await dialog.waitFor();
     // A modal dialog: the focus is inside it.
     expect(await page.evaluate("!!document.activeElement?.closest('dialog[open]')")).toBe(true);
-    await expect.poll(() => dialog.getByText('No link yet.').count()).toBe(1);
+    await look('share-dialog-people', { dialog: true });
 
-    await dialog.getByLabel('Password').fill('open-sesame');
+    // The tabs: Tab reaches the selected one, the arrow keys choose.
+    await keys.tabTo(/^People/);
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(() => dialog.getByRole('tab', { selected: true }).textContent()).toBe('Link');
+    await expect.poll(() => dialog.getByText('No link yet.').count()).toBe(1);
+    await keys.type('Password', 'open-sesame');
     await dialog.getByLabel('Expires on').fill('2030-01-31');
-    await dialog.getByRole('button', { name: 'Create link' }).click();
+    await keys.press('Create link');
     const url = dialog.getByTestId('link-url');
     await url.waitFor();
     const link = await url.inputValue();
@@ -201,16 +300,19 @@ describe('the window', { timeout: 90_000 }, () => {
     // The link works with its password only.
     expect(await (await fetch(link)).text()).toContain('This link is protected');
     expect(await (await fetch(`${link}?password=open-sesame`)).text()).toBe('quarterly numbers');
-    await dialog.getByRole('button', { name: 'Copy' }).click();
+    await keys.press('Copy');
     await expect.poll(() => h.platform.copied).toEqual([link]);
-    await shot('share-dialog-link');
+    await look('share-dialog-link', { dialog: true });
   });
 
   it('shares with a person and changes what they may do', async () => {
     await server.register('bruno@example.com');
     const dialog = page.getByRole('dialog');
-    await dialog.getByLabel('Share with (e-mail addresses)').fill('bruno@example.com, nobody@example.com');
-    await dialog.getByRole('button', { name: 'Share', exact: true }).click();
+    await keys.tabTo(/^Link/, true);
+    await page.keyboard.press('Home');
+    await expect.poll(() => dialog.getByRole('tab', { selected: true }).textContent()).toBe('People');
+    await keys.type('Share with (e-mail addresses)', 'bruno@example.com, nobody@example.com');
+    await page.keyboard.press('Enter');
     await expect.poll(() => dialog.getByTestId('share-message').textContent()).toBe('Shared. No account for: nobody@example.com.');
     const people = dialog.getByTestId('people');
     expect(await people.textContent()).toContain('bruno@example.com');
@@ -218,37 +320,61 @@ describe('the window', { timeout: 90_000 }, () => {
     expect(await group.getByLabel('View').isChecked()).toBe(true);
     expect(await group.getByLabel('Download').isChecked()).toBe(true);
     expect(await group.getByLabel('Edit').isChecked()).toBe(false);
-    await group.getByLabel('Edit').check();
+    await group.getByLabel('Edit').focus();
+    await page.keyboard.press(' ');
     await expect.poll(() => dialog.getByTestId('share-message').textContent()).toBe('Changed what bruno@example.com may do.');
     const onServer = await h.host.handle('share:list', { root: h.folder, path: 'report.txt' });
     expect(onServer.map((p) => [p.email, p.permissions])).toEqual([['bruno@example.com', ['view', 'edit', 'download']]]);
+    await look('share-dialog-person', { dialog: true });
   });
 
-  it('shares with a mailing list', async () => {
+  it('shares with a mailing list it remembers by the name the user gave', async () => {
     const listId = addList(server.context.db, 'Project team', EMAIL);
     await server.register('carla@example.com');
-    const login = await server.call(null, 'POST', '/api/v1/auth/login', { email: EMAIL, password: PASSWORD, token_name: 'lists' });
-    const owner = new DriveClient({ origin: server.url, token: login.body.user.access_token });
+    const owner = await ownerClient();
     const carla = await owner.lists.store(listId, { EMAIL: 'carla@example.com', FIRST_NAME: 'Carla' });
     await owner.lists.subscribe(listId, carla);
+    // A member who left the list is not shared with, nor counted.
+    await owner.lists.unsubscribe(listId, await owner.lists.store(listId, { EMAIL: 'dora@example.com' }));
     const dialog = page.getByRole('dialog');
-    await dialog.getByLabel('List ID').fill('0000000000000');
-    await dialog.getByRole('button', { name: 'Share with list' }).click();
+    await keys.tabTo(/^People/, true);
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => dialog.getByRole('tab', { selected: true }).textContent()).toBe('Mailing list');
+    await expect.poll(() => dialog.getByLabel('List ID').count()).toBe(1);
+
+    // A list that does not exist is refused in words, and nothing is remembered.
+    await keys.type('Name', 'Nobody');
+    await keys.type('List ID', '0000000000000');
+    await page.keyboard.press('Enter');
     await expect.poll(() => dialog.getByTestId('share-error').count()).toBe(1);
-    await dialog.getByLabel('List ID').fill(listId);
-    await dialog.getByRole('button', { name: 'Share with list' }).click();
-    await expect.poll(() => dialog.getByTestId('share-message').textContent()).toBe('Shared with 1 subscribed members of the list.');
-    expect(await dialog.getByTestId('people').textContent()).toContain('carla@example.com');
+    expect(await dialog.getByTestId('share-error').textContent()).not.toMatch(/GET |\/lists\//);
+    expect(await h.host.handle('lists:list', undefined)).toEqual([]);
+
+    await keys.type('Name', 'Project team');
+    await keys.type('List ID', listId);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => dialog.getByTestId('share-message').textContent()).toBe('Added Project team (1 subscribed).');
+    const saved = dialog.getByTestId('saved-lists');
+    expect(await saved.textContent()).toContain('Project team');
+    expect(await saved.textContent()).toContain('1 subscribed');
+    expect(await dialog.getByRole('radio', { name: /Project team/ }).isChecked()).toBe(true);
+    await keys.press('Share with list');
+    await expect.poll(() => dialog.getByTestId('share-message').textContent()).toBe('Shared with 1 subscribed member of Project team.');
     const onServer = await h.host.handle('share:list', { root: h.folder, path: 'report.txt' });
     expect(onServer.map((p) => p.email).sort()).toEqual(['bruno@example.com', 'carla@example.com']);
-    await shot('share-dialog-people');
+    expect(await h.host.handle('lists:list', undefined)).toMatchObject([{ id: listId, name: 'Project team', subscribers: 1 }]);
+    await look('share-dialog-list', { dialog: true });
     // Escape closes the dialog and the focus goes back to the button that opened it.
     await page.keyboard.press('Escape');
     await expect.poll(() => dialog.count()).toBe(0);
     expect(await page.evaluate("document.activeElement?.getAttribute('aria-label')")).toBe('Share report.txt');
+    // The file is marked as shared, with a link, and starred.
+    const row = page.getByRole('row', { name: /report\.txt/ });
+    await expect.poll(() => row.textContent()).toContain('Shared');
+    expect(await row.textContent()).toContain('Link');
   });
 
-  it('shows a conflict when both sides changed the same file', async () => {
+  it('shows a conflict in plain words, with Open and Show in folder for both versions', async () => {
     // A second computer on the same account.
     const home = mkdtempSync(join(tmpdir(), 'drivesync-beta-'));
     const root = join(home, 'Drive');
@@ -264,17 +390,19 @@ describe('the window', { timeout: 90_000 }, () => {
     other = { engine, root };
     expect((await engine.syncOnce({ fullScan: true })).inSync).toBe(true);
 
-    await tab('Status').click();
-    await page.getByRole('button', { name: 'Pause syncing' }).click();
+    await openView('Status');
+    await keys.press('Pause syncing');
     await expect.poll(() => page.getByTestId('status-line').textContent()).toContain('Paused');
-    await expect.poll(() => page.getByTestId('state-badge').textContent()).toBe('Paused');
     writeFileSync(join(h.folder, 'report.txt'), 'numbers, edited here');
     writeFileSync(join(root, 'report.txt'), 'numbers, edited on the other computer');
+    // A folder name the service refuses (fewer than 3 characters): reported in plain words.
+    mkdirSync(join(h.folder, 'ab'));
     expect((await engine.syncOnce({ fullScan: true })).done).toBeGreaterThan(0);
-    await page.getByRole('button', { name: 'Resume syncing' }).click();
+    await keys.press('Resume syncing');
     await expect.poll(() => tab('Conflicts and errors').textContent(), { timeout: 40_000 }).toMatch(/\d+/);
-    await untilStatus(h.host, inSync, 40_000);
-    await tab('Conflicts and errors').click();
+    await untilStatus(h.host, (s) => s.folders[0]!.lastSync !== null && s.state !== 'syncing' && s.state !== 'scanning', 40_000);
+    await expect.poll(async () => (await h.host.handle('conflicts:list', undefined)).length, { timeout: 40_000 }).toBeGreaterThan(0);
+    await openView('Conflicts and errors');
     const conflicts = page.getByTestId('conflict-list');
     await conflicts.waitFor();
     const text = await conflicts.textContent();
@@ -283,49 +411,97 @@ describe('the window', { timeout: 90_000 }, () => {
     const [conflict] = await h.host.handle('conflicts:list', undefined);
     expect(readFileSync(join(h.folder, conflict!.copyPath), 'utf8')).toBe('numbers, edited here');
     expect(readFileSync(join(h.folder, 'report.txt'), 'utf8')).toBe('numbers, edited on the other computer');
-    await shot('conflicts');
+
+    await keys.press(/^Open your version report \(conflicted copy/);
+    await expect.poll(() => h.platform.opened).toContain(join(h.folder, conflict!.copyPath));
+    await keys.press('Show in folder: the drive’s version of report.txt');
+    await expect.poll(() => shown).toContain(join(h.folder, 'report.txt'));
+
+    const errors = page.getByTestId('error-list');
+    await expect.poll(() => errors.textContent(), { timeout: 20_000 }).toContain('The drive accepts folder names of 3 to 200 characters only, so “ab” in Drive is not synced. Rename it and it syncs.');
+    // The technical line is there for a report, folded away; what shows is the plain sentence.
+    expect((await errors.locator('.problem-message').allTextContents()).join(' ')).not.toContain('the service accepts');
+    expect(await errors.locator('details').getAttribute('open')).toBeNull();
+    await look('conflicts');
+    rmSync(join(h.folder, 'ab'), { recursive: true });
+    await h.host.handle('sync:now', undefined);
+    await untilStatus(h.host, inSync, 40_000);
   });
 
-  it('saves settings', async () => {
-    await tab('Settings').click();
-    await page.getByLabel('Check the drive every (seconds)').fill('20');
-    await page.getByLabel('Ignore rules').fill('*.bak');
-    await page.getByRole('button', { name: 'Save settings' }).click();
+  it('explains a failure in plain words, saying where and what to do', async () => {
+    await openView('Status');
+    const item = { id: 99_999, at: new Date().toISOString(), root: h.folder, path: '', message: '', technical: 'GET /drive/file-entries: connection refused' };
+    // The host's words for the engine's line, sent as the host sends them.
+    const { plainProblem } = await import('../../main/app/host/plain-words.js');
+    item.message = plainProblem(item.technical, { root: h.folder, server: server.url });
+    expect(item.message).toBe(`Cannot reach the server ${server.url}: connection refused. Check your internet connection; drivesync tries again on its own.`);
+    await emit('state', { ...(await h.host.handle('status:get', undefined)), state: 'offline', stateText: 'Offline', detail: item.message });
+    await expect.poll(() => page.getByTestId('status-line').textContent()).toContain('Cannot reach the server');
+    await look('status-offline');
+    await emit('state', await h.host.handle('status:get', undefined));
+  });
+
+  it('saves settings with the keyboard', async () => {
+    await openView('Settings');
+    await keys.type('Check the drive every (seconds)', '20');
+    await keys.type('Ignore rules', '*.bak');
+    await keys.press('Save settings');
     await expect.poll(() => page.getByTestId('settings-message').textContent()).toBe('Settings saved.');
     expect(await h.host.handle('settings:get', undefined)).toMatchObject({ pollIntervalSeconds: 20, ignoreRules: '*.bak\n', folders: [h.folder] });
-    await shot('settings');
-    await page.getByLabel('Synced folders').fill('relative/folder');
-    await page.getByRole('button', { name: 'Save settings' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('not an absolute path');
+    await expect.poll(() => page.getByTestId('settings-folders').textContent(), { timeout: 40_000 }).toContain('Up to date');
+    await look('settings');
   });
 
   it('asks before a mass delete, and deletes once the user confirms', async () => {
     for (let i = 0; i < 12; i++) write(h.folder, `bulk/file-${i}.txt`, `bulk ${i}`);
-    await tab('Status').click();
-    await page.getByRole('button', { name: 'Sync now' }).click();
+    await openView('Status');
+    await keys.press('Sync now');
     await untilStatus(h.host, (s) => inSync(s) && s.folders[0]!.synced >= 17, 40_000);
     // Paused while the folder goes, so the watcher cannot pass on the deletions a few at a time as they happen:
     // resuming scans the whole folder and sees all of them at once.
-    await page.getByRole('button', { name: 'Pause syncing' }).click();
-    await expect.poll(() => page.getByTestId('state-badge').textContent()).toBe('Paused');
+    await keys.press('Pause syncing');
+    await expect.poll(() => page.getByTestId('status-line').textContent()).toContain('Paused');
     rmSync(join(h.folder, 'bulk'), { recursive: true });
-    await page.getByRole('button', { name: 'Resume syncing' }).click();
+    await keys.press('Resume syncing');
     const prompt = page.getByRole('alertdialog', { name: 'Delete 13 items?' });
     await prompt.waitFor({ timeout: 30_000 });
     expect(await prompt.textContent()).toContain('would delete 13 of its');
     // The safe answer has the focus.
-    expect(await page.evaluate("document.activeElement?.textContent")).toBe('Keep them and pause');
-    await expect.poll(() => page.getByTestId('state-badge').textContent()).toBe('Paused');
-    await shot('mass-delete-question');
-    await prompt.getByRole('button', { name: 'Delete 13 items' }).click();
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Keep them and pause');
+    await look('mass-delete-question', { dialog: true });
+    await keys.press('Delete 13 items');
     await expect.poll(() => prompt.count()).toBe(0);
     const status = await untilStatus(h.host, (s) => inSync(s) && s.pendingDeletions.length === 0, 40_000);
     expect((await h.host.handle('entries:browse', { root: h.folder, path: '' })).map((e) => e.name)).not.toContain('bulk');
     expect(status.folders[0]!.synced).toBeLessThan(17);
   });
 
+  it('adds a folder with the desktop folder picker and shows each folder with its state', async () => {
+    const second = join(h.home, 'Work Projects');
+    mkdirSync(second);
+    write(second, 'plan.txt', 'the plan');
+    h.platform.pickFolder = () => second;
+    await openView('Settings');
+    await keys.press('Add a folder…');
+    await expect.poll(() => page.getByTestId('folders-message').textContent()).toBe('Work Projects added: its files start syncing now.');
+    await untilStatus(h.host, (s) => s.folders.length === 2 && s.folders.every((f) => f.inSync === true), 40_000);
+    const list = page.getByTestId('settings-folders');
+    await expect.poll(async () => (await list.textContent())?.match(/Up to date/g)?.length).toBe(2);
+    expect(await list.textContent()).toContain('Work Projects');
+    await look('settings-two-folders');
+    await openView('Status');
+    await expect.poll(() => page.getByTestId('recent-list').textContent(), { timeout: 20_000 }).toContain('plan.txt');
+    await look('status-two-folders');
+
+    h.platform.pickFolder = () => null;
+    await openView('Settings');
+    await keys.press('Stop syncing Work Projects');
+    await expect.poll(() => page.getByTestId('folders-message').textContent()).toContain('Work Projects is no longer synced');
+    expect((await h.host.handle('settings:get', undefined)).folders).toEqual([h.folder]);
+  });
+
   it('signs out back to the sign-in form, and no listener is left behind by the views it closed', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await keys.press('Sign out');
     await page.getByRole('heading', { name: 'Sign in to your drive' }).waitFor();
     const counts = await page.evaluate(
       (names) => names.map((n) => (globalThis as unknown as { __drivesyncListenerCount(c: string): number }).__drivesyncListenerCount(n)),
@@ -335,5 +511,12 @@ describe('the window', { timeout: 90_000 }, () => {
     expect(counts).toEqual([0, 1, 1, 0, 1]);
     expect(pageErrors).toEqual([]);
     expect(await page.evaluate(() => (globalThis as unknown as { __cspViolations: string[] }).__cspViolations)).toEqual([]);
+    await look('sign-in');
   });
 });
+
+/** The test account's own client, for checking what the window did on the server. */
+async function ownerClient(): Promise<DriveClient> {
+  const login = await server.call(null, 'POST', '/api/v1/auth/login', { email: EMAIL, password: PASSWORD, token_name: 'check' });
+  return new DriveClient({ origin: server.url, token: login.body.user.access_token });
+}

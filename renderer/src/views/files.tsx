@@ -1,17 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { SyncedEntry } from '../../../main/app/contract.js';
+import type { EntryMarkers, SyncedEntry } from '../../../main/app/contract.js';
 import { call, messageOf } from '../api.js';
-import { formatBytes } from '../format.js';
+import { folderName, formatBytes, formatWhen } from '../format.js';
+import { Icon } from '../icons.js';
 import { ShareDialog } from './share-dialog.js';
-
-/** Small inline icons (no emoji font is needed, and the CSP allows no remote images). */
-function EntryIcon({ type }: { type: 'file' | 'folder' }) {
-  return (
-    <svg class={`icon icon-${type}`} viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false">
-      {type === 'folder' ? <path d="M1 3.5A1.5 1.5 0 0 1 2.5 2h3.6l1.6 1.6h5.8A1.5 1.5 0 0 1 15 5.1v7.4a1.5 1.5 0 0 1-1.5 1.5h-11A1.5 1.5 0 0 1 1 12.5z" /> : <path d="M3 1.5A1.5 1.5 0 0 1 4.5 0h5L14 4.5v10a1.5 1.5 0 0 1-1.5 1.5h-8A1.5 1.5 0 0 1 3 14.5zM9.5 1v3.5H13" />}
-    </svg>
-  );
-}
 
 export function FilesView({ folders }: { folders: string[] }) {
   const [root, setRoot] = useState(folders[0] ?? '');
@@ -19,20 +11,46 @@ export function FilesView({ folders }: { folders: string[] }) {
   const [entries, setEntries] = useState<SyncedEntry[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [sharing, setSharing] = useState<SyncedEntry | null>(null);
+  const [markers, setMarkers] = useState<Map<string, EntryMarkers>>(new Map());
+  const [markersProblem, setMarkersProblem] = useState<string | null>(null);
+  const [message, setMessage] = useState('');
   const opener = useRef<HTMLElement | null>(null);
 
+  // The drive's markers (shared, starred, link) come after the synced list, which the mirror answers at once.
+  const loadMarkers = () =>
+    call('entries:markers', { root, path }).then(
+      (list) => {
+        setMarkers(new Map(list.map((m) => [m.path, m])));
+        setMarkersProblem(null);
+      },
+      (e) => setMarkersProblem(messageOf(e)),
+    );
   const load = () => {
     if (!root) return;
     setEntries(null);
+    setMarkers(new Map());
     call('entries:browse', { root, path }).then(
       (list) => {
         setEntries(list);
         setError(null);
+        if (list.length > 0) void loadMarkers();
       },
       (e) => setError(messageOf(e)),
     );
   };
   useEffect(load, [root, path]);
+
+  const toggleStar = async (entry: SyncedEntry) => {
+    const was = markers.get(entry.path)?.starred ?? false;
+    setError(null);
+    try {
+      await call('entries:star', { root, path: entry.path, starred: !was });
+      setMarkers((m) => new Map(m).set(entry.path, { ...(m.get(entry.path) ?? { path: entry.path, shared: false, hasLink: false }), starred: !was }));
+      setMessage(was ? `${entry.name} is no longer starred.` : `${entry.name} is starred.`);
+    } catch (e) {
+      setError(messageOf(e));
+    }
+  };
 
   const crumbs = path === '' ? [] : path.split('/');
   const openShare = (entry: SyncedEntry, event: Event) => {
@@ -41,6 +59,8 @@ export function FilesView({ folders }: { folders: string[] }) {
   };
   const closeShare = () => {
     setSharing(null);
+    // Sharing may have changed the markers.
+    void loadMarkers();
     // Focus goes back to the button that opened the dialog.
     queueMicrotask(() => opener.current?.focus());
   };
@@ -48,7 +68,7 @@ export function FilesView({ folders }: { folders: string[] }) {
   return (
     <section aria-labelledby="files-title">
       <h2 id="files-title" tabIndex={-1}>
-        Files and sharing
+        Files
       </h2>
       {folders.length > 1 ? (
         <div class="field">
@@ -73,7 +93,7 @@ export function FilesView({ folders }: { folders: string[] }) {
         <ol>
           <li>
             <button type="button" class="link-button" onClick={() => setPath('')} aria-current={path === '' ? 'location' : undefined}>
-              {root.slice(root.lastIndexOf('/') + 1) || root}
+              {folderName(root)}
             </button>
           </li>
           {crumbs.map((name, i) => (
@@ -90,7 +110,15 @@ export function FilesView({ folders }: { folders: string[] }) {
           ))}
         </ol>
       </nav>
-      {error ? <p role="alert">{error}</p> : null}
+      <p role="status" aria-live="polite" class="inline-message" data-testid="files-message">
+        {message}
+      </p>
+      {error ? (
+        <p role="alert" class="error-summary">
+          {error}
+        </p>
+      ) : null}
+      {markersProblem ? <p class="muted small">Shared, starred and link markers are not shown: {markersProblem}</p> : null}
       {entries === null ? (
         <p class="muted">Loading…</p>
       ) : entries.length === 0 ? (
@@ -100,37 +128,68 @@ export function FilesView({ folders }: { folders: string[] }) {
           <thead>
             <tr>
               <th scope="col">Name</th>
-              <th scope="col">Size</th>
+              <th scope="col" class="col-modified">Modified</th>
+              <th scope="col" class="col-size">Size</th>
               <th scope="col">
                 <span class="sr-only">Actions</span>
               </th>
             </tr>
           </thead>
           <tbody>
-            {entries.map((entry) => (
-              <tr key={entry.remoteId}>
-                <td>
-                  {entry.type === 'folder' ? (
-                    <button type="button" class="link-button" onClick={() => setPath(entry.path)}>
-                      <EntryIcon type="folder" />
-                      {entry.name}
-                      <span class="sr-only"> (folder)</span>
-                    </button>
-                  ) : (
-                    <span class="file-name">
-                      <EntryIcon type="file" />
-                      {entry.name}
+            {entries.map((entry) => {
+              const m = markers.get(entry.path);
+              return (
+                <tr key={entry.remoteId}>
+                  <td class="name-cell">
+                    {entry.type === 'folder' ? (
+                      <button type="button" class="link-button entry-name" onClick={() => setPath(entry.path)}>
+                        <Icon name="folder" />
+                        {entry.name}
+                        <span class="sr-only"> (folder)</span>
+                      </button>
+                    ) : (
+                      <span class="entry-name">
+                        <Icon name="file" />
+                        {entry.name}
+                      </span>
+                    )}
+                    <span class="markers">
+                      {m?.shared ? (
+                        <span class="marker" title="Shared with people">
+                          <Icon name="people" />
+                          <span class="marker-text">Shared</span>
+                        </span>
+                      ) : null}
+                      {m?.hasLink ? (
+                        <span class="marker" title="Has a link">
+                          <Icon name="link" />
+                          <span class="marker-text">Link</span>
+                        </span>
+                      ) : null}
                     </span>
-                  )}
-                </td>
-                <td>{entry.type === 'folder' ? '—' : formatBytes(entry.size)}</td>
-                <td>
-                  <button type="button" onClick={(e) => openShare(entry, e)} aria-label={`Share ${entry.name}`}>
-                    Share…
-                  </button>
-                </td>
-              </tr>
-            ))}
+                  </td>
+                  <td class="col-modified">{formatWhen(entry.modifiedAt)}</td>
+                  <td class="col-size">{entry.type === 'folder' ? '—' : formatBytes(entry.size)}</td>
+                  <td class="actions-cell">
+                    <div class="row-actions">
+                    <button
+                      type="button"
+                      class={`star${m?.starred ? ' on' : ''}`}
+                      aria-pressed={m?.starred ? 'true' : 'false'}
+                      aria-label={`Star ${entry.name}`}
+                      title={m?.starred ? 'Starred: press to unstar' : 'Star'}
+                      onClick={() => void toggleStar(entry)}
+                    >
+                      <Icon name="star" />
+                    </button>
+                    <button type="button" onClick={(e) => openShare(entry, e)} aria-label={`Share ${entry.name}`}>
+                      Share…
+                    </button>
+                    </div>
+                  </td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
       )}

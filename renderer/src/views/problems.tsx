@@ -1,11 +1,24 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { ConflictItem, ErrorItem } from '../../../main/app/contract.js';
-import { call, subscribe } from '../api.js';
-import { formatTime } from '../format.js';
+import type { ConflictItem, EntryRef, ErrorItem } from '../../../main/app/contract.js';
+import { call, messageOf, subscribe } from '../api.js';
+import { baseName, folderName, formatTime, parentOf } from '../format.js';
+import { PathText } from '../path-text.js';
+
+/** Where a problem is: the file's folder inside the synced folder, named by its last part. */
+function Where({ root, path }: { root: string; path: string }) {
+  const inside = parentOf(path);
+  return (
+    <span class="muted small">
+      in <PathText path={inside ? `${folderName(root)}/${inside}` : folderName(root)} />
+    </span>
+  );
+}
 
 export function ProblemsView() {
   const [conflicts, setConflicts] = useState<ConflictItem[] | null>(null);
   const [errors, setErrors] = useState<ErrorItem[] | null>(null);
+  const [message, setMessage] = useState('');
+  const [failure, setFailure] = useState<string | null>(null);
   useEffect(() => {
     void call('conflicts:list').then(setConflicts);
     void call('errors:list').then(setErrors);
@@ -15,41 +28,93 @@ export function ProblemsView() {
     ];
     return () => offs.forEach((off) => off());
   }, []);
+
+  const act = async (channel: 'file:open' | 'file:show', ref: EntryRef, done: string) => {
+    setFailure(null);
+    setMessage('');
+    try {
+      await call(channel, ref);
+      setMessage(done);
+    } catch (e) {
+      setFailure(messageOf(e));
+    }
+  };
+  const actions = (ref: EntryRef, label: string) => (
+    <>
+      <button type="button" onClick={() => void act('file:open', ref, `Opened: ${label}.`)} aria-label={`Open ${label}`}>
+        Open
+      </button>
+      <button type="button" onClick={() => void act('file:show', ref, `Shown in its folder: ${label}.`)} aria-label={`Show in folder: ${label}`}>
+        Show in folder
+      </button>
+    </>
+  );
+
   return (
     <section aria-labelledby="problems-title">
       <h2 id="problems-title" tabIndex={-1}>
         Conflicts and errors
       </h2>
-      <section aria-labelledby="conflicts-title">
+      <p role="status" aria-live="polite" class="inline-message" data-testid="problems-message">
+        {message}
+      </p>
+      {failure ? (
+        <p role="alert" class="error-summary">
+          {failure}
+        </p>
+      ) : null}
+      <section aria-labelledby="conflicts-title" class="panel">
         <h3 id="conflicts-title">Conflicts</h3>
         {conflicts === null ? null : conflicts.length === 0 ? (
           <p class="muted">No conflicts.</p>
         ) : (
-          <ul class="list" data-testid="conflict-list">
+          <ul class="problem-list" data-testid="conflict-list">
             {conflicts.map((c) => (
               <li key={c.id}>
-                <span>
-                  <span class="path">{c.path}</span> changed here and on the drive. Both versions were kept: it now holds the drive’s version, and
-                  yours is <span class="path">{c.copyPath}</span>.
-                </span>
-                <time class="muted small" dateTime={c.at}>
-                  {formatTime(c.at)}
-                </time>
+                <p class="problem-text">
+                  <strong>{baseName(c.path)}</strong> <Where root={c.root} path={c.path} /> ·{' '}
+                  <time dateTime={c.at} class="muted small">
+                    {formatTime(c.at)}
+                  </time>
+                </p>
+                <p class="problem-message">
+                  {baseName(c.path)} changed here and on the drive. Both versions are kept: {baseName(c.path)} now holds the drive’s version, and yours is{' '}
+                  <strong>{baseName(c.copyPath)}</strong> beside it. Open both, keep what you need, and delete the other.
+                </p>
+                <div class="row-actions wrap">
+                  <span class="version-label small">Drive’s version:</span>
+                  {actions({ root: c.root, path: c.path }, `the drive’s version of ${baseName(c.path)}`)}
+                  <span class="version-label small">Your version:</span>
+                  {actions({ root: c.root, path: c.copyPath }, `your version ${baseName(c.copyPath)}`)}
+                </div>
               </li>
             ))}
           </ul>
         )}
       </section>
-      <section aria-labelledby="errors-title">
+      <section aria-labelledby="errors-title" class="panel">
         <h3 id="errors-title">Errors</h3>
         {errors === null ? null : errors.length === 0 ? (
           <p class="muted">No errors.</p>
         ) : (
           <>
-            <ul class="list" data-testid="error-list">
+            <ul class="problem-list" data-testid="error-list">
               {errors.map((e) => (
                 <li key={e.id}>
-                  <span class="path">{e.path || e.root}</span>: {e.message} <time class="muted small" dateTime={e.at}>{formatTime(e.at)}</time>
+                  <p class="problem-text">
+                    <strong>{e.path ? baseName(e.path) : folderName(e.root)}</strong> <Where root={e.root} path={e.path} /> ·{' '}
+                    <time dateTime={e.at} class="muted small">
+                      {formatTime(e.at)}
+                    </time>
+                  </p>
+                  <p class="problem-message">{e.message}</p>
+                  {e.technical && e.technical !== e.message ? (
+                    <details class="small muted">
+                      <summary>Details</summary>
+                      <code>{e.technical}</code>
+                    </details>
+                  ) : null}
+                  {e.path ? <div class="row-actions wrap">{actions({ root: e.root, path: e.path }, baseName(e.path))}</div> : null}
                 </li>
               ))}
             </ul>

@@ -1,11 +1,103 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Settings } from '../../../main/app/contract.js';
+import type { FolderView, Settings } from '../../../main/app/contract.js';
 import { call, fieldsOf, messageOf, subscribe } from '../api.js';
+import { folderName, formatWhen } from '../format.js';
+import { PathText } from '../path-text.js';
 
-export function SettingsView() {
+/** The synced folders, each with its state; added with the desktop's folder picker, removed one by one. */
+function SyncedFolders({ folders, states, onChange }: { folders: string[]; states: FolderView[]; onChange: (settings: Settings) => void }) {
+  const [message, setMessage] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const save = async (next: string[], said: string) => {
+    setBusy(true);
+    setError(null);
+    setMessage('');
+    try {
+      onChange(await call('settings:set', { folders: next }));
+      setMessage(said);
+    } catch (e) {
+      setError(messageOf(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const add = async () => {
+    setError(null);
+    setMessage('');
+    let picked: string | null;
+    try {
+      picked = await call('folder:pick');
+    } catch (e) {
+      setError(messageOf(e));
+      return;
+    }
+    if (!picked) return;
+    if (folders.includes(picked)) {
+      setMessage(`${folderName(picked)} is synced already.`);
+      return;
+    }
+    await save([...folders, picked], `${folderName(picked)} added: its files start syncing now.`);
+  };
+  const remove = (root: string) =>
+    void save(
+      folders.filter((f) => f !== root),
+      `${folderName(root)} is no longer synced. Its files stay on this computer and on the drive.`,
+    );
+  return (
+    <section aria-labelledby="settings-folders-title" class="panel">
+      <h3 id="settings-folders-title">Synced folders</h3>
+      {error ? (
+        <p role="alert" class="error-summary">
+          {error}
+        </p>
+      ) : null}
+      {folders.length === 0 ? (
+        <p class="muted">No folder is synced.</p>
+      ) : (
+        <ul class="folders" data-testid="settings-folders">
+          {folders.map((root) => {
+            const state = states.find((s) => s.root === root);
+            return (
+              <li key={root} class="folder-row">
+                <div class="folder-main">
+                  <span class="file-title">{folderName(root)}</span>
+                  <PathText path={root} class="muted small" />
+                </div>
+                <div class="folder-facts small">
+                  {state ? (
+                    <>
+                      <span class={`state-word state-${state.state}`}>{state.stateText}</span> · {state.synced} items · last sync{' '}
+                      {state.lastSync ? formatWhen(state.lastSync) : 'not yet'}
+                      {state.detail ? <div class="muted">{state.detail}</div> : null}
+                    </>
+                  ) : (
+                    <span class="muted">Not started</span>
+                  )}
+                </div>
+                <button type="button" onClick={() => remove(root)} disabled={busy} aria-label={`Stop syncing ${folderName(root)}`}>
+                  Stop syncing
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      <div class="actions">
+        <button type="button" onClick={() => void add()} disabled={busy}>
+          Add a folder…
+        </button>
+        <span role="status" aria-live="polite" data-testid="folders-message">
+          {message}
+        </span>
+      </div>
+    </section>
+  );
+}
+
+export function SettingsView({ folderStates }: { folderStates: FolderView[] }) {
   const [saved, setSaved] = useState<Settings | null>(null);
   const [draft, setDraft] = useState<Settings | null>(null);
-  const [foldersText, setFoldersText] = useState('');
   const [message, setMessage] = useState('');
   const [error, setError] = useState<{ text: string; fields: Record<string, string> } | null>(null);
   const [busy, setBusy] = useState(false);
@@ -13,7 +105,6 @@ export function SettingsView() {
   const take = (s: Settings) => {
     setSaved(s);
     setDraft(s);
-    setFoldersText(s.folders.join('\n'));
   };
   useEffect(() => {
     void call('settings:get').then(take);
@@ -29,13 +120,8 @@ export function SettingsView() {
     setBusy(true);
     setError(null);
     setMessage('');
-    const folders = foldersText
-      .split('\n')
-      .map((f) => f.trim())
-      .filter(Boolean);
     try {
       const next = await call('settings:set', {
-        folders,
         pollIntervalSeconds: draft.pollIntervalSeconds,
         concurrency: draft.concurrency,
         bandwidthLimitKBps: draft.bandwidthLimitKBps,
@@ -51,33 +137,20 @@ export function SettingsView() {
       setBusy(false);
     }
   };
-  const fieldError = (name: string) => error?.fields[name];
 
   return (
     <section aria-labelledby="settings-title">
       <h2 id="settings-title" tabIndex={-1}>
         Settings
       </h2>
-      <form onSubmit={submit} class="settings" noValidate>
+      <SyncedFolders folders={saved.folders} states={folderStates} onChange={(next) => setSaved(next)} />
+      <form onSubmit={submit} class="settings panel" noValidate aria-labelledby="settings-sync-title">
+        <h3 id="settings-sync-title">Syncing</h3>
         {error ? (
           <div class="error-summary" role="alert">
             {error.text}
           </div>
         ) : null}
-        <div class="field">
-          <label for="settings-folders">Synced folders</label>
-          <textarea
-            id="settings-folders"
-            rows={3}
-            value={foldersText}
-            onInput={(e) => setFoldersText((e.currentTarget as HTMLTextAreaElement).value)}
-            aria-invalid={fieldError('folders') ? 'true' : undefined}
-            aria-describedby="settings-folders-hint"
-          />
-          <p class="hint" id="settings-folders-hint">
-            {fieldError('folders') ?? 'One full path per line. A folder that does not exist is created.'}
-          </p>
-        </div>
         <div class="grid">
           <div class="field">
             <label for="settings-poll">Check the drive every (seconds)</label>

@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { LinkView, Permission, Person, SyncedEntry } from '../../../main/app/contract.js';
+import type { LinkView, Permission, Person, SavedList, SyncedEntry } from '../../../main/app/contract.js';
 import { call, fieldsOf, messageOf } from '../api.js';
+import { Tabs } from '../tabs.js';
+import { ListShare } from './list-share.js';
 
 const PERMISSIONS: ReadonlyArray<{ id: Permission; label: string }> = [
   { id: 'view', label: 'View' },
@@ -41,7 +43,7 @@ export function ShareDialog({ entry, onClose }: { entry: SyncedEntry; onClose: (
   const [people, setPeople] = useState<Person[] | null>(null);
   const [emails, setEmails] = useState('');
   const [perms, setPerms] = useState<Permission[]>(['view', 'download']);
-  const [listId, setListId] = useState('');
+  const [tab, setTab] = useState<'people' | 'list' | 'link'>('people');
   const [listPerms, setListPerms] = useState<Permission[]>(['view', 'download']);
   const [link, setLink] = useState<LinkView | null | undefined>(undefined);
   const [password, setPassword] = useState('');
@@ -89,15 +91,14 @@ export function ShareDialog({ entry, onClose }: { entry: SyncedEntry; onClose: (
       return result.unknown.length > 0 ? `Shared. No account for: ${result.unknown.join(', ')}.` : `Shared with ${list.join(', ')}.`;
     });
   };
-  const shareWithList = (e: Event) => {
-    e.preventDefault();
+  const shareWithList = (list: SavedList) =>
     void run(async () => {
-      const result = await call('share:list-members', { ...refArg, listId: listId.trim(), permissions: listPerms });
+      const result = await call('share:list-members', { ...refArg, listId: list.id, permissions: listPerms });
       setPeople(result.people);
       const unknown = result.unknown.length > 0 ? ` No account for: ${result.unknown.join(', ')}.` : '';
-      return `Shared with ${result.subscribed} subscribed members of the list.${unknown}`;
+      const members = result.subscribed === 1 ? '1 subscribed member' : `${result.subscribed} subscribed members`;
+      return `Shared with ${members} of ${list.name}.${unknown}`;
     });
-  };
   const change = (person: Person, permissions: Permission[]) =>
     void run(async () => {
       if (permissions.length === 0) throw new Error('Keep at least one permission, or remove the person.');
@@ -144,7 +145,9 @@ export function ShareDialog({ entry, onClose }: { entry: SyncedEntry; onClose: (
   return (
     <dialog ref={ref} class="share-dialog" aria-labelledby="share-title" onClose={onClose} data-testid="share-dialog">
       <header class="dialog-header">
-        <h2 id="share-title">Share “{entry.name}”</h2>
+        <h2 id="share-title">
+          Share <span class="entry-title">“{entry.name}”</span>
+        </h2>
         <button type="button" class="close" onClick={() => ref.current?.close()} aria-label="Close">
           ✕
         </button>
@@ -158,8 +161,19 @@ export function ShareDialog({ entry, onClose }: { entry: SyncedEntry; onClose: (
         </div>
       ) : null}
 
-      <section aria-labelledby="people-title">
-        <h3 id="people-title">People</h3>
+      <Tabs
+        id="share"
+        label="Share by"
+        tabs={[
+          { id: 'people', label: people === null || people.length === 0 ? 'People' : `People (${people.length})` },
+          { id: 'list', label: 'Mailing list' },
+          { id: 'link', label: link ? 'Link (on)' : 'Link' },
+        ]}
+        selected={tab}
+        onSelect={setTab}
+      >
+        {tab === 'people' ? (
+          <>
         {people === null ? (
           <p class="muted">Loading…</p>
         ) : people.length === 0 ? (
@@ -190,34 +204,16 @@ export function ShareDialog({ entry, onClose }: { entry: SyncedEntry; onClose: (
             Share
           </button>
         </form>
-      </section>
-
-      <section aria-labelledby="list-title">
-        <h3 id="list-title">Mailing list</h3>
-        <form onSubmit={shareWithList} class="inline-form">
-          <div class="field">
-            <label for="share-list-id">List ID</label>
-            <input
-              id="share-list-id"
-              type="text"
-              value={listId}
-              onInput={(e) => setListId((e.currentTarget as HTMLInputElement).value)}
-              aria-invalid={fieldError('listId') ? 'true' : undefined}
-              aria-describedby="share-list-hint"
-            />
-            <p class="hint" id="share-list-hint">
-              {fieldError('listId') ?? 'Every subscribed member of one of your mailing lists gets access.'}
-            </p>
-          </div>
-          <PermissionBoxes idPrefix="list-perm" legend="Members may" value={listPerms} onChange={setListPerms} />
-          <button type="submit" disabled={busy || listId.trim() === '' || listPerms.length === 0}>
-            Share with list
-          </button>
-        </form>
-      </section>
-
-      <section aria-labelledby="link-title">
-        <h3 id="link-title">Link</h3>
+          </>
+        ) : tab === 'list' ? (
+          <ListShare
+            busy={busy}
+            run={run}
+            onShare={shareWithList}
+            permissionBoxes={<PermissionBoxes idPrefix="list-perm" legend="Members may" value={listPerms} onChange={setListPerms} />}
+          />
+        ) : (
+          <>
         {link === undefined ? (
           <p class="muted">Loading…</p>
         ) : link ? (
@@ -287,7 +283,9 @@ export function ShareDialog({ entry, onClose }: { entry: SyncedEntry; onClose: (
             ) : null}
           </div>
         </form>
-      </section>
+          </>
+        )}
+      </Tabs>
     </dialog>
   );
 }

@@ -31,8 +31,11 @@ export function SignInView() {
     try {
       await call('auth:sign-in', { server: server.trim(), email: email.trim(), password, register });
     } catch (e) {
-      setError(messageOf(e));
-      setFields(fieldsOf(e));
+      const text = messageOf(e);
+      // A field's message that the summary says already is not said again under the field.
+      const own = Object.fromEntries(Object.entries(fieldsOf(e)).filter(([, m]) => !text.includes(m)));
+      setError(text);
+      setFields(own);
     } finally {
       setBusy(false);
     }

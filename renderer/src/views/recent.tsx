@@ -1,0 +1,105 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { RecentFile } from '../../../main/app/contract.js';
+import { call, messageOf, subscribe } from '../api.js';
+import { folderName, formatWhen, parentOf } from '../format.js';
+import { Icon } from '../icons.js';
+import { PathText } from '../path-text.js';
+
+const STATE_WORDS: Record<RecentFile['state'], string> = { synced: 'Synced', conflict: 'Conflict', failed: 'Not synced' };
+
+/** The files the engines touched lately, each with its state, Copy link and Show in folder. */
+export function RecentFiles({ multipleFolders }: { multipleFolders: boolean }) {
+  const [files, setFiles] = useState<RecentFile[] | null>(null);
+  const [message, setMessage] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const load = () => void call('recent:list').then(setFiles, (e) => setError(messageOf(e)));
+    // Bursts of activity (a whole folder uploaded) reload the list once.
+    const soon = () => {
+      timer ??= setTimeout(() => {
+        timer = null;
+        load();
+      }, 300);
+    };
+    load();
+    const offs = [subscribe('activity', soon), subscribe('conflict', soon), subscribe('item-error', soon)];
+    return () => {
+      offs.forEach((off) => off());
+      if (timer) clearTimeout(timer);
+    };
+  }, []);
+
+  const act = async (work: () => Promise<string>) => {
+    setError(null);
+    setMessage('');
+    try {
+      setMessage(await work());
+    } catch (e) {
+      setError(messageOf(e));
+    }
+  };
+  const copyLink = (f: RecentFile) =>
+    void act(async () => {
+      await call('link:copy', { root: f.root, path: f.path });
+      return `Link to ${f.name} copied.`;
+    });
+  const show = (f: RecentFile) =>
+    void act(async () => {
+      await call('file:show', { root: f.root, path: f.path });
+      return `${f.name} shown in its folder.`;
+    });
+
+  return (
+    <section aria-labelledby="recent-title" class="panel recent">
+      <h3 id="recent-title">Recent files</h3>
+      <p role="status" aria-live="polite" class="inline-message" data-testid="recent-message">
+        {message}
+      </p>
+      {error ? (
+        <p role="alert" class="error-summary">
+          {error}
+        </p>
+      ) : null}
+      {files === null ? (
+        <p class="muted">Loading…</p>
+      ) : files.length === 0 ? (
+        <p class="muted">No file has been synced yet.</p>
+      ) : (
+        <ul class="recent-list" data-testid="recent-list">
+          {files.map((f) => {
+            const where = [multipleFolders ? folderName(f.root) : '', parentOf(f.path)].filter(Boolean).join('/');
+            return (
+              <li key={`${f.root}\u0000${f.path}`} class={`recent-item state-${f.state}`}>
+                <Icon name={f.state === 'synced' ? 'check' : f.state === 'conflict' ? 'both' : 'warn'} class={`state-icon state-${f.state}`} />
+                <div class="recent-main">
+                  <span class="file-title">{f.name}</span>
+                  <span class="muted small">
+                    <span class={`state-word state-${f.state}`}>{STATE_WORDS[f.state]}</span>
+                    {' · '}
+                    {f.description} {formatWhen(f.at)}
+                    {where ? (
+                      <>
+                        {' · in '}
+                        <PathText path={where} />
+                      </>
+                    ) : null}
+                  </span>
+                  {f.problem ? <span class="problem small">{f.problem}</span> : null}
+                </div>
+                <div class="row-actions">
+                  <button type="button" onClick={() => copyLink(f)} aria-label={`Copy link to ${f.name}`} disabled={f.state === 'failed'}>
+                    Copy link
+                  </button>
+                  <button type="button" onClick={() => show(f)} aria-label={`Show in folder: ${f.name}`}>
+                    Show in folder
+                  </button>
+                </div>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </section>
+  );
+}
