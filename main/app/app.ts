@@ -3,9 +3,9 @@
  * the tray, notifications, start at login and the window. Everything that is not Electron lives in the host
  * (main/app/host), which the tests run without Electron.
  */
-import { app, BrowserWindow, clipboard, ipcMain, Menu, nativeImage, Notification, session, shell, Tray, utilityProcess } from 'electron';
+import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, nativeImage, Notification, session, shell, Tray, utilityProcess } from 'electron';
 import type { IpcMainInvokeEvent, UtilityProcess } from 'electron';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ENGINE_V8_FLAGS } from '../sync/process-flags.js';
 import { autostartDir, writeAutostart } from './autostart.js';
@@ -129,6 +129,13 @@ export async function runApp(argv: readonly string[] = process.argv): Promise<Ru
       if (problem) throw new Error(problem);
     },
     setStartAtLogin,
+    showItemInFolder: (path) => shell.showItemInFolder(path),
+    pickFolder: async () => {
+      const options = { title: 'Choose a folder to sync', buttonLabel: 'Sync this folder', properties: ['openDirectory', 'createDirectory'] as Array<'openDirectory' | 'createDirectory'> };
+      const open = window && !window.isDestroyed() ? window : null;
+      const answer = open ? await dialog.showOpenDialog(open, options) : await dialog.showOpenDialog(options);
+      return answer.canceled ? null : (answer.filePaths[0] ?? null);
+    },
   };
   const host = new HostProxy(portOf(child), platform);
 
@@ -162,10 +169,7 @@ export async function runApp(argv: readonly string[] = process.argv): Promise<Ru
             : { title: `No link for ${file.label}`, body: result.error.message, action: 'open-window' },
         ),
       ),
-    showFile: (file: RecentFile) => {
-      const parent = file.path.includes('/') ? dirname(file.path) : '';
-      void call('folder:open', { root: file.root, path: parent });
-    },
+    showFile: (file: RecentFile) => void call('file:show', { root: file.root, path: file.path }),
     openWindow: () => void showWindow(),
     quit: () => app.quit(),
   };

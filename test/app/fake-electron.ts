@@ -176,7 +176,10 @@ export const session = {
   },
 };
 
-export const shell = { openExternal: vi.fn(() => Promise.resolve()), openPath: vi.fn(() => Promise.resolve('')) };
+export const shell = { openExternal: vi.fn(() => Promise.resolve()), openPath: vi.fn(() => Promise.resolve('')), showItemInFolder: vi.fn() };
+export const dialog = {
+  showOpenDialog: vi.fn((..._args: unknown[]) => Promise.resolve({ canceled: false, filePaths: ['/home/me/Work'] as string[] })),
+};
 export const clipboard = { writeText: vi.fn() };
 export const Menu = { buildFromTemplate: vi.fn((template: Array<Record<string, unknown>>) => ({ template })) };
 export const nativeImage = { createFromPath: vi.fn((path: string) => ({ path })) };
@@ -206,6 +209,7 @@ export function fakeElectron() {
     ipcMain,
     session,
     shell,
+    dialog,
     clipboard,
     utilityProcess,
     contextBridge,

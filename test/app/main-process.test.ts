@@ -15,7 +15,7 @@ vi.mock('electron', async () => (await import('./fake-electron.js')).fakeElectro
 import { INVOKE_CHANNELS, ipcEventChannel, ipcInvokeChannel, type StatusSnapshot } from '../../main/app/contract.js';
 import { CSP } from '../../main/app/csp.js';
 import { remotePlatform, serveHost, type Port } from '../../main/app/host/rpc.js';
-import { app, emitCancellable, fake, FakeWebContents, shell, type FakeUtilityProcess } from './fake-electron.js';
+import { app, dialog, emitCancellable, fake, FakeWebContents, shell, type FakeUtilityProcess } from './fake-electron.js';
 import { newHost, type TestHost } from './helpers.js';
 
 let h: TestHost;
@@ -223,6 +223,18 @@ describe('the main process', () => {
     } else {
       expect(app.setLoginItemSettings).toHaveBeenCalledWith({ openAtLogin: true, args: ['--hidden'] });
     }
+  });
+
+  it('picks a folder with the desktop dialog and shows a file in the file manager, for the host in its process', async () => {
+    const picked = await invoke('folder:pick', trusted());
+    expect(picked).toEqual({ ok: true, value: '/home/me/Work' });
+    // The dialog belongs to the app's window, and picks one folder (which it may create).
+    expect(dialog.showOpenDialog).toHaveBeenCalledWith(fake.windows[0], expect.objectContaining({ properties: ['openDirectory', 'createDirectory'] }));
+    dialog.showOpenDialog.mockResolvedValueOnce({ canceled: true, filePaths: [] });
+    expect(await invoke('folder:pick', trusted())).toEqual({ ok: true, value: null });
+    const platform = (h.host as unknown as { options: { platform: { showItemInFolder(path: string): Promise<void> } } }).options.platform;
+    await platform.showItemInFolder('/home/me/Drive/report.txt');
+    expect(shell.showItemInFolder).toHaveBeenCalledWith('/home/me/Drive/report.txt');
   });
 
   it('quits cleanly: the host stops its engines and ends before the app does', async () => {

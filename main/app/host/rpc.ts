@@ -23,7 +23,7 @@ export type HostMessage =
   | { type: 'result'; id: number; result: Result<unknown> }
   | { type: 'event'; name: EventName; payload: unknown }
   | { type: 'platform'; id: number; op: PlatformOp; arg: unknown }
-  | { type: 'platform-result'; id: number; ok: boolean; message?: string }
+  | { type: 'platform-result'; id: number; ok: boolean; message?: string; value?: unknown }
   | { type: 'ready' }
   | { type: 'shutdown' };
 
@@ -32,25 +32,30 @@ const isMessage = (m: unknown): m is HostMessage => typeof m === 'object' && m !
 /** A HostPlatform whose requests go to the other end of the port (the main process). */
 export function remotePlatform(port: Port): HostPlatform & { detach(): void } {
   let nextId = 1;
-  const waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (e: Error) => void }>();
   const detach = port.onMessage((m) => {
     if (!isMessage(m) || m.type !== 'platform-result') return;
     const w = waiting.get(m.id);
     if (!w) return;
     waiting.delete(m.id);
-    if (m.ok) w.resolve();
+    if (m.ok) w.resolve(m.value);
     else w.reject(new HostError('failed', m.message ?? 'the desktop could not do that'));
   });
   const request = (op: PlatformOp, arg: unknown) =>
-    new Promise<void>((resolve, reject) => {
+    new Promise<unknown>((resolve, reject) => {
       const id = nextId++;
       waiting.set(id, { resolve, reject });
       port.postMessage({ type: 'platform', id, op, arg } satisfies HostMessage);
     });
   return {
-    copyText: (text) => request('copyText', text),
-    openPath: (path) => request('openPath', path),
-    setStartAtLogin: (enabled) => request('setStartAtLogin', enabled),
+    copyText: async (text) => void (await request('copyText', text)),
+    openPath: async (path) => void (await request('openPath', path)),
+    setStartAtLogin: async (enabled) => void (await request('setStartAtLogin', enabled)),
+    showItemInFolder: async (path) => void (await request('showItemInFolder', path)),
+    pickFolder: async () => {
+      const picked = await request('pickFolder', null);
+      return typeof picked === 'string' ? picked : null;
+    },
     detach,
   };
 }
@@ -116,10 +121,10 @@ export class HostProxy extends EventEmitter<HostEvents> implements ContractHandl
           const run = async () => {
             const op = platform[m.op];
             if (typeof op !== 'function') throw new Error(`unknown request ${String(m.op)}`);
-            await (op as (arg: unknown) => unknown).call(platform, m.arg);
+            return (op as (arg: unknown) => unknown).call(platform, m.arg);
           };
           run().then(
-            () => port.postMessage({ type: 'platform-result', id: m.id, ok: true } satisfies HostMessage),
+            (value) => port.postMessage({ type: 'platform-result', id: m.id, ok: true, ...(value === undefined ? {} : { value }) } satisfies HostMessage),
             (error: unknown) => port.postMessage({ type: 'platform-result', id: m.id, ok: false, message: (error as Error).message } satisfies HostMessage),
           );
           break;
