@@ -6,13 +6,16 @@ import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import type { DriveClient } from '../api/client.js';
 import { ApiError, isTransient, RateLimitedError } from '../api/errors.js';
-import { applyOutcome } from './apply.js';
-import { Executor, StaleError, toRemoteItem, type Clock, type TransferEvent } from './execute.js';
+import { adoptLostUploads } from './adopt.js';
+import { Executor, StaleError, type TransferEvent } from './execute.js';
 import { loadIgnoreRules, refreshPaths, scanLocal, STATE_DIR, type IgnoreRule } from './local.js';
 import { Mirror } from './mirror.js';
 import { plan, settled } from './plan.js';
-import { nodeFileSystem, randomId, type FileSystem, type RandomId } from './ports.js';
+import { nodeFileSystem, randomId, systemClock, type Clock, type FileSystem, type RandomId } from './ports.js';
+import { listRemote } from './remote.js';
+import { isWithin } from './names.js';
 import { BaseTree, LocalTree, RemoteTree } from './trees.js';
+import { DEFAULT_HOLD, leftPath, VanishedItems, withoutHeld, type HoldLimits } from './vanished.js';
 import { watchTree, type Watcher, type WatchTree } from './watcher.js';
 import type { BaseItem, LocalItem, Operation, RelPath, RemoteId, RemoteItem } from './types.js';
 
@@ -33,7 +36,14 @@ export interface ItemError {
 export interface PassSummary {
   /** Operations carried out. */
   done: number;
+  /** What could not be synced: operations that failed, names the service refuses, folders the scan cannot read. */
   failed: ItemError[];
+  /** What is left out by design (symbolic links): reported, not a failure. */
+  skipped: ItemError[];
+  /** The server could not be reached: nothing was compared, and nothing failed. */
+  offline: boolean;
+  /** Synced items that vanished locally and wait for the watcher to say where they went (live mode). */
+  waiting: number;
   /** True when the pass stopped at the mass-delete guard. */
   needsConfirmation: boolean;
   inSync: boolean;
@@ -89,9 +99,13 @@ export interface EngineOptions {
   randomId?: RandomId;
   /** How often the clock is read to notice that the machine slept (then a full scan runs); 30 s by default. */
   wakeCheckMs?: number;
+  /** How long a vanished item waits for the watcher to report where it went (live mode). */
+  hold?: HoldLimits;
+  /** The watcher's stability wait; 300 ms by default. */
+  stabilityMs?: number;
 }
 
-const systemClock: Clock = { now: () => new Date() };
+const emptySummary = (): PassSummary => ({ done: 0, failed: [], skipped: [], offline: false, waiting: 0, needsConfirmation: false, inSync: false });
 
 /** Deletions within this window count together for the mass-delete guard (a folder deleted piece by piece). */
 const DELETION_WINDOW_MS = 10 * 60 * 1000;
@@ -117,6 +131,20 @@ function opPath(op: Operation, base?: ReadonlyMap<RemoteId, BaseItem>): string {
   return base?.get(op.remoteId)?.path ?? `#${op.remoteId}`;
 }
 
+/**
+ * What a pass must do beyond the watcher's paths: scan the whole folder, list the remote tree. Requests made while
+ * a pass runs are merged into one follow-up pass (Syncthing's buffer of one).
+ */
+interface PassRequest {
+  fullScan: boolean;
+  listRemote: boolean;
+}
+
+const merge = (a: PassRequest | null, b: PassRequest): PassRequest => ({
+  fullScan: (a?.fullScan ?? false) || b.fullScan,
+  listRemote: (a?.listRemote ?? false) || b.listRemote,
+});
+
 export class SyncEngine extends EventEmitter<EngineEvents> {
   readonly root: string;
   private readonly options: EngineOptions;
@@ -126,27 +154,34 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private readonly trees: { base: BaseTree; local: Map<RelPath, LocalItem>; remote: Map<RemoteId, RemoteItem> };
   /**
    * After a pass that left everything in sync, the local and remote trees equal base and are not kept (base holds
-   * them); the next pass that needs one without scanning or listing builds it from base.
+   * them); the next pass builds them from base first thing. True from the start too: the first scan keeps what it
+   * cannot read as base has it.
    */
-  /** True from the start too: the first scan keeps what it cannot read as base has it. */
   private localAsBase = true;
   private remoteAsBase = false;
   private remoteListed = false;
   private isIgnored: IgnoreRule = () => false;
   private stateValue: EngineState = 'idle';
-  private running: Promise<PassSummary> | null = null;
   private paused = false;
   private stopped = false;
   private abort = new AbortController();
-  private pollTimer: NodeJS.Timeout | null = null;
-  private rescanTimer: NodeJS.Timeout | null = null;
-  private wakeTimer: NodeJS.Timeout | null = null;
+  /** Cancels the timers of polls, rescans, the wake check and the next look at vanished items. */
+  private readonly timers = new Map<'poll' | 'rescan' | 'wake' | 'vanished', () => void>();
   private watcher: Watcher | null = null;
+  /** Started: watching and polling, not only passes asked for. */
+  private live = false;
+  /** The number of deletions the user was last asked to consent to; asked again only when it changes. */
+  private askedFor: number | null = null;
+  /** Paths the watcher reported since the last pass looked at them. */
   private dirtyPaths = new Set<RelPath>();
+  /** Local paths the last scans could not read, with the reason. */
+  private readonly unreadable = new Map<RelPath, string>();
   private localScanned = false;
-  /** A sync asked for while one runs: what it wants, and the promise of the pass that will do it. */
-  private pendingOptions: SyncOptions | null = null;
-  private pendingRun: Promise<PassSummary> | null = null;
+  /** Synced items gone from where the watcher looked, waiting to be found elsewhere before they count as deleted. */
+  private readonly vanished: VanishedItems;
+  /** The pass running now, and what the next one must do (null: nothing asked). */
+  private running: Promise<PassSummary> | null = null;
+  private next: { request: PassRequest; promise: Promise<PassSummary> } | null = null;
   /** Deletions carried out lately, so a burst that arrives in small pieces still meets the guard. */
   private recentDeletions: Array<{ at: number; count: number }> = [];
   private consent = false;
@@ -160,6 +195,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     this.root = options.root;
     this.clock = options.clock ?? systemClock;
     this.fs = options.fs ?? nodeFileSystem;
+    this.vanished = new VanishedItems(options.hold ?? DEFAULT_HOLD);
     this.mirror = new Mirror(options.mirrorPath);
     this.trees = { base: this.mirror.loadBase(), local: new LocalTree(), remote: new RemoteTree() };
   }
@@ -171,6 +207,19 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   /** Items the mirror holds as synced. */
   get syncedCount(): number {
     return this.trees.base.size;
+  }
+
+  /**
+   * Nothing is waiting: no pass runs or is asked for, the watcher has no path settling, no vanished item waits to
+   * be found. (Polls and rescans on their timers are not waiting work.)
+   */
+  isQuiet(): boolean {
+    return (
+      this.running === null &&
+      this.next === null &&
+      !this.watcherBusy() &&
+      this.vanished.held(this.clock.now().getTime(), false).size === 0
+    );
   }
 
   private setState(state: EngineState, detail?: string): void {
@@ -215,37 +264,37 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     }
   }
 
-  private async listRemote(): Promise<Map<RemoteId, RemoteItem>> {
-    const rootId = this.options.remoteRootId ?? null;
-    const remote = new RemoteTree();
-    for await (const entry of this.options.client.entries.tree({ rootId, perPage: 1000, signal: this.abort.signal })) {
-      if (entry.deleted_at) continue;
-      const item = toRemoteItem(entry, rootId);
-      // The creation time serves only to adopt an upload whose answer was lost: a synced entry is not one.
-      if (this.trees.base.has(item.id)) delete item.createdAt;
-      remote.set(entry.id, item);
-    }
-    return remote;
-  }
-
-  private async scan(full: boolean): Promise<void> {
+  /** Scans the whole folder, or looks again at the paths the watcher named; returns what cannot be read now. */
+  private async scan(full: boolean): Promise<ItemError[]> {
     this.isIgnored = await loadIgnoreRules(this.root);
     const base = this.trees.base;
     const options = { isIgnored: this.isIgnored, readDir: this.fs.readDir, ...base.scanLookup() };
+    let found: { symlinks: RelPath[]; unreadable: Array<{ path: RelPath; reason: string }> } = { symlinks: [], unreadable: [] };
     if (full || !this.localScanned) {
       const result = await scanLocal(this.root, options, this.trees.local);
       this.trees.local = result.items;
       this.localScanned = true;
       this.dirtyPaths.clear();
-      for (const path of result.symlinks) this.reportSkipped(path, 'symbolic links are not synced');
-      for (const u of result.unreadable) this.reportSkipped(u.path, u.reason);
-    } else if (this.dirtyPaths.size > 0) {
+      // Both ends of every move are in a full scan.
+      this.vanished.clear();
+      this.unreadable.clear();
+      found = result;
+    } else if (this.dirtyPaths.size > 0 || this.vanished.size > 0) {
       const paths = [...this.dirtyPaths];
       this.dirtyPaths.clear();
-      const { symlinks, unreadable } = await refreshPaths(this.root, this.trees.local, paths, options);
-      for (const path of symlinks) this.reportSkipped(path, 'symbolic links are not synced');
-      for (const u of unreadable) this.reportSkipped(u.path, u.reason);
+      const before = new Map(paths.map((path) => [path, this.trees.local.get(path)]));
+      found = await refreshPaths(this.root, this.trees.local, paths, options);
+      for (const path of this.unreadable.keys()) if (paths.some((p) => p === path || isWithin(path, p))) this.unreadable.delete(path);
+      const left = new Set(paths.filter((path) => leftPath(before.get(path), this.trees.local.get(path))));
+      this.vanished.update(base, this.trees.local, left, this.clock.now().getTime());
     }
+    for (const path of found.symlinks) this.reportSkipped(path, 'symbolic links are not synced');
+    for (const u of found.unreadable) {
+      this.reportSkipped(u.path, u.reason);
+      this.unreadable.set(u.path, u.reason);
+    }
+    // Still unreadable until a scan reads it: every pass until then is not in sync.
+    return [...this.unreadable].map(([path, reason]) => ({ path, message: `cannot be read: ${reason}` }));
   }
 
   /**
@@ -270,180 +319,74 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   }
 
   /**
-   * Uploads whose answer was lost (crash, dropped connection) are found in the listing — same parent, name and
-   * size, created after the intent — and adopted instead of sent again.
-   */
-  private async adoptLostUploads(): Promise<void> {
-    const known = new Set(this.trees.base.keys());
-    for (const intent of this.mirror.intents()) {
-      const p = intent.payload as Partial<Operation> & { path?: string; parentId?: RemoteId | null; name?: string; remoteId?: RemoteId };
-      if (intent.kind !== 'upload' && intent.kind !== 'replace-remote') {
-        this.mirror.clearIntent(intent.id);
-        continue;
-      }
-      const path = p.path;
-      const local = path ? this.trees.local.get(path) : undefined;
-      const old = intent.kind === 'replace-remote' && p.remoteId !== undefined ? this.trees.remote.get(p.remoteId) : undefined;
-      const parentId = intent.kind === 'upload' ? (p.parentId ?? null) : (old?.parentId ?? this.trees.base.get(p.remoteId!)?.parentId ?? null);
-      const name = intent.kind === 'upload' ? p.name : (old?.name ?? this.trees.base.get(p.remoteId!)?.remoteName);
-      const since = Date.parse(intent.startedAt) - 60_000;
-      const match =
-        local && name !== undefined
-          ? [...this.trees.remote.values()].find(
-              (r) =>
-                !known.has(r.id) &&
-                r.type === 'file' &&
-                r.parentId === parentId &&
-                r.name === name &&
-                r.size === local.size &&
-                (r.createdAt === undefined || Date.parse(r.createdAt) >= since),
-            )
-          : undefined;
-      if (!match || !local || !path) {
-        this.mirror.clearIntent(intent.id);
-        continue;
-      }
-      const hashed = { ...local, hash: await this.fs.hash(join(this.root, ...path.split('/'))) };
-      if (intent.kind === 'replace-remote' && p.remoteId !== undefined && this.trees.remote.has(p.remoteId)) {
-        await this.options.client.entries.trash([p.remoteId]);
-      }
-      applyOutcome(this.trees, {
-        kind: 'synced',
-        remote: match,
-        local: hashed,
-        ...(intent.kind === 'replace-remote' && p.remoteId !== undefined ? { replaces: p.remoteId } : {}),
-      });
-      const { upserts, deletes } = this.trees.base.drain();
-      this.mirror.commit(intent.id, upserts, deletes);
-      known.add(match.id);
-      this.record({ kind: 'record', path, rule: 'adopt' });
-    }
-  }
-
-  /**
-   * One full sync: scan (full or the watcher's paths), list the remote tree, adopt lost uploads, then plan and
-   * execute until nothing is left to do.
+   * Asks for a pass: a full one (scan and listing), or one over the watcher's paths with or without a listing. One
+   * pass runs at a time; what is asked meanwhile is merged into the next, and every caller gets the summary of the
+   * pass that did what it asked.
    */
   syncOnce(options: SyncOptions = {}): Promise<PassSummary> {
-    if (this.running) {
-      // One follow-up pass does everything asked meanwhile: a full scan or a listing if any caller wanted one.
-      const before = this.pendingOptions;
-      this.pendingOptions = {
-        fullScan: (before?.fullScan ?? false) || (options.fullScan ?? false),
-        listRemote: (before ? before.listRemote !== false : false) || options.listRemote !== false,
-      };
-      this.pendingRun ??= this.running.then(() => {
-        const next = this.pendingOptions ?? {};
-        this.pendingOptions = null;
-        this.pendingRun = null;
-        return this.stopped ? { done: 0, failed: [], needsConfirmation: false, inSync: false } : this.syncOnce(next);
-      });
-      return this.pendingRun;
+    const request = { fullScan: options.fullScan ?? false, listRemote: options.listRemote !== false };
+    if (this.running === null) return this.run(request);
+    if (this.next) {
+      this.next.request = merge(this.next.request, request);
+      return this.next.promise;
     }
-    const run = this.pass(options).finally(() => {
-      this.running = null;
-    });
-    this.running = run.then((summary) => {
-      // Listeners may start another sync from here: the finished one no longer counts as running.
-      queueMicrotask(() => this.emit('pass', summary));
-      return summary;
-    });
-    return this.running;
+    const next: { request: PassRequest; promise: Promise<PassSummary> } = {
+      request,
+      promise: this.running.then((): Promise<PassSummary> | PassSummary => {
+        this.next = null;
+        return this.stopped ? emptySummary() : this.run(next.request);
+      }),
+    };
+    this.next = next;
+    return next.promise;
   }
 
-  private async pass(options: SyncOptions): Promise<PassSummary> {
-    const summary: PassSummary = { done: 0, failed: [], needsConfirmation: false, inSync: false };
+  private run(request: PassRequest): Promise<PassSummary> {
+    const run = this.pass(request).then((summary) => {
+      this.running = null;
+      // Listeners may ask for another pass from here: the finished one no longer counts as running.
+      queueMicrotask(() => this.emit('pass', summary));
+      this.scheduleVanishedCheck();
+      return summary;
+    });
+    this.running = run;
+    return run;
+  }
+
+  private async pass(options: PassRequest): Promise<PassSummary> {
+    const summary = emptySummary();
     if (this.paused || this.stopped) return summary;
     const problem = await this.rootProblem();
     if (problem) {
+      // Its watcher died with it: when the folder is back, it is watched afresh and scanned in full.
+      await this.stopWatching();
+      this.dirtyPaths.clear();
+      this.vanished.clear();
+      this.localScanned = false;
       this.setState('error', problem);
       summary.failed.push({ path: '', message: problem });
       return summary;
     }
+    if (this.live && this.watcher === null) await this.startWatching();
+    await this.untilWatcherReported();
     try {
       this.setState('scanning');
       this.restoreTrees();
       await this.fs.rm(join(this.root, STATE_DIR, 'tmp'), { recursive: true, force: true });
-      await this.scan(options.fullScan ?? false);
-      if (options.listRemote !== false || !this.remoteListed) {
-        this.trees.remote = await this.listRemote();
+      const unreadable = await this.scan(options.fullScan);
+      if (options.listRemote || !this.remoteListed) {
+        const base = this.trees.base;
+        this.trees.remote = await listRemote(this.options.client, this.options.remoteRootId ?? null, (id) => base.has(id), this.abort.signal);
         this.remoteListed = true;
       }
-      await this.adoptLostUploads();
-      this.setState('syncing');
-      const executor = new Executor(
-        this.root,
-        this.options.remoteRootId ?? null,
-        this.trees,
-        this.mirror,
-        {
-          client: this.options.client,
-          trash: this.options.trash,
-          clock: this.clock,
-          hostname: this.options.hostname,
-          fs: this.fs,
-          randomId: this.options.randomId ?? randomId,
-        },
-        {
-          transfer: (event) => this.emit('transfer', this.withRate(event)),
-          done: (op) => this.record({ kind: op.kind, path: labels.get(op) ?? opPath(op), rule: op.rule }),
-          notice: (message) => this.emit('notice', message),
-          conflict: (path, copy) => {
-            this.emit('notice', `both sides changed ${path}; your version is kept as ${copy}`);
-            this.emit('conflict', copy, path);
-            this.record({ kind: 'conflict', path: copy });
-          },
-        },
-        this.options.concurrency ?? 4,
-      );
-      const labels = new WeakMap<Operation, string>();
-      const maxIterations = this.options.maxIterations ?? 200;
-      const failures = new Map<string, ItemError>();
-      const rateLimited = new Map<string, number>();
-      for (let iteration = 0; iteration < maxIterations; iteration++) {
-        if (this.stopped || this.paused) break;
-        const result = plan(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.options.caseInsensitive });
-        for (const skip of result.skipped) this.reportSkipped(skip.path, skip.reason);
-        // Operations that already failed this sync are not tried again until the next one.
-        const operations = result.operations.filter((op) => !failures.has(`${op.kind}:${opPath(op)}`));
-        if (operations.length === 0) break;
-        const now = this.clock.now().getTime();
-        this.recentDeletions = this.recentDeletions.filter((d) => now - d.at < DELETION_WINDOW_MS);
-        const recent = this.recentDeletions.reduce((sum, d) => sum + d.count, 0);
-        const count = result.deletions + recent;
-        if (result.deletions > 0 && deletionNeedsConsent(count, this.trees.base.size + recent, this.options.maxDeletions) && !this.consent) {
-          summary.needsConfirmation = true;
-          this.setState('paused', `waiting for consent to delete ${count} items`);
-          this.emit('confirm-deletions', { count, synced: this.trees.base.size + recent });
-          break;
-        }
-        if (this.consent) this.recentDeletions = [];
-        else if (result.deletions > 0) this.recentDeletions.push({ at: now, count: result.deletions });
-        for (const op of operations) labels.set(op, opPath(op, this.trees.base));
-        const outcome = await executor.run(operations, this.abort.signal);
-        summary.done += outcome.done;
-        for (const { op, error } of outcome.failed) {
-          // Planned again next iteration: the disk or listing moved on, or the service asked to wait (and it has;
-          // three times for one operation, and it waits for the next sync).
-          if (error instanceof StaleError) continue;
-          if (error instanceof RateLimitedError) {
-            const key = `${op.kind}:${opPath(op)}`;
-            const tries = (rateLimited.get(key) ?? 0) + 1;
-            rateLimited.set(key, tries);
-            if (tries < 3) continue;
-          }
-          const item = { path: labels.get(op) ?? opPath(op), message: describeError(error) };
-          failures.set(`${op.kind}:${opPath(op)}`, item);
-        }
-        if (outcome.done === 0 && outcome.failed.every((f) => !(f.error instanceof StaleError))) {
-          if (outcome.failed.length > 0 && outcome.failed.every((f) => isTransient(f.error)) && iteration < 3) continue;
-          break;
-        }
-        if (outcome.failed.some((f) => f.error instanceof StaleError)) await this.scan(true);
+      for (const path of await adoptLostUploads(this.root, this.trees, this.mirror, this.options.client, this.fs)) {
+        this.record({ kind: 'record', path, rule: 'adopt' });
       }
+      this.setState('syncing');
+      const failures = await this.planAndExecute(summary);
       this.consent = false;
       this.transferStarts.clear();
-      for (const failure of failures.values()) {
+      for (const failure of failures) {
         this.errors.unshift(failure);
         this.emit('item-error', failure);
       }
@@ -453,8 +396,11 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       // Items the service refuses (folder names and renames outside 3–200 characters) are not synced until the user
       // renames them: the pass has not brought the folder in sync. They were reported when first planned.
       const refused = (final?.skipped ?? []).map((skip) => ({ path: skip.path, message: skip.reason }));
-      summary.failed = [...failures.values(), ...refused];
-      summary.inSync = !summary.needsConfirmation && (final?.operations.length ?? 0) === 0 && refused.length === 0;
+      const held = this.vanished.held(this.clock.now().getTime(), this.watcherBusy());
+      const left = final ? withoutHeld(final.operations, held).operations.length : 0;
+      summary.waiting = held.size;
+      summary.failed = [...failures, ...refused, ...unreadable];
+      summary.inSync = !summary.needsConfirmation && left === 0 && held.size === 0 && summary.failed.length === 0;
       if (quiet) {
         // Nothing differs from base: keep base alone until the next pass needs the other two.
         this.trees.local = new LocalTree();
@@ -462,32 +408,170 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         this.localAsBase = this.remoteAsBase = true;
       }
       this.lastSync = this.clock.now();
-      if (!summary.needsConfirmation) this.setState(summary.inSync || summary.failed.length === 0 ? 'idle' : 'error', summary.failed[0]?.message);
+      if (summary.needsConfirmation) {
+        // The state says so already (paused, waiting for consent).
+      } else if (summary.failed.length > 0) this.setState('error', summary.failed[0]!.message);
+      else if (held.size > 0) this.setState('syncing', `looking for where ${held.size} item${held.size === 1 ? '' : 's'} went`);
+      else this.setState('idle');
     } catch (error) {
       const offline = error instanceof ApiError && (error.kind === 'network' || error.kind === 'timeout');
       const message = describeError(error);
-      summary.failed.push({ path: '', message });
+      if (offline) summary.offline = true;
+      else summary.failed.push({ path: '', message });
       this.setState(offline ? 'offline' : 'error', message);
     }
     return summary;
   }
 
+  /** Plan → guard → execute, until a plan is empty; returns the operations that failed. */
+  private async planAndExecute(summary: PassSummary): Promise<ItemError[]> {
+    const labels = new WeakMap<Operation, string>();
+    const executor = new Executor(
+      this.root,
+      this.options.remoteRootId ?? null,
+      this.trees,
+      this.mirror,
+      {
+        client: this.options.client,
+        trash: this.options.trash,
+        clock: this.clock,
+        hostname: this.options.hostname,
+        fs: this.fs,
+        randomId: this.options.randomId ?? randomId,
+        scanFolder: async (path) => {
+          const items = new Map<RelPath, LocalItem>();
+          const options = { isIgnored: this.isIgnored, readDir: this.fs.readDir, ...this.trees.base.scanLookup() };
+          await refreshPaths(this.root, items, [path], options);
+          return items;
+        },
+      },
+      {
+        transfer: (event) => this.emit('transfer', this.withRate(event)),
+        done: (op) => this.record({ kind: op.kind, path: labels.get(op) ?? opPath(op), rule: op.rule }),
+        notice: (message) => this.emit('notice', message),
+        conflict: (path, copy) => {
+          this.emit('notice', `both sides changed ${path}; your version is kept as ${copy}`);
+          this.emit('conflict', copy, path);
+          this.record({ kind: 'conflict', path: copy });
+        },
+      },
+      this.options.concurrency ?? 4,
+    );
+    const maxIterations = this.options.maxIterations ?? 200;
+    const failures = new Map<string, ItemError>();
+    const rateLimited = new Map<string, number>();
+    for (let iteration = 0; iteration < maxIterations; iteration++) {
+      if (this.stopped || this.paused) break;
+      const result = plan(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.options.caseInsensitive });
+      for (const skip of result.skipped) this.reportSkipped(skip.path, skip.reason);
+      // A vanished item's operations wait until the watcher has said where it went; those that already failed this
+      // sync wait for the next one.
+      const held = this.vanished.held(this.clock.now().getTime(), this.watcherBusy());
+      const { operations: ready, heldDeletions } = withoutHeld(result.operations, held);
+      const operations = ready.filter((op) => !failures.has(`${op.kind}:${opPath(op)}`));
+      if (operations.length === 0) break;
+      const deletions = result.deletions - heldDeletions;
+      const now = this.clock.now().getTime();
+      this.recentDeletions = this.recentDeletions.filter((d) => now - d.at < DELETION_WINDOW_MS);
+      const recent = this.recentDeletions.reduce((sum, d) => sum + d.count, 0);
+      const count = deletions + recent;
+      if (deletions > 0 && deletionNeedsConsent(count, this.trees.base.size + recent, this.options.maxDeletions) && !this.consent) {
+        summary.needsConfirmation = true;
+        this.setState('paused', `waiting for consent to delete ${count} items`);
+        if (this.askedFor !== count) this.emit('confirm-deletions', { count, synced: this.trees.base.size + recent });
+        this.askedFor = count;
+        break;
+      }
+      this.askedFor = null;
+      if (this.consent) this.recentDeletions = [];
+      else if (deletions > 0) this.recentDeletions.push({ at: now, count: deletions });
+      for (const op of operations) labels.set(op, opPath(op, this.trees.base));
+      const outcome = await executor.run(operations, this.abort.signal);
+      summary.done += outcome.done;
+      for (const { op, error } of outcome.failed) {
+        // Planned again next iteration: the disk or listing moved on, or the service asked to wait (and it has;
+        // three times for one operation, and it waits for the next sync).
+        if (error instanceof StaleError) continue;
+        if (error instanceof RateLimitedError) {
+          const key = `${op.kind}:${opPath(op)}`;
+          const tries = (rateLimited.get(key) ?? 0) + 1;
+          rateLimited.set(key, tries);
+          if (tries < 3) continue;
+        }
+        const item = { path: labels.get(op) ?? opPath(op), message: describeError(error) };
+        failures.set(`${op.kind}:${opPath(op)}`, item);
+      }
+      if (outcome.done === 0 && outcome.failed.every((f) => !(f.error instanceof StaleError))) {
+        if (outcome.failed.length > 0 && outcome.failed.every((f) => isTransient(f.error)) && iteration < 3) continue;
+        break;
+      }
+      if (outcome.failed.some((f) => f.error instanceof StaleError)) await this.scan(true);
+    }
+    return [...failures.values()];
+  }
+
+  /**
+   * A pass plans from a local tree the watcher has finished reporting: a file still settling inside a folder the
+   * other side deleted must be seen before the folder is trashed, as a full scan would see it. A path that never
+   * settles (a file written on and on) holds a pass back by the hold's settle time at most.
+   */
+  private async untilWatcherReported(): Promise<void> {
+    const limit = this.clock.now().getTime() + (this.options.hold ?? DEFAULT_HOLD).settleMs;
+    while ((this.watcher?.pending() ?? 0) > 0 && this.clock.now().getTime() < limit && !this.stopped) {
+      await new Promise<void>((resolve) => this.clock.after(25, resolve));
+    }
+  }
+
+  private watcherBusy(): boolean {
+    return (this.watcher?.pending() ?? 0) > 0 || this.dirtyPaths.size > 0;
+  }
+
+  /** While vanished items wait, a pass looks again when the first of them is due to be released. */
+  private scheduleVanishedCheck(): void {
+    this.cancelTimer('vanished');
+    const now = this.clock.now().getTime();
+    const due = this.vanished.nextCheck(now, this.watcherBusy());
+    if (this.stopped || this.paused || due === null) return;
+    this.setTimer('vanished', Math.max(0, due - now), () => void this.syncOnce({ listRemote: false }));
+  }
+
+  private setTimer(name: 'poll' | 'rescan' | 'wake' | 'vanished', ms: number, callback: () => void): void {
+    this.cancelTimer(name);
+    this.timers.set(
+      name,
+      this.clock.after(ms, () => {
+        this.timers.delete(name);
+        if (!this.stopped) callback();
+      }),
+    );
+  }
+
+  private cancelTimer(name: 'poll' | 'rescan' | 'wake' | 'vanished'): void {
+    this.timers.get(name)?.();
+    this.timers.delete(name);
+  }
+
   /** Syncs now, then keeps the folder in sync: local changes from the watcher, remote ones by polling. */
   async start(): Promise<PassSummary> {
+    this.live = true;
     // Watching starts first, so nothing changed during the first pass goes unseen until the next full scan.
     await this.startWatching();
     const first = await this.syncOnce({ fullScan: true });
     if (this.stopped) return first;
     const poll = this.options.pollIntervalMs ?? 15_000;
-    const schedulePoll = () => {
-      this.pollTimer = setTimeout(async () => {
-        await this.syncOnce().catch(() => undefined);
-        if (!this.stopped) schedulePoll();
-      }, poll);
-    };
+    const schedulePoll = () =>
+      this.setTimer('poll', poll, () => {
+        void this.syncOnce()
+          .catch(() => undefined)
+          .then(schedulePoll);
+      });
     schedulePoll();
-    this.rescanTimer = setInterval(() => void this.syncOnce({ fullScan: true }), 60 * 60 * 1000);
-    this.rescanTimer.unref();
+    const scheduleRescan = () =>
+      this.setTimer('rescan', 60 * 60 * 1000, () => {
+        void this.syncOnce({ fullScan: true });
+        scheduleRescan();
+      });
+    scheduleRescan();
     this.watchForWake();
     return first;
   }
@@ -500,26 +584,27 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private watchForWake(): void {
     const every = this.options.wakeCheckMs ?? 30_000;
     let last = this.clock.now().getTime();
-    this.wakeTimer = setInterval(() => {
+    const check = () => {
       const now = this.clock.now().getTime();
       const asleep = now - last > every + WAKE_SLACK_MS;
       last = now;
-      if (asleep && !this.stopped) {
+      if (asleep) {
         this.emit('notice', 'the computer woke up: looking for changes made meanwhile');
         void this.syncOnce({ fullScan: true });
       }
-    }, every);
-    this.wakeTimer.unref();
+      this.setTimer('wake', every, check);
+    };
+    this.setTimer('wake', every, check);
   }
 
   private async startWatching(): Promise<void> {
-    let timer: NodeJS.Timeout | null = null;
     const watcher = await (this.options.watch ?? watchTree)(this.root, {
       ignoreDirs: [STATE_DIR],
+      clock: this.clock,
+      ...(this.options.stabilityMs !== undefined ? { stabilityMs: this.options.stabilityMs } : {}),
       onChange: (paths) => {
         for (const path of paths) this.dirtyPaths.add(path);
-        if (timer) clearTimeout(timer);
-        timer = setTimeout(() => void this.syncOnce({ listRemote: false }), 50);
+        void this.syncOnce({ listRemote: false });
       },
       onError: (error) => this.emit('notice', `watching the folder failed: ${describeError(error)}`),
     });
@@ -528,6 +613,12 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       return;
     }
     this.watcher = watcher;
+  }
+
+  private async stopWatching(): Promise<void> {
+    const watcher = this.watcher;
+    this.watcher = null;
+    await watcher?.close();
   }
 
   /** Polls the service now (the tray's "sync now"). */
@@ -540,9 +631,10 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     this.setState('paused');
   }
 
+  /** Goes on where the pause left off: the watcher kept naming what changed meanwhile; without one, a full scan. */
   resume(): Promise<PassSummary> {
     this.paused = false;
-    return this.syncOnce({ fullScan: true });
+    return this.syncOnce({ fullScan: this.watcher === null });
   }
 
   /** Stops watching and polling; a transfer under way is abandoned (its intent stays for the next start). */
@@ -550,11 +642,11 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     if (this.stopped) return;
     this.stopped = true;
     this.abort.abort();
-    if (this.pollTimer) clearTimeout(this.pollTimer);
-    if (this.rescanTimer) clearInterval(this.rescanTimer);
-    if (this.wakeTimer) clearInterval(this.wakeTimer);
-    await this.watcher?.close();
+    for (const cancel of this.timers.values()) cancel();
+    this.timers.clear();
+    await this.stopWatching();
     await this.running?.catch(() => undefined);
+    await this.next?.promise.catch(() => undefined);
     this.mirror.close();
   }
 }

@@ -11,15 +11,11 @@ import { ApiError, isTransient, NotFoundError, RateLimitedError } from '../api/e
 import type { FileEntry } from '../api/schemas.js';
 import { applyOutcome, type MutableTrees, type Outcome } from './apply.js';
 import { STATE_DIR } from './local.js';
-import type { FileSystem, RandomId } from './ports.js';
+import type { Clock, FileSystem, RandomId } from './ports.js';
 import type { Mirror } from './mirror.js';
 import type { BaseTree } from './trees.js';
 import { baseName, conflictedCopyName, joinPath, numberedName, parentOf } from './names.js';
 import type { BaseItem, LocalItem, Operation, RelPath, RemoteId, RemoteItem } from './types.js';
-
-export interface Clock {
-  now(): Date;
-}
 
 export interface ExecutorPorts {
   client: DriveClient;
@@ -29,6 +25,11 @@ export interface ExecutorPorts {
   hostname: string;
   fs: FileSystem;
   randomId: RandomId;
+  /**
+   * What a local folder holds on disk now, as the scan would put it in the tree (ignored names and symlinks left
+   * out): a folder is trashed only if nothing in it is new or changed since the plan was made.
+   */
+  scanFolder?: (path: RelPath) => Promise<ReadonlyMap<RelPath, LocalItem>>;
 }
 
 export interface TransferEvent {
@@ -215,6 +216,18 @@ export class Executor {
     return now;
   }
 
+  /** Everything below a local folder is as the plan saw it; something new or changed inside makes it stale. */
+  private async unchangedFolder(path: RelPath): Promise<void> {
+    if (!this.ports.scanFolder) return;
+    for (const [childPath, now] of await this.ports.scanFolder(path)) {
+      if (childPath === path) continue;
+      const seen = this.trees.local.get(childPath);
+      if (!seen || seen.type !== now.type || (now.type === 'file' && (seen.size !== now.size || seen.mtimeMs !== now.mtimeMs))) {
+        throw new StaleError(`${childPath} appeared or changed in a folder about to be trashed`);
+      }
+    }
+  }
+
   private remoteOf(id: RemoteId): RemoteItem {
     const item = this.trees.remote.get(id);
     if (!item) throw new StaleError(`remote entry ${id} is no longer listed`);
@@ -283,6 +296,7 @@ export class Executor {
       }
       case 'trash-local': {
         const current = await this.unchangedLocal(op.path);
+        if (current?.type === 'folder') await this.unchangedFolder(op.path);
         if (current) await this.ports.trash(this.abs(op.path));
         return { kind: 'local-trashed', path: op.path, remoteId: op.remoteId };
       }

@@ -39,6 +39,24 @@ export const nodeFileSystem: FileSystem = {
   readDir: (path) => readdirSync(path),
 };
 
+/**
+ * Time: what it is now, and timers. Every wait of the engine and the watcher (debounce, stability, holds, polls,
+ * rescans, the wake check) goes through this port, so tests can run them on a virtual clock.
+ */
+export interface Clock {
+  now(): Date;
+  /** Calls `callback` once after `ms`; the function returned cancels it. */
+  after(ms: number, callback: () => void): () => void;
+}
+
+export const systemClock: Clock = {
+  now: () => new Date(),
+  after: (ms, callback) => {
+    const timer = setTimeout(callback, ms);
+    return () => clearTimeout(timer);
+  },
+};
+
 /** A name no other call returns (temp files). */
 export type RandomId = () => string;
 

@@ -9,9 +9,12 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { systemClock, type Clock } from './ports.js';
 import type { RelPath } from './types.js';
 
 export interface Watcher {
+  /** Paths seen changing and not reported yet (still in their stability wait). */
+  pending(): number;
   close(): Promise<void>;
 }
 
@@ -20,6 +23,8 @@ export interface WatchOptions {
   ignoreDirs: readonly string[];
   /** A changed file is reported once its size and mtime held still this long. */
   stabilityMs?: number;
+  /** The timers of the stability wait; the system clock by default. */
+  clock?: Clock;
   onChange(paths: RelPath[]): void;
   onError(error: Error): void;
 }
@@ -33,16 +38,19 @@ const isBelow = (path: RelPath, dir: RelPath) => path.length > dir.length && pat
 /** Reports paths in batches, each once it has stopped changing. */
 export const watchTree: WatchTree = async (root, options) => {
   const stability = options.stabilityMs ?? 300;
-  const pending = new Map<RelPath, { timer: NodeJS.Timeout; signature: string | null }>();
+  const clock = options.clock ?? systemClock;
+  const pending = new Map<RelPath, { cancel: () => void; signature: string | null }>();
   const ready = new Set<RelPath>();
   /** The folders watched, by path ('' is the root). */
   const folders = new Map<RelPath, FSWatcher>();
-  let flushTimer: NodeJS.Timeout | null = null;
+  /** Changes seen whose stat has not answered yet. */
+  let looking = 0;
+  let cancelFlush: (() => void) | null = null;
   let closed = false;
   let limitReported = false;
 
   const flush = () => {
-    flushTimer = null;
+    cancelFlush = null;
     if (closed || ready.size === 0) return;
     const paths = [...ready];
     ready.clear();
@@ -50,7 +58,7 @@ export const watchTree: WatchTree = async (root, options) => {
   };
   const markReady = (path: RelPath) => {
     ready.add(path);
-    flushTimer ??= setTimeout(flush, 20);
+    cancelFlush ??= clock.after(20, flush);
   };
   const statOf = (abs: string) => lstat(abs).catch(() => null);
   const signatureOf = async (abs: string) => {
@@ -59,18 +67,19 @@ export const watchTree: WatchTree = async (root, options) => {
   };
   /** (Re)starts a path's quiet period; it is ready when size and mtime are the same at both ends of one. */
   const settle = (path: RelPath, signature: string | null) => {
-    const entry = pending.get(path);
-    if (entry) clearTimeout(entry.timer);
-    const timer = setTimeout(async () => {
-      const now = await signatureOf(absolute(root, path));
-      const current = pending.get(path);
-      if (!current || current.timer !== timer || closed) return;
-      if (now === current.signature) {
-        pending.delete(path);
-        markReady(path);
-      } else settle(path, now); // still changing: another quiet period
-    }, stability);
-    pending.set(path, { timer, signature });
+    pending.get(path)?.cancel();
+    const entry = {
+      signature,
+      cancel: clock.after(stability, async () => {
+        const now = await signatureOf(absolute(root, path));
+        if (pending.get(path) !== entry || closed) return;
+        if (now === entry.signature) {
+          pending.delete(path);
+          markReady(path);
+        } else settle(path, now); // still changing: another quiet period
+      }),
+    };
+    pending.set(path, entry);
   };
 
   /** Stops watching a folder and everything below it (it was deleted or moved away). */
@@ -129,33 +138,41 @@ export const watchTree: WatchTree = async (root, options) => {
 
   /** An entry of a watched folder changed: created, written, deleted or renamed. */
   const changed = (path: RelPath) => {
+    looking++;
     void statOf(absolute(root, path)).then(async (stats) => {
-      if (closed) return;
-      // A watched folder named by its parent may be gone, or another folder by now, even one with the same inode
-      // number (a file system reuses a freed one at once), and a dead watch says nothing: its watches go, and a
-      // folder there now is watched afresh.
-      if (folders.has(path)) unwatch(path);
-      if (stats === null) {
-        // Deletions are reported at once.
-        const entry = pending.get(path);
-        if (entry) clearTimeout(entry.timer);
-        pending.delete(path);
-        markReady(path);
-        return;
+      try {
+        await look(path, stats);
+      } finally {
+        looking--;
       }
-      // A folder (new, moved in, or replaced) is watched and reported, so the engine scans what it holds.
-      if (stats.isDirectory()) await watchFolder(path);
-      settle(path, `${stats.size}:${stats.mtimeMs}`);
     });
+  };
+  const look = async (path: RelPath, stats: Awaited<ReturnType<typeof statOf>>) => {
+    if (closed) return;
+    // A watched folder named by its parent may be gone, or another folder by now, even one with the same inode
+    // number (a file system reuses a freed one at once), and a dead watch says nothing: its watches go, and a
+    // folder there now is watched afresh.
+    if (folders.has(path)) unwatch(path);
+    if (stats === null) {
+      // Deletions are reported at once.
+      pending.get(path)?.cancel();
+      pending.delete(path);
+      markReady(path);
+      return;
+    }
+    // A folder (new, moved in, or replaced) is watched and reported, so the engine scans what it holds.
+    if (stats.isDirectory()) await watchFolder(path);
+    settle(path, `${stats.size}:${stats.mtimeMs}`);
   };
 
   await watchFolder('');
   return {
+    pending: () => pending.size + ready.size + looking,
     close: async () => {
       closed = true;
-      for (const entry of pending.values()) clearTimeout(entry.timer);
+      for (const entry of pending.values()) entry.cancel();
       pending.clear();
-      if (flushTimer) clearTimeout(flushTimer);
+      cancelFlush?.();
       for (const handle of folders.values()) handle.close();
       folders.clear();
     },

@@ -3,13 +3,39 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DriveClient } from '../../main/api/client.js';
-import { SyncEngine, type EngineOptions } from '../../main/sync/engine.js';
+import { SyncEngine, type EngineOptions, type PassSummary } from '../../main/sync/engine.js';
 import { moveToOsTrash } from '../../main/sync/trash.js';
 import { STATE_DIR } from '../../main/sync/local.js';
 import { startTestServer, type TestServer } from './server.js';
 
+/**
+ * How a scenario's computers sync: `once`, a full pass each time (`sync --once`); `live`, the engine started and
+ * watching — changes made on disk reach it through the watcher, and each `sync()` waits until it is quiet, polls
+ * the server (as its timer would), and waits again. A scenario must reach the same outcome in both.
+ */
+export type SyncMode = 'once' | 'live';
+export const MODES: readonly SyncMode[] = ['once', 'live'];
+
+/** Live engines in tests: a shorter stability wait and hold than the defaults, the same logic. */
+const LIVE_TIMING = { stabilityMs: 120, hold: { settleMs: 600, maxMs: 10_000 }, pollIntervalMs: 3_600_000 } as const;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until the engine has nothing left to do: every watcher event reported and acted on, nothing held. */
+export async function settleEngine(engine: SyncEngine, timeoutMs = 60_000): Promise<void> {
+  // The kernel's events reach the watcher on a later turn of the event loop.
+  await sleep(60);
+  const deadline = Date.now() + timeoutMs;
+  for (let quiet = 0; quiet < 3; ) {
+    if (Date.now() > deadline) throw new Error('the engine did not settle');
+    quiet = engine.isQuiet() ? quiet + 1 : 0;
+    await sleep(20);
+  }
+}
+
 export interface Computer {
   root: string;
+  mode: SyncMode;
   engine: SyncEngine;
   /** Stops this computer's engine and starts a new one on the same folder and mirror (a restart). */
   restart(): Promise<void>;
@@ -25,6 +51,7 @@ export interface Account {
   client: DriveClient;
   /** Every request the client sent, as `METHOD /path`. */
   requests: string[];
+  mode: SyncMode;
   computer(name: string, options?: Partial<EngineOptions>): Computer;
   /** The remote drive as path → content ('/' for folders), read through the API. */
   remoteTree(): Promise<Map<string, string>>;
@@ -34,7 +61,8 @@ export interface Account {
 let counter = 0;
 
 /** A server, an account, and as many "computers" (sync roots with their own mirrors) as a scenario needs. */
-export async function newAccount(server?: TestServer): Promise<Account> {
+export async function newAccount(server?: TestServer, options: { mode?: SyncMode } = {}): Promise<Account> {
+  const mode = options.mode ?? 'once';
   const own = !server;
   const srv = server ?? (await startTestServer());
   const { token } = await srv.register(`user${++counter}-${process.pid}@example.com`);
@@ -49,6 +77,7 @@ export async function newAccount(server?: TestServer): Promise<Account> {
   http.api = client.http.api.extend({ hooks: { beforeRequest: [count] } });
   http.raw = client.http.raw.extend({ hooks: { beforeRequest: [count] } });
   const engines: SyncEngine[] = [];
+  const computers: Computer[] = [];
   const scratch: string[] = [];
   const computer = (name: string, options: Partial<EngineOptions> = {}): Computer => {
     const home = mkdtempSync(join(tmpdir(), `drivesync-${name}-`));
@@ -56,6 +85,8 @@ export async function newAccount(server?: TestServer): Promise<Account> {
     const root = join(home, 'Drive');
     mkdirSync(root);
     const trashed: string[] = [];
+    let started = false;
+    let passes: PassSummary[] = [];
     const make = () => {
       const engine = new SyncEngine({
         root,
@@ -66,22 +97,61 @@ export async function newAccount(server?: TestServer): Promise<Account> {
           trashed.push(path);
           await moveToOsTrash(path);
         },
+        ...(mode === 'live' ? LIVE_TIMING : {}),
         ...options,
       });
+      engine.on('pass', (summary) => passes.push(summary));
       engines.push(engine);
+      started = false;
       return engine;
+    };
+    /** The passes since the last sync() as one summary: what they did, and how the last one left things. */
+    const summarise = (): PassSummary => {
+      const last = passes.at(-1) ?? { done: 0, failed: [], skipped: [], offline: false, waiting: 0, needsConfirmation: false, inSync: false };
+      const done = passes.reduce((sum, p) => sum + p.done, 0);
+      const needsConfirmation = passes.some((p) => p.needsConfirmation);
+      passes = [];
+      return { ...last, done, needsConfirmation };
+    };
+    // With several computers, each is paused between its own syncs (its watcher still collects what changes), so
+    // the scenario's order of events holds: a running client would otherwise act on a change the moment it is made.
+    let paused = false;
+    const liveSync = async (): Promise<PassSummary> => {
+      const engine = self.engine;
+      if (!started) {
+        started = true;
+        passes = [];
+        await engine.start();
+      } else if (paused) {
+        paused = false;
+        await engine.resume();
+      } else {
+        await settleEngine(engine);
+        await engine.syncNow();
+      }
+      await settleEngine(engine);
+      await sleep(0); // the last pass's event
+      const summary = summarise();
+      if (computers.length > 1) {
+        engine.pause();
+        paused = true;
+      }
+      return summary;
     };
     const self: Computer = {
       root,
+      mode,
       engine: make(),
       trashed,
       restart: async () => {
         await self.engine.stop();
         self.engine = make();
+        paused = false;
       },
-      sync: (o) => self.engine.syncOnce({ fullScan: true, ...o }),
+      sync: (o) => (mode === 'live' ? liveSync() : self.engine.syncOnce({ fullScan: true, ...o })),
       file: (path) => readFileSync(join(root, ...path.split('/')), 'utf8'),
     };
+    computers.push(self);
     return self;
   };
   const remoteTree = async () => {
@@ -112,6 +182,7 @@ export async function newAccount(server?: TestServer): Promise<Account> {
     token,
     client,
     requests,
+    mode,
     computer,
     remoteTree,
     close: async () => {

@@ -2,11 +2,11 @@
  * The engine against a disk that fails on demand, through its file-system port (the real executor and engine; only
  * the port's calls are wrapped), and its randomness port.
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nodeFileSystem, type FileSystem } from '../../main/sync/ports.js';
-import { localTree, newAccount, sorted, type Account } from '../helpers/sync.js';
+import { localTree, newAccount, sorted, type Account, MODES } from '../helpers/sync.js';
 
 /** node:fs, except that renames onto a path named `blocked` fail with `code` while `failing` holds. */
 function faultyDisk(blocked: string, code: string) {
@@ -24,10 +24,10 @@ function faultyDisk(blocked: string, code: string) {
   return { fs, state };
 }
 
-describe('disk faults', () => {
+describe.each(MODES)('disk faults (%s)', (mode) => {
   let account: Account;
   beforeEach(async () => {
-    account = await newAccount();
+    account = await newAccount(undefined, { mode });
   });
   afterEach(() => account.close());
 
@@ -76,15 +76,21 @@ describe('disk faults', () => {
     const errors: string[] = [];
     a.engine.on('item-error', (e) => errors.push(`${e.path}: ${e.message}`));
 
-    state.failing = true;
-    expect(await a.sync()).toMatchObject({ done: 0 });
+    // As `chmod 000 locked` would, which the watcher sees as a change of the folder's attributes.
+    const chmod = (failing: boolean) => {
+      state.failing = failing;
+      utimesSync(join(a.root, 'locked'), new Date(), new Date());
+    };
+    chmod(true);
+    // What cannot be read is not in sync, and says why.
+    expect(await a.sync()).toMatchObject({ done: 0, inSync: false, failed: [{ path: 'locked', message: expect.stringMatching(/EACCES/) }] });
     expect(errors).toEqual([expect.stringMatching(/^locked: EACCES/)]);
     // The first pass of a restarted engine, too, knows the folder's files only from base.
     await a.restart();
-    expect(await a.sync()).toMatchObject({ done: 0 });
+    expect(await a.sync()).toMatchObject({ done: 0, inSync: false });
     expect(sorted(await account.remoteTree())).toEqual(synced);
 
-    state.failing = false;
+    chmod(false);
     expect(await a.sync()).toMatchObject({ done: 0, inSync: true, failed: [] });
     expect(sorted(await account.remoteTree())).toEqual(synced);
     expect(a.trashed).toEqual([]);

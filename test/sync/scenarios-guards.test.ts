@@ -1,12 +1,12 @@
 import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { localTree, newAccount, sorted, type Account } from '../helpers/sync.js';
+import { localTree, newAccount, sorted, type Account, MODES } from '../helpers/sync.js';
 
-describe('sync scenarios: deletes, ignores and guards', () => {
+describe.each(MODES)('sync scenarios: deletes, ignores and guards (%s)', (mode) => {
   let account: Account;
   beforeEach(async () => {
-    account = await newAccount();
+    account = await newAccount(undefined, { mode });
   });
   afterEach(() => account.close());
 

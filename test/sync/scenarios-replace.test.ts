@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { localTree, newAccount, sorted, type Account } from '../helpers/sync.js';
+import { localTree, newAccount, sorted, type Account, MODES } from '../helpers/sync.js';
 
-describe('sync scenarios: replacing a file keeps what was attached to it', () => {
+describe.each(MODES)('sync scenarios: replacing a file keeps what was attached to it (%s)', (mode) => {
   let account: Account;
   beforeEach(async () => {
-    account = await newAccount();
+    account = await newAccount(undefined, { mode });
   });
   afterEach(() => account.close());
 

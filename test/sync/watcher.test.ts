@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../main/sync/ports.js';
 import { watchTree, type Watcher } from '../../main/sync/watcher.js';
 import { newAccount, type Account } from '../helpers/sync.js';
 
@@ -162,9 +163,9 @@ describe('the running engine', () => {
     const a = account.computer('alpha', {
       pollIntervalMs: 3_600_000,
       wakeCheckMs: 50,
-      clock: { now: () => new Date(Date.now() + offset) },
+      clock: { now: () => new Date(Date.now() + offset), after: systemClock.after },
       // A watcher that reports nothing, as one that missed events while the machine slept.
-      watch: async () => ({ close: async () => undefined }),
+      watch: async () => ({ pending: () => 0, close: async () => undefined }),
     });
     a.engine.on('notice', (message) => notices.push(message));
     await a.engine.start();
