@@ -74,14 +74,20 @@ function documentType(mime: string | null): string {
 }
 
 /** The further types deployed versions answer, by MIME type. */
-const DEPLOYED_TYPES: ReadonlyArray<[RegExp, string]> = [
-  [/^application\/(zip|x-7z-compressed|x-rar-compressed|vnd\.rar|x-tar|gzip|x-gzip|x-bzip2|x-xz)$/, 'archive'],
-  [/^(application\/vnd\.ms-excel|application\/vnd\.openxmlformats-officedocument\.spreadsheetml\..*|text\/csv|application\/vnd\.oasis\.opendocument\.spreadsheet)$/, 'spreadsheet'],
-  [/^(application\/msword|application\/vnd\.openxmlformats-officedocument\.wordprocessingml\..*|application\/vnd\.oasis\.opendocument\.text)$/, 'word'],
-  [/^(application\/vnd\.ms-powerpoint|application\/vnd\.openxmlformats-officedocument\.presentationml\..*)$/, 'powerPoint'],
-];
+const DEPLOYED_TYPES = new Map<string, string>(
+  Object.entries({
+    archive: ['zip', 'x-7z-compressed', 'x-rar-compressed', 'vnd.rar', 'x-tar', 'gzip', 'x-gzip', 'x-bzip2', 'x-xz'],
+    spreadsheet: [
+      'vnd.ms-excel',
+      'vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      'vnd.oasis.opendocument.spreadsheet',
+    ],
+    word: ['msword', 'vnd.openxmlformats-officedocument.wordprocessingml.document', 'vnd.oasis.opendocument.text'],
+    powerPoint: ['vnd.ms-powerpoint', 'vnd.openxmlformats-officedocument.presentationml.presentation'],
+  }).flatMap(([type, subtypes]) => subtypes.map((subtype): [string, string] => [`application/${subtype}`, type])),
+);
 
-const grantsFromList = (has: (p: 'edit' | 'download') => boolean): Flags => ({
+const grants = (has: (p: 'edit' | 'download') => boolean): Flags => ({
   // Any share lets the recipient see the entry.
   view: true,
   edit: has('edit'),
@@ -102,7 +108,7 @@ export const DOCUMENTS: Profile = {
   }),
   // The document's list of names; an object of flags is taken too.
   sharePermissions: (input) =>
-    grantsFromList((p) => (isNameList(input) ? input.includes(p) : (input as Partial<Flags>)[p] === true)),
+    grants((p) => (isNameList(input) ? input.includes(p) : (input as Partial<Flags>)[p] === true)),
   registerNeedsConfirmation: false,
   registerAnswer: (user) => ({ status: 'success', user }),
   validationBody: (message, errors) => ({ status: 'error', message, errors }),
@@ -129,7 +135,7 @@ export const DEPLOYED: Profile = {
   // Permissions are an object of flags; a list of names is stored as given and read by key, so it grants nothing
   // beyond view.
   sharePermissions: (input) =>
-    grantsFromList((p) => (isNameList(input) ? false : (input as Partial<Flags>)[p] === true)),
+    grants((p) => (isNameList(input) ? false : (input as Partial<Flags>)[p] === true)),
   registerNeedsConfirmation: true,
   registerAnswer: (user) => ({ status: 'success', bootstrapData: { user } }),
   validationBody: (message, errors, plain = new Set()) => ({
@@ -139,7 +145,7 @@ export const DEPLOYED: Profile = {
   missingLink: 'null',
   deleteWithoutFlag: 'forever',
   moveAnswersEntries: false,
-  entryType: (mime) => DEPLOYED_TYPES.find(([pattern]) => mime !== null && pattern.test(mime))?.[1] ?? documentType(mime),
+  entryType: (mime) => (mime !== null ? DEPLOYED_TYPES.get(mime) : undefined) ?? documentType(mime),
   existingSubscriber: 'update',
 };
 
@@ -153,10 +159,16 @@ export class ProfileError extends Error {}
 
 /** The profile of a start option; an unknown name or a list format the profile never answers is refused. */
 export function profileOf(name: ProfileName | undefined, listFormat: ListFormat | undefined): Profile {
-  const profile = PROFILES[name ?? 'documents'];
-  if (!profile) throw new ProfileError(`unknown profile ${String(name)} (expected ${PROFILE_NAMES.join(' or ')})`);
+  const chosen = name ?? 'documents';
+  if (!Object.hasOwn(PROFILES, chosen)) {
+    throw new ProfileError(`unknown profile ${String(chosen)} (expected ${PROFILE_NAMES.join(' or ')})`);
+  }
+  const profile = PROFILES[chosen];
   if (listFormat !== undefined && profile.listFormat(listFormat) !== listFormat) {
-    throw new ProfileError(`the ${profile.name} profile always answers listings as a ${profile.listFormat(listFormat)}, not ${listFormat === 'array' ? 'an array' : `a ${listFormat}`}`);
+    const shape = (format: ListFormat) => (format === 'array' ? 'an array' : `a ${format}`);
+    throw new ProfileError(
+      `the ${profile.name} profile always answers listings as ${shape(profile.listFormat(listFormat))}, not ${shape(listFormat)}`,
+    );
   }
   return profile;
 }

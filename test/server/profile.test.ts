@@ -82,9 +82,12 @@ describe('listing', () => {
     }
   });
 
-  it('the deployed profile never answers a bare array: --list-format array is refused with it', async () => {
+  it('the deployed profile never answers a bare array: --list-format array is refused with it, as is an unknown profile', async () => {
     await expect(startServer({ profile: 'deployed', listFormat: 'array', port: 0 })).rejects.toThrow(ProfileError);
     await expect(startServer({ profile: 'deployed', listFormat: 'array', port: 0 })).rejects.toThrow(/always answers listings as a paginator/);
+    for (const name of ['staging', '__proto__', 'constructor']) {
+      await expect(startServer({ profile: name as 'deployed', port: 0 })).rejects.toThrow(/unknown profile/);
+    }
   });
 });
 
