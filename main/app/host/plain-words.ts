@@ -43,7 +43,8 @@ const NEXT: Partial<Record<ApiErrorKind, string>> = {
   'bad-response': 'Check that the server address is the drive’s; drivesync tries again on its own.',
 };
 
-const API_LINE = /^((?:GET|POST|PUT|PATCH|DELETE|HEAD) \S+): (.+)$/;
+/** `METHOD endpoint: message`; an endpoint may be a placeholder with a space, as `GET {file url}`. */
+const API_LINE = /^((?:GET|POST|PUT|PATCH|DELETE|HEAD) (?:\{[^}]*\}|\S+)): (.+)$/;
 
 /** The ApiError an engine's line was made from (its `summary`), or null for a line of another kind. */
 export function apiErrorOfLine(line: string): ApiError | null {
@@ -94,5 +95,6 @@ export function plainProblem(line: string, where: Where): string {
   if (!error) return sentence(line);
   const said = describeApiError(error, { signIn: SIGN_IN_AGAIN, server: where.server ? `the server ${where.server}` : 'the server' });
   const next = NEXT[error.kind];
-  return next ? `${sentence(said)} ${next}` : sentence(said);
+  // "Try again later" is for a person who asked; a background sync tries again itself, and says so.
+  return next ? `${sentence(said.replace(/; try again later$/, ''))} ${next}` : sentence(said);
 }

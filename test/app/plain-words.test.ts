@@ -1,0 +1,44 @@
+/** The engine's technical lines, as the window says them: what went wrong, where, and what to do. */
+import { describe, expect, it } from 'vitest';
+import { apiErrorOfLine, plainProblem } from '../../main/app/host/plain-words.js';
+
+const where = { root: '/home/me/Drive', server: 'https://drive.example.com' };
+
+describe('plain words for what the engine reports', () => {
+  it.each([
+    ['GET /drive/file-entries: connection refused', 'Cannot reach the server https://drive.example.com: connection refused. Check your internet connection; drivesync tries again on its own.'],
+    ['GET /drive/file-entries: host not found', 'Cannot reach the server https://drive.example.com: host not found. Check your internet connection; drivesync tries again on its own.'],
+    ['POST /uploads: timed out (request phase)', 'The server https://drive.example.com did not answer in time. drivesync tries again on its own.'],
+    ['GET /drive/file-entries: server error 503', 'The server failed (server error 503). drivesync tries again on its own.'],
+    ['GET /drive/file-entries: not signed in, or the session expired', 'Not signed in, or the session has expired: sign out and sign in again.'],
+    ['POST /file-entries/star: too many requests', 'The server is busy (too many requests). drivesync waits and tries again on its own.'],
+    ['PUT /file-entries/{entryId}: The name is taken.', 'Refused by the server: The name is taken. Rename or move the item; it is tried again at the next sync.'],
+  ])('%s', (line, words) => {
+    expect(plainProblem(line, where)).toBe(words);
+  });
+
+  it('names the folder a refused folder name is in, and says to rename it', () => {
+    expect(plainProblem('the service accepts new folder names and renames of 3 to 200 characters ("ab")', where)).toBe(
+      'The drive accepts folder names of 3 to 200 characters only, so “ab” in Drive is not synced. Rename it and it syncs.',
+    );
+  });
+
+  it('says what to do about the local disk', () => {
+    expect(plainProblem("EACCES: permission denied, open '/home/me/Drive/x'", where)).toMatch(/^drivesync may not read or change this item in Drive\. Check its permissions/);
+    expect(plainProblem('ENOSPC: no space left on device', where)).toBe('The disk is full. Free some space; drivesync tries again on its own.');
+    expect(plainProblem('symbolic links are not synced', where)).toMatch(/^This is a symbolic link/);
+  });
+
+  it('leaves a line it does not know as a sentence of its own, and never names an endpoint', () => {
+    expect(plainProblem('waiting for consent to delete 40 items', where)).toBe('Waiting for consent to delete 40 items.');
+    for (const line of ['GET /drive/file-entries: connection refused', 'DELETE /file-entries: not allowed']) expect(plainProblem(line, where)).not.toMatch(/GET|DELETE|file-entries/);
+  });
+
+  it('turns a line back into the kind of failure it was made from', () => {
+    expect(apiErrorOfLine('GET /x: connection refused')?.kind).toBe('network');
+    expect(apiErrorOfLine('GET /x: server error 500: boom')?.kind).toBe('server');
+    expect(apiErrorOfLine('DELETE /x: not found')?.kind).toBe('not-found');
+    expect(apiErrorOfLine('GET {file url}: the request was cancelled')?.kind).toBe('aborted');
+    expect(apiErrorOfLine('no endpoint here')).toBeNull();
+  });
+});

@@ -1,0 +1,42 @@
+/** The window's "Recent files": the latest distinct files, each with its state now. */
+import { describe, expect, it } from 'vitest';
+import type { ActivityItem, ConflictItem, ErrorItem } from '../../main/app/contract.js';
+import { recentFiles } from '../../main/app/host/recent-files.js';
+
+const root = '/home/me/Drive';
+const act = (id: number, at: string, path: string, kind: ActivityItem['kind'] = 'upload'): ActivityItem => ({ id, at, root, path, kind, description: kind === 'upload' ? 'Uploaded' : 'Downloaded' });
+
+describe('recent files', () => {
+  it('lists each file once, newest first, leaving out folders and bookkeeping', () => {
+    const activity = [
+      act(4, '2026-01-01T10:04:00Z', 'a.txt', 'download'),
+      act(3, '2026-01-01T10:03:00Z', 'docs', 'create-remote-folder'),
+      act(2, '2026-01-01T10:02:00Z', 'b.txt', 'record'),
+      act(1, '2026-01-01T10:01:00Z', 'a.txt'),
+    ];
+    expect(recentFiles(activity, [], []).map((f) => [f.path, f.description, f.state])).toEqual([['a.txt', 'Downloaded', 'synced']]);
+  });
+
+  it('marks a file with a newer error as not synced, and one with a conflict as such', () => {
+    const activity = [act(2, '2026-01-01T10:02:00Z', 'c.txt'), act(1, '2026-01-01T10:01:00Z', 'e.txt')];
+    const errors: ErrorItem[] = [
+      { id: 9, at: '2026-01-01T10:05:00Z', root, path: 'e.txt', message: 'The disk is full.' },
+      { id: 8, at: '2026-01-01T10:00:00Z', root, path: 'c.txt', message: 'overcome since' },
+      { id: 7, at: '2026-01-01T10:06:00Z', root, path: 'never/uploaded.bin', message: 'Another program is using this file.' },
+    ];
+    const conflicts: ConflictItem[] = [{ id: 5, at: '2026-01-01T10:02:00Z', root, path: 'c.txt', copyPath: 'c (conflicted copy 2026-01-01 100200 beta).txt' }];
+    const files = recentFiles(activity, conflicts, errors);
+    expect(files.map((f) => [f.path, f.state])).toEqual([
+      ['never/uploaded.bin', 'failed'],
+      ['e.txt', 'failed'],
+      ['c.txt', 'conflict'],
+    ]);
+    expect(files[1]!.problem).toBe('The disk is full.');
+    expect(files[2]!.problem).toContain('c (conflicted copy 2026-01-01 100200 beta).txt');
+  });
+
+  it('keeps to the limit', () => {
+    const activity = Array.from({ length: 50 }, (_, i) => act(i, new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), `f${i}.txt`));
+    expect(recentFiles(activity, [], [], 10)).toHaveLength(10);
+  });
+});
