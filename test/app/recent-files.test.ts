@@ -35,6 +35,13 @@ describe('recent files', () => {
     expect(files[2]!.problem).toContain('c (conflicted copy 2026-01-01 100200 beta).txt');
   });
 
+  it('leaves out a file moved to the trash since', () => {
+    const activity = [act(3, '2026-01-01T10:03:00Z', 'gone.txt', 'trash-local'), act(2, '2026-01-01T10:02:00Z', 'kept.txt'), act(1, '2026-01-01T10:01:00Z', 'gone.txt')];
+    expect(recentFiles(activity, [], []).map((f) => f.path)).toEqual(['kept.txt']);
+    const folder = [act(3, '2026-01-01T10:03:00Z', 'bulk', 'trash-remote'), act(2, '2026-01-01T10:02:00Z', 'bulk/a.txt'), act(1, '2026-01-01T10:01:00Z', 'bulky.txt')];
+    expect(recentFiles(folder, [], []).map((f) => f.path)).toEqual(['bulky.txt']);
+  });
+
   it('keeps to the limit', () => {
     const activity = Array.from({ length: 50 }, (_, i) => act(i, new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), `f${i}.txt`));
     expect(recentFiles(activity, [], [], 10)).toHaveLength(10);

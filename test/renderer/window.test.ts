@@ -372,6 +372,7 @@ describe('the window', { timeout: 90_000 }, () => {
     const row = page.getByRole('row', { name: /report\.txt/ });
     await expect.poll(() => row.textContent()).toContain('Shared');
     expect(await row.textContent()).toContain('Link');
+    await look('files-markers');
   });
 
   it('shows a conflict in plain words, with Open and Show in folder for both versions', async () => {
@@ -491,6 +492,9 @@ describe('the window', { timeout: 90_000 }, () => {
     await look('settings-two-folders');
     await openView('Status');
     await expect.poll(() => page.getByTestId('recent-list').textContent(), { timeout: 20_000 }).toContain('plan.txt');
+    // The bulk files deleted above are not recent files any more; the list shows a few, and the rest on request.
+    expect(await page.getByTestId('recent-list').textContent()).not.toContain('file-');
+    expect(await page.getByTestId('recent-list').locator('li').count()).toBeLessThanOrEqual(8);
     await look('status-two-folders');
 
     h.platform.pickFolder = () => null;

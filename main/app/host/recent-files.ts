@@ -6,6 +6,8 @@ import type { ActivityItem, ConflictItem, ErrorItem, RecentFile } from '../contr
 
 const FILE_KINDS = new Set<ActivityItem['kind']>(['upload', 'download', 'replace-remote', 'conflict', 'move-local', 'move-remote', 'rename-remote']);
 
+const TRASH_KINDS = new Set<ActivityItem['kind']>(['trash-local', 'trash-remote', 'forget']);
+
 const keyOf = (root: string, path: string) => `${root}\u0000${path}`;
 const nameOf = (path: string) => path.slice(path.lastIndexOf('/') + 1) || path;
 
@@ -21,8 +23,19 @@ export function recentFiles(activity: readonly ActivityItem[], conflicts: readon
     const had = out.get(key);
     if (!had || had.at < file.at) out.set(key, file);
   };
+  const settled = new Set<string>();
+  const trashedFolders: string[] = [];
   for (const item of activity) {
-    if (!FILE_KINDS.has(item.kind) || item.path === '' || item.path.startsWith('#')) continue;
+    if (item.path === '' || item.path.startsWith('#')) continue;
+    const key = keyOf(item.root, item.path);
+    // Only what last happened to a path counts: a file moved to the trash since (itself or its folder) is no longer
+    // a recent file.
+    if (TRASH_KINDS.has(item.kind)) {
+      settled.add(key);
+      trashedFolders.push(`${key}/`);
+    }
+    if (settled.has(key) || !FILE_KINDS.has(item.kind) || trashedFolders.some((folder) => key.startsWith(folder))) continue;
+    settled.add(key);
     add({ root: item.root, path: item.path, name: nameOf(item.path), at: item.at, description: item.description, state: 'synced', problem: null });
   }
   for (const error of failed.values()) {

@@ -5,6 +5,9 @@ import { folderName, formatWhen, parentOf } from '../format.js';
 import { Icon } from '../icons.js';
 import { PathText } from '../path-text.js';
 
+/** Files listed before "Show all". */
+const SHOWN = 8;
+
 const STATE_WORDS: Record<RecentFile['state'], string> = { synced: 'Synced', conflict: 'Conflict', failed: 'Not synced' };
 
 /** The files the engines touched lately, each with its state, Copy link and Show in folder. */
@@ -12,6 +15,7 @@ export function RecentFiles({ multipleFolders }: { multipleFolders: boolean }) {
   const [files, setFiles] = useState<RecentFile[] | null>(null);
   const [message, setMessage] = useState('');
   const [error, setError] = useState<string | null>(null);
+  const [showAll, setShowAll] = useState(false);
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | null = null;
     const load = () => void call('recent:list').then(setFiles, (e) => setError(messageOf(e)));
@@ -67,7 +71,7 @@ export function RecentFiles({ multipleFolders }: { multipleFolders: boolean }) {
         <p class="muted">No file has been synced yet.</p>
       ) : (
         <ul class="recent-list" data-testid="recent-list">
-          {files.map((f) => {
+          {(showAll ? files : files.slice(0, SHOWN)).map((f) => {
             const where = [multipleFolders ? folderName(f.root) : '', parentOf(f.path)].filter(Boolean).join('/');
             return (
               <li key={`${f.root}\u0000${f.path}`} class={`recent-item state-${f.state}`}>
@@ -77,7 +81,7 @@ export function RecentFiles({ multipleFolders }: { multipleFolders: boolean }) {
                   <span class="muted small">
                     <span class={`state-word state-${f.state}`}>{STATE_WORDS[f.state]}</span>
                     {' · '}
-                    {f.description} {formatWhen(f.at)}
+                    {f.description} · {formatWhen(f.at)}
                     {where ? (
                       <>
                         {' · in '}
@@ -100,6 +104,11 @@ export function RecentFiles({ multipleFolders }: { multipleFolders: boolean }) {
           })}
         </ul>
       )}
+      {files !== null && files.length > SHOWN ? (
+        <button type="button" class="link-button" onClick={() => setShowAll(!showAll)} aria-expanded={showAll ? 'true' : 'false'}>
+          {showAll ? 'Show fewer' : `Show all ${files.length}`}
+        </button>
+      ) : null}
     </section>
   );
 }
