@@ -246,6 +246,9 @@ describe('the window', { timeout: 90_000 }, () => {
     expect(text).toContain('Uploaded');
     expect(text).toContain('report.txt');
     expect(text).toContain('photos/beach.jpg');
+    await keys.press('Also show bookkeeping (items recorded as already in sync)', 'Space');
+    expect(await page.getByLabel('Also show bookkeeping (items recorded as already in sync)').isChecked()).toBe(true);
+    await page.keyboard.press(' ');
     await expect.poll(() => page.getByTestId('state-badge').textContent()).toBe('Up to date');
     await look('activity');
   });
@@ -259,6 +262,11 @@ describe('the window', { timeout: 90_000 }, () => {
     expect(text).toContain('17 B');
     const modified = await page.locator('td.col-modified').first().textContent();
     expect(modified).not.toBe('—');
+    // Into a folder and back, by the path above the list.
+    await keys.press('photos (folder)');
+    await expect.poll(() => entries.textContent()).toContain('beach.jpg');
+    await keys.press('Drive', 'Enter');
+    await expect.poll(() => entries.textContent()).toContain('report.txt');
 
     const star = page.getByRole('button', { name: 'Star report.txt' });
     await expect.poll(() => star.getAttribute('aria-pressed')).toBe('false');
@@ -286,7 +294,10 @@ describe('the window', { timeout: 90_000 }, () => {
     await expect.poll(() => dialog.getByRole('tab', { selected: true }).textContent()).toBe('Link');
     await expect.poll(() => dialog.getByText('No link yet.').count()).toBe(1);
     await keys.type('Password', 'open-sesame');
-    await dialog.getByLabel('Expires on').fill('2030-01-31');
+    // A date field takes its parts typed in order (month, day, year in this locale).
+    await keys.tabTo('Expires on');
+    await page.keyboard.type('01312030');
+    await expect.poll(() => dialog.getByLabel('Expires on').inputValue()).toBe('2030-01-31');
     await keys.press('Create link');
     const url = dialog.getByTestId('link-url');
     await url.waitFor();
@@ -320,7 +331,9 @@ describe('the window', { timeout: 90_000 }, () => {
     expect(await group.getByLabel('View').isChecked()).toBe(true);
     expect(await group.getByLabel('Download').isChecked()).toBe(true);
     expect(await group.getByLabel('Edit').isChecked()).toBe(false);
-    await group.getByLabel('Edit').focus();
+    // Back from the address field: the person's boxes come before the form's own.
+    await keys.tabTo('Edit', true);
+    expect(await page.evaluate('document.activeElement?.id')).toMatch(/^person-\d+-edit$/);
     await page.keyboard.press(' ');
     await expect.poll(() => dialog.getByTestId('share-message').textContent()).toBe('Changed what bruno@example.com may do.');
     const onServer = await h.host.handle('share:list', { root: h.folder, path: 'report.txt' });
