@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ActivityItem } from '../../../main/app/contract.js';
 import { call, subscribe } from '../api.js';
-import { formatTime } from '../format.js';
+import { formatTime, formatWhen } from '../format.js';
+import { PathText } from '../path-text.js';
 
 const QUIET = new Set(['record', 'merge', 'forget']);
 
@@ -30,9 +31,9 @@ export function ActivityView() {
         <ul class="list" aria-label="Recent activity" data-testid="activity-list">
           {shown.map((item) => (
             <li key={item.id} class={`kind-${item.kind}`}>
-              <span class="what">{item.description}</span> <span class="path">{item.path}</span>
-              <time class="muted small" dateTime={item.at}>
-                {formatTime(item.at)}
+              <span class="what">{item.description}</span> <PathText path={item.path} />
+              <time class="muted small" dateTime={item.at} title={formatTime(item.at)}>
+                {formatWhen(item.at)}
               </time>
             </li>
           ))}
