@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { DeletionQuestion } from '../../../main/app/contract.js';
 import { call, messageOf } from '../api.js';
+import { folderName } from '../format.js';
+import { PathText } from '../path-text.js';
 
 /** The mass-delete question: nothing is deleted until the user says so. */
 export function DeletionPrompt({ pending }: { pending: DeletionQuestion[] }) {
@@ -28,8 +30,11 @@ export function DeletionPrompt({ pending }: { pending: DeletionQuestion[] }) {
         <>
           <h2 id="deletions-title">Delete {question.count} items?</h2>
           <p id="deletions-text">
-            A sync of <span class="path">{question.root}</span> would delete {question.count} of its {question.synced} synced items. Deleted files go to the
-            trash. Nothing is deleted until you choose.
+            A sync of <strong>{folderName(question.root)}</strong> would delete {question.count} of its {question.synced} synced items. Deleted files go
+            to the trash. Nothing is deleted until you choose.
+          </p>
+          <p class="muted small">
+            <PathText path={question.root} />
           </p>
           {error ? <p role="alert">{error}</p> : null}
           <div class="actions">
