@@ -13,7 +13,7 @@ import {
   type EventName,
   type InvokeChannel,
   type Result,
-} from '../main/app/contract.js';
+} from '../main/contract/index.js';
 
 /** The part of Electron's ipcRenderer the API uses. */
 export interface IpcRendererLike {

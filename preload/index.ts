@@ -3,7 +3,7 @@
  * typed API of the contract as `window.drivesync` and nothing else.
  */
 import { contextBridge, ipcRenderer } from 'electron';
-import { API_NAME } from '../main/app/contract.js';
+import { API_NAME } from '../main/contract/index.js';
 import { createDrivesyncApi } from './api.js';
 
 contextBridge.exposeInMainWorld(API_NAME, createDrivesyncApi(ipcRenderer));

@@ -72,8 +72,8 @@ export interface Layer {
   typesOnly?: boolean;
 }
 
-/** Where the window's contract lives: the one module the preload and the renderer may import. */
-export const CONTRACT = 'main/app/contract.ts';
+/** The window's contract: the one folder the preload and the renderer may import. */
+export const CONTRACT = 'main/contract';
 
 /** Every layer of ours: a folder (or one file) and what it may import. A source in no layer fails. */
 export const LAYERS: Readonly<Record<string, Layer>> = {
@@ -198,10 +198,10 @@ describe('the layer rule (DESIGN §1)', () => {
     expect(layerViolations(at('main/cli/x.ts', "const e = await import('electron');"))).toHaveLength(1);
     expect(layerViolations(at('server/x.ts', "const e = require('electron/main');"))).toHaveLength(1);
     expect(layerViolations(at('renderer/src/x.ts', "import { DesktopHost } from '../../main/app/host/host.js';"))).toHaveLength(1);
-    expect(layerViolations(at('renderer/src/x.ts', "import { API_NAME, type Settings } from '../../main/app/contract.js';"))).toHaveLength(1);
+    expect(layerViolations(at('renderer/src/x.ts', "import { API_NAME, type Settings } from '../../main/contract/index.js';"))).toHaveLength(1);
     expect(layerViolations(at('renderer/src/x.ts', "import { readFileSync } from 'node:fs';"))).toHaveLength(1);
-    expect(layerViolations(at('renderer/src/x.ts', "import type { Settings } from '../../main/app/contract.js';"))).toEqual([]);
-    expect(layerViolations(at('renderer/src/x.ts', "import { type Settings } from '../../main/app/contract.js';"))).toEqual([]);
+    expect(layerViolations(at('renderer/src/x.ts', "import type { Settings } from '../../main/contract/index.js';"))).toEqual([]);
+    expect(layerViolations(at('renderer/src/x.ts', "import { type Settings } from '../../main/contract/index.js';"))).toEqual([]);
     expect(layerViolations(at('preload/x.ts', "import { ipcRenderer } from 'electron';"))).toEqual([]);
   });
 });

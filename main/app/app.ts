@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ENGINE_V8_FLAGS } from '../sync/process-flags.js';
 import { autostartDir, writeAutostart } from './autostart.js';
-import { describeState, type ActivityItem, type StatusSnapshot } from './contract.js';
+import { describeState, type ActivityItem, type StatusSnapshot } from '../contract/index.js';
 import type { HostPlatform } from './host/host.js';
 import { HostProxy, type Port } from './host/rpc.js';
 import { forwardEvents, registerIpc } from './ipc.js';

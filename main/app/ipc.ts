@@ -3,7 +3,7 @@
  * each answering a Result; and the host's events sent on to the app's windows.
  */
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
-import { EVENT_NAMES, INVOKE_CHANNELS, ipcEventChannel, ipcInvokeChannel, type Result } from './contract.js';
+import { EVENT_NAMES, INVOKE_CHANNELS, ipcEventChannel, ipcInvokeChannel, type Result } from '../contract/index.js';
 import { dispatch, type ContractHandler } from './host/dispatch.js';
 import type { HostEventSource } from './host/events.js';
 

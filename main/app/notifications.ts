@@ -2,7 +2,7 @@
  * Desktop notifications for what needs the user: a conflict (both versions kept), errors (at most one
  * notification a minute, counting the rest), and the mass-delete question.
  */
-import type { ConflictItem, DeletionQuestion, ErrorItem } from './contract.js';
+import type { ConflictItem, DeletionQuestion, ErrorItem } from '../contract/index.js';
 import type { HostEventSource } from './host/events.js';
 
 export interface Notification {

@@ -5,7 +5,7 @@
  */
 import type { Menu, MenuItemConstructorOptions, NativeImage, Tray } from 'electron';
 import { join } from 'node:path';
-import { describeState, trayStateOf, type ActivityItem, type EntryRef, type StatusSnapshot, type TrayState } from './contract.js';
+import { describeState, trayStateOf, type ActivityItem, type EntryRef, type StatusSnapshot, type TrayState } from '../contract/index.js';
 
 export interface RecentFile extends EntryRef {
   label: string;

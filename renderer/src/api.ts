@@ -1,5 +1,5 @@
 /** The window's side of the contract: calls that throw a CallError on failure, and event subscriptions. */
-import type { EventMap, EventName, Failure, FailureKind, InvokeArgs, InvokeChannel, InvokeResult } from '../../main/app/contract.js';
+import type { EventMap, EventName, Failure, FailureKind, InvokeArgs, InvokeChannel, InvokeResult } from '../../main/contract/index.js';
 
 export class CallError extends Error {
   readonly kind: FailureKind;

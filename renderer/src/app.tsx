@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { Progress, StatusSnapshot } from '../../main/app/contract.js';
+import type { Progress, StatusSnapshot } from '../../main/contract/index.js';
 import { call, subscribe } from './api.js';
 import { ActivityView } from './views/activity.js';
 import { DeletionPrompt } from './views/deletions.js';

@@ -1,4 +1,4 @@
-import type { DrivesyncApi } from '../../main/app/contract.js';
+import type { DrivesyncApi } from '../../main/contract/index.js';
 
 declare global {
   interface Window {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { statePaths, type StatePaths } from '../../main/state/paths.js';
-import type { EventMap, EventName, StatusSnapshot } from '../../main/app/contract.js';
+import type { EventMap, EventName, StatusSnapshot } from '../../main/contract/index.js';
 import { DesktopHost, type HostPlatform } from '../../main/app/host/host.js';
 import { memoryTokens } from '../../main/app/host/tokens.js';
 
@@ -27,14 +27,16 @@ export function fakePlatform(): FakePlatform {
 export interface TestHost {
   host: DesktopHost;
   platform: FakePlatform;
+  /** The desktop the host was given: the fake one, or the one passed to newHost. */
+  desktop: HostPlatform;
   paths: StatePaths;
   folder: string;
   home: string;
   trashed: string[];
 }
 
-/** A host with its state in a temp dir, tokens in memory, and a fake desktop. */
-export function newHost(name = 'host'): TestHost {
+/** A host with its state in a temp dir, tokens in memory, and a fake desktop (or the one given). */
+export function newHost(name = 'host', desktop?: HostPlatform): TestHost {
   const home = mkdtempSync(join(tmpdir(), `drivesync-${name}-`));
   const paths = statePaths({ DRIVESYNC_HOME: join(home, 'state') });
   const folder = join(home, 'Drive');
@@ -43,7 +45,7 @@ export function newHost(name = 'host'): TestHost {
   const trashed: string[] = [];
   const host = new DesktopHost({
     paths,
-    platform,
+    platform: desktop ?? platform,
     defaultFolder: folder,
     tokens: memoryTokens(),
     hostname: name,
@@ -56,7 +58,7 @@ export function newHost(name = 'host'): TestHost {
     env: {},
     progressIntervalMs: 20,
   });
-  return { host, platform, paths, folder, home, trashed };
+  return { host, platform, desktop: desktop ?? platform, paths, folder, home, trashed };
 }
 
 /** Resolves with the first payload of `event` that `accept` takes, or fails after `ms`. */

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StatusSnapshot } from '../../main/app/contract.js';
+import type { StatusSnapshot } from '../../main/contract/index.js';
 import { HostProxy, type Port } from '../../main/app/host/rpc.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { fakePlatform, type FakePlatform } from './helpers.js';

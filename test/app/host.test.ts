@@ -155,7 +155,7 @@ describe('the desktop host', { timeout: 90_000 }, () => {
     const after = await h.host.handle('settings:set', { pollIntervalSeconds: 30, concurrency: 2, bandwidthLimitKBps: 512, ignoreRules: '*.log\nbuild/', startAtLogin: true });
     expect(after).toMatchObject({ pollIntervalSeconds: 30, concurrency: 2, bandwidthLimitKBps: 512, ignoreRules: '*.log\nbuild/\n', startAtLogin: true });
     // The limit reaches the account's client at once, for uploads and downloads alike.
-    const client = (h.host as unknown as { client: { http: { bandwidth: { current: unknown } } } }).client;
+    const client = (h.host as unknown as { context: { client: { http: { bandwidth: { current: unknown } } } } }).context.client;
     expect(client.http.bandwidth.current).toEqual({ upBytesPerSecond: 512 * 1024, downBytesPerSecond: 512 * 1024 });
     expect(readFileSync(join(h.folder, '.syncignore'), 'utf8')).toBe('*.log\nbuild/\n');
     expect(h.platform.startAtLogin).toEqual([true]);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', async () => (await import('./fake-electron.js')).fakeElectron());
 
-import { INVOKE_CHANNELS, ipcEventChannel, ipcInvokeChannel, type StatusSnapshot } from '../../main/app/contract.js';
+import { INVOKE_CHANNELS, ipcEventChannel, ipcInvokeChannel, type StatusSnapshot } from '../../main/contract/index.js';
 import { CSP } from '../../main/app/csp.js';
 import { remotePlatform, serveHost, type Port } from '../../main/app/host/rpc.js';
 import { app, dialog, emitCancellable, fake, FakeWebContents, shell, type FakeUtilityProcess } from './fake-electron.js';
@@ -34,9 +34,8 @@ function connect(child: FakeUtilityProcess): void {
     },
   };
   child.toChild = (m) => setImmediate(() => listeners.forEach((l) => l(m)));
-  h = newHost('electron');
   // The real host, with its desktop requests going back through the port to the main process.
-  (h.host as unknown as { options: { platform: unknown } }).options.platform = remotePlatform(port);
+  h = newHost('electron', remotePlatform(port));
   serveHost(h.host, port, () => void h.host.dispose().then(() => child.emit('exit', 0)));
   void h.host.init();
 }
@@ -232,7 +231,7 @@ describe('the main process', () => {
     expect(dialog.showOpenDialog).toHaveBeenCalledWith(fake.windows[0], expect.objectContaining({ properties: ['openDirectory', 'createDirectory'] }));
     dialog.showOpenDialog.mockResolvedValueOnce({ canceled: true, filePaths: [] });
     expect(await invoke('folder:pick', trusted())).toEqual({ ok: true, value: null });
-    const platform = (h.host as unknown as { options: { platform: { showItemInFolder(path: string): Promise<void> } } }).options.platform;
+    const platform = h.desktop as { showItemInFolder(path: string): Promise<void> };
     await platform.showItemInFolder('/home/me/Drive/report.txt');
     expect(shell.showItemInFolder).toHaveBeenCalledWith('/home/me/Drive/report.txt');
   });

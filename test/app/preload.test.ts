@@ -12,7 +12,7 @@ import { describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', async () => (await import('./fake-electron.js')).fakeElectron());
 
-import { API_NAME, EVENT_NAMES, INVOKE_CHANNELS, ipcEventChannel, ipcInvokeChannel, type DrivesyncApi } from '../../main/app/contract.js';
+import { API_NAME, EVENT_NAMES, INVOKE_CHANNELS, ipcEventChannel, ipcInvokeChannel, type DrivesyncApi } from '../../main/contract/index.js';
 import { createDrivesyncApi } from '../../preload/api.js';
 import { fake, ipcRenderer } from './fake-electron.js';
 

@@ -1,6 +1,6 @@
 /** The window's "Recent files": the latest distinct files, each with its state now. */
 import { describe, expect, it } from 'vitest';
-import type { ActivityItem, ConflictItem, ErrorItem } from '../../main/app/contract.js';
+import type { ActivityItem, ConflictItem, ErrorItem } from '../../main/contract/index.js';
 import { recentFiles } from '../../main/app/host/recent-files.js';
 
 const root = '/home/me/Drive';

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MenuItemConstructorOptions } from 'electron';
 import { describe, expect, it, vi } from 'vitest';
-import { describeState, TRAY_STATES, trayStateOf, type ActivityItem, type OverallState, type StatusSnapshot } from '../../main/app/contract.js';
+import { describeState, TRAY_STATES, trayStateOf, type ActivityItem, type OverallState, type StatusSnapshot } from '../../main/contract/index.js';
 import { recentFiles, TrayController, trayIconFile, trayMenuTemplate, type TrayActions } from '../../main/app/tray.js';
 import { REPO } from './fake-electron.js';
 

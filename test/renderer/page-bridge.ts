@@ -3,7 +3,7 @@
  * createDrivesyncApi over an ipcRenderer stand-in whose invoke goes to the test's Node side (page.exposeFunction)
  * and whose events come from it (page.evaluate), so the page gets exactly the API the preload exposes.
  */
-import { API_NAME } from '../../main/app/contract.js';
+import { API_NAME } from '../../main/contract/index.js';
 import { createDrivesyncApi, type IpcRendererLike } from '../../preload/api.js';
 
 type Listener = (event: unknown, ...args: unknown[]) => void;

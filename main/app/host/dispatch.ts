@@ -2,7 +2,7 @@
  * The one entry point for a call that came over a wire (IPC, a utility process's port, a test page): checks the
  * channel and the argument, runs the call, and answers a Result — never a rejection.
  */
-import { INVOKE_CHANNELS, type InvokeArg, type InvokeChannel, type InvokeResult, type Result } from '../contract.js';
+import { INVOKE_CHANNELS, type InvokeArg, type InvokeChannel, type InvokeResult, type Result } from '../../contract/index.js';
 import { toFailure } from './failures.js';
 import { argumentProblem } from './validate.js';
 

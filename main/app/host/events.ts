@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { EventMap, EventName } from '../contract.js';
+import type { EventMap, EventName } from '../../contract/index.js';
 
 /** The host's events as an EventEmitter map: each event carries its payload as its one argument. */
 export type HostEvents = { [E in EventName]: [EventMap[E]] };

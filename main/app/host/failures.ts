@@ -1,6 +1,6 @@
 /** Every failure a call can answer, as one line a person can read in the window. */
 import { ApiError, describeApiError as describeFailure, InvalidError } from '../../api/errors.js';
-import type { Failure, FailureKind } from '../contract.js';
+import type { Failure, FailureKind } from '../../contract/index.js';
 
 /** A failure the host means to answer as it is. */
 export class HostError extends Error {

@@ -4,7 +4,7 @@
  * comes from the folder's listing, stars from the starred listing, links one request per entry (a few at a time).
  */
 import type { DriveClient } from '../../api/client.js';
-import type { EntryMarkers } from '../contract.js';
+import type { EntryMarkers } from '../../contract/index.js';
 import type { MirrorRow } from './mirror-read.js';
 
 /** Entries looked at for links at most; a bigger folder shows no link marker past them. */

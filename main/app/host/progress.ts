@@ -3,7 +3,7 @@
  * first transfer starts after everything was quiet, and ends when no folder is busy any more; its totals are what
  * the window's progress bar shows.
  */
-import type { Progress, Transfer } from '../contract.js';
+import type { Progress, Transfer } from '../../contract/index.js';
 
 export interface TransferSample {
   root: string;

@@ -2,7 +2,7 @@
  * "Recent files": the latest distinct files the engines touched, each with its state now — a conflict kept two
  * versions, an error stopped it, or it is synced. Made from the host's activity, conflicts and errors (newest first).
  */
-import type { ActivityItem, ConflictItem, ErrorItem, RecentFile } from '../contract.js';
+import type { ActivityItem, ConflictItem, ErrorItem, RecentFile } from '../../contract/index.js';
 
 const FILE_KINDS = new Set<ActivityItem['kind']>(['upload', 'download', 'replace-remote', 'conflict', 'move-local', 'move-remote', 'rename-remote']);
 

@@ -4,7 +4,7 @@
  * (`process.send` / MessagePort), so it is tested without Electron.
  */
 import { EventEmitter } from 'node:events';
-import { EVENT_NAMES, type EventName, type InvokeArg, type InvokeChannel, type InvokeResult, type Result } from '../contract.js';
+import { EVENT_NAMES, type EventName, type InvokeArg, type InvokeChannel, type InvokeResult, type Result } from '../../contract/index.js';
 import { dispatch, type ContractHandler } from './dispatch.js';
 import type { HostEvents } from './events.js';
 import { HostError } from './failures.js';

@@ -5,11 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DriveClient } from '../../api/client.js';
-import { ApiError } from '../../api/errors.js';
 import { writeJsonAtomic } from '../../state/json-file.js';
 import type { StatePaths } from '../../state/paths.js';
-import type { Account, SavedList } from '../contract.js';
-import { HostError } from './failures.js';
+import type { Account, SavedList } from '../../contract/index.js';
 
 type Stored = Record<string, SavedList[]>;
 
@@ -69,17 +67,9 @@ export function forgetList(paths: StatePaths, account: Account, id: string): Sav
 
 export const listsInOrder = ordered;
 
-/** Subscribed members of a list on the drive (every page); a list that is not there, or not the user's, is said so. */
+/** Subscribed members of a list on the drive (every page); a missing list fails as the service answers. */
 export async function countSubscribed(client: DriveClient, id: string): Promise<number> {
   let count = 0;
-  try {
-    for await (const subscriber of client.lists.subscribers(id, 100)) if (subscriber.status === 'subscribed') count += 1;
-  } catch (error) {
-    if (error instanceof ApiError && (error.kind === 'not-found' || error.kind === 'forbidden')) {
-      const why = error.kind === 'not-found' ? 'There is no mailing list with the ID' : 'You do not own the mailing list';
-      throw new HostError(error.kind, `${why} ${id}. Check the ID where your lists are managed.`, { id: 'Check this ID.' });
-    }
-    throw error;
-  }
+  for await (const subscriber of client.lists.subscribers(id, 100)) if (subscriber.status === 'subscribed') count += 1;
   return count;
 }

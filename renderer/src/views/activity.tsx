@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { ActivityItem } from '../../../main/app/contract.js';
+import type { ActivityItem } from '../../../main/contract/index.js';
 import { call, subscribe } from '../api.js';
 import { formatTime, formatWhen } from '../format.js';
 import { PathText } from '../path-text.js';

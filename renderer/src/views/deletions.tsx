@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { DeletionQuestion } from '../../../main/app/contract.js';
+import type { DeletionQuestion } from '../../../main/contract/index.js';
 import { call, messageOf } from '../api.js';
 import { folderName } from '../format.js';
 import { PathText } from '../path-text.js';

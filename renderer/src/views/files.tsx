@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { EntryMarkers, SyncedEntry } from '../../../main/app/contract.js';
+import type { EntryMarkers, SyncedEntry } from '../../../main/contract/index.js';
 import { call, messageOf } from '../api.js';
 import { folderName, formatBytes, formatWhen } from '../format.js';
 import { Icon } from '../icons.js';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Permission, SavedList } from '../../../main/app/contract.js';
+import type { Permission, SavedList } from '../../../main/contract/index.js';
 import { call, CallError } from '../api.js';
 
 /**

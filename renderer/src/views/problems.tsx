@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { ConflictItem, EntryRef, ErrorItem } from '../../../main/app/contract.js';
+import type { ConflictItem, EntryRef, ErrorItem } from '../../../main/contract/index.js';
 import { call, messageOf, subscribe } from '../api.js';
 import { baseName, folderName, formatTime, parentOf } from '../format.js';
 import { PathText } from '../path-text.js';

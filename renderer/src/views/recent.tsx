@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { RecentFile } from '../../../main/app/contract.js';
+import type { RecentFile } from '../../../main/contract/index.js';
 import { call, messageOf, subscribe } from '../api.js';
 import { folderName, formatWhen, parentOf } from '../format.js';
 import { Icon } from '../icons.js';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { FolderView, Settings } from '../../../main/app/contract.js';
+import type { FolderView, Settings } from '../../../main/contract/index.js';
 import { call, fieldsOf, messageOf, subscribe } from '../api.js';
 import { folderName, formatWhen } from '../format.js';
 import { PathText } from '../path-text.js';

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { LinkView, Permission, Person, SavedList, SyncedEntry } from '../../../main/app/contract.js';
+import type { LinkView, Permission, Person, SavedList, SyncedEntry } from '../../../main/contract/index.js';
 import { call, fieldsOf, messageOf } from '../api.js';
 import { Tabs } from '../tabs.js';
 import { ListShare } from './list-share.js';

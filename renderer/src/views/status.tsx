@@ -1,4 +1,4 @@
-import type { FolderView, Progress, StatusSnapshot } from '../../../main/app/contract.js';
+import type { FolderView, Progress, StatusSnapshot } from '../../../main/contract/index.js';
 import { call } from '../api.js';
 import { folderName, formatBytes, formatEta, formatWhen } from '../format.js';
 import { PathText } from '../path-text.js';

@@ -1,0 +1,225 @@
+/**
+ * The host's progress job: what the folders report, kept for the window and the tray — the status snapshot, the
+ * activity, conflicts and errors, the mass-delete questions waiting for an answer, and the transfers' progress.
+ */
+import type {
+  ActivityItem,
+  ActivityKind,
+  ConflictItem,
+  DeletionQuestion,
+  ErrorItem,
+  FolderState,
+  FolderStatus,
+  OverallState,
+  StatusSnapshot,
+} from '../../contract/index.js';
+import { describeState } from '../../contract/index.js';
+import type { Activity, DeletionQuestion as EngineQuestion, EngineState, ItemError, PassSummary, SyncedFolder } from '../../state/folder.js';
+import type { HandlersOf, HostContext } from './context.js';
+import { plainProblem } from './plain-words.js';
+import { ProgressTracker } from './progress.js';
+import { recentFiles } from './recent-files.js';
+
+const MAX_KEPT = 200;
+
+const DESCRIPTIONS: Record<ActivityKind, string> = {
+  upload: 'Uploaded',
+  download: 'Downloaded',
+  'replace-remote': 'Uploaded a new version',
+  'create-remote-folder': 'Created the folder on the drive',
+  'create-local-folder': 'Created the folder here',
+  'rename-remote': 'Renamed on the drive',
+  'move-remote': 'Moved on the drive',
+  'move-local': 'Moved here',
+  'trash-remote': "Moved to the drive's trash",
+  'trash-local': 'Moved to the trash',
+  conflict: 'Changed on both sides: both versions kept',
+  merge: 'Already identical on both sides',
+  record: 'Recorded as synced',
+  forget: 'Forgotten',
+  notice: 'Notice',
+};
+
+/** Which state speaks for the app when folders differ: the first in this list that any folder is in. */
+const STATE_PRIORITY: readonly FolderState[] = ['error', 'offline', 'syncing', 'scanning', 'starting', 'paused', 'idle'];
+
+/** The path a conflicted copy was made for: DESIGN §3's `name (conflicted copy YYYY-MM-DD HHMMSS host).ext`. */
+export function conflictOriginal(copyPath: string): string {
+  return copyPath.replace(/ \(conflicted copy \d{4}-\d{2}-\d{2} \d{6} [^)/]*\)(?=(\.[^./]*)?$)/, '');
+}
+
+/** A synced folder as the host shows it. */
+export interface FolderRun {
+  root: string;
+  mirror: string;
+  folder: SyncedFolder | null;
+  status: FolderStatus;
+}
+
+export class Feed {
+  readonly activity: ActivityItem[] = [];
+  readonly conflicts: ConflictItem[] = [];
+  errors: ErrorItem[] = [];
+  /** Mass-delete questions waiting for an answer, by folder. */
+  readonly pending = new Map<string, DeletionQuestion>();
+  private readonly progress: ProgressTracker;
+  private progressTimer: NodeJS.Timeout | null = null;
+  private nextId = 1;
+
+  constructor(
+    private readonly host: HostContext,
+    private readonly runs: () => Iterable<FolderRun>,
+  ) {
+    this.progress = new ProgressTracker(host.now);
+  }
+
+  readonly handlers: HandlersOf<'status:get' | 'progress:get' | 'activity:list' | 'conflicts:list' | 'errors:list' | 'errors:clear' | 'recent:list'> = {
+    'status:get': async () => this.status(),
+    'progress:get': async () => this.progress.snapshot(),
+    'activity:list': async () => [...this.activity],
+    'conflicts:list': async () => [...this.conflicts],
+    'errors:list': async () => [...this.errors],
+    'errors:clear': async () => {
+      this.errors = [];
+    },
+    'recent:list': async () => recentFiles(this.activity, this.conflicts, this.errors),
+  };
+
+  /** The state, as the tray and the window show it. */
+  status(): StatusSnapshot {
+    const { account, desktop } = this.host;
+    const folders = [...this.runs()].map((r) => ({ ...r.status, stateText: describeState(r.status.state) }));
+    let state: OverallState = 'signed-out';
+    let detail: string | null = null;
+    if (account) {
+      state = 'idle';
+      if (folders.length === 0) detail = 'No folder is synced: choose one in Settings.';
+      for (const candidate of STATE_PRIORITY) {
+        const folder = folders.find((f) => f.state === candidate);
+        if (folder) {
+          state = candidate;
+          detail = folder.detail;
+          break;
+        }
+      }
+      if (desktop.paused && state !== 'error') {
+        state = 'paused';
+        detail = 'Syncing is paused.';
+      }
+    }
+    return {
+      account: account ? { ...account } : null,
+      state,
+      stateText: describeState(state),
+      detail,
+      paused: desktop.paused,
+      folders,
+      pendingDeletions: [...this.pending.values()],
+    };
+  }
+
+  emitState(): void {
+    this.host.emit('state', this.status());
+  }
+
+  /** Nothing is transferring any more (the folders stopped). */
+  idle(): void {
+    this.progress.setBusy(false);
+  }
+
+  dispose(): void {
+    if (this.progressTimer) clearTimeout(this.progressTimer);
+    this.progressTimer = null;
+  }
+
+  /** Follows a folder's events while `current()` holds (a folder restarted or stopped is not heard any more). */
+  follow(run: FolderRun, folder: SyncedFolder, current: () => boolean): void {
+    const { host } = this;
+    const at = () => new Date(host.now()).toISOString();
+    folder.on('state', (state: EngineState, detail?: string) => {
+      if (!current()) return;
+      run.status.state = state;
+      run.status.detail = detail ? plainProblem(detail, { root: run.root, server: host.account?.server }) : null;
+      this.progress.setBusy([...this.runs()].some((r) => r.status.state === 'syncing' || r.status.state === 'scanning'));
+      this.emitState();
+      this.emitProgress(true);
+    });
+    folder.on('activity', (activity: Activity) => {
+      if (!current()) return;
+      const item: ActivityItem = {
+        id: this.nextId++,
+        at: activity.at,
+        root: run.root,
+        path: activity.path,
+        kind: activity.kind,
+        description: DESCRIPTIONS[activity.kind] ?? activity.kind,
+      };
+      keep(this.activity, item);
+      host.emit('activity', item);
+    });
+    folder.on('transfer', (event) => {
+      if (!current()) return;
+      const changed = this.progress.record({ root: run.root, path: event.path, direction: event.direction, transferred: event.transferred, total: event.total });
+      this.emitProgress(changed);
+    });
+    folder.on('conflict', (copyPath: string, originalPath?: string) => {
+      if (!current()) return;
+      const item: ConflictItem = { id: this.nextId++, at: at(), root: run.root, path: originalPath ?? conflictOriginal(copyPath), copyPath };
+      keep(this.conflicts, item);
+      host.emit('conflict', item);
+    });
+    folder.on('item-error', (error: ItemError) => {
+      if (!current()) return;
+      const item: ErrorItem = {
+        id: this.nextId++,
+        at: at(),
+        root: run.root,
+        path: error.path,
+        message: plainProblem(error.message, { root: run.root, server: host.account?.server }),
+        technical: error.message,
+      };
+      this.errors = [item, ...this.errors.filter((e) => !(e.root === item.root && e.path === item.path && e.message === item.message))].slice(0, MAX_KEPT);
+      host.emit('item-error', item);
+    });
+    folder.on('confirm-deletions', (question: EngineQuestion) => {
+      if (!current()) return;
+      const asked: DeletionQuestion = { root: run.root, count: question.count, synced: question.synced };
+      this.pending.set(run.root, asked);
+      host.emit('confirm-deletions', asked);
+      this.emitState();
+    });
+    folder.on('notice', (message: string) => {
+      if (current()) host.notice(run.root, message);
+    });
+    folder.on('pass', (summary: PassSummary) => {
+      if (!current()) return;
+      run.status.lastSync = at();
+      run.status.inSync = summary.inSync;
+      run.status.synced = folder.syncedCount;
+      if (summary.inSync && summary.failed.length === 0) {
+        // Problems a clean pass no longer has are gone.
+        this.errors = this.errors.filter((e) => e.root !== run.root);
+      }
+      this.emitState();
+    });
+  }
+
+  /** Progress goes out at once when a transfer starts or ends, otherwise at most every `progressIntervalMs`. */
+  private emitProgress(now: boolean): void {
+    if (now) {
+      if (this.progressTimer) clearTimeout(this.progressTimer);
+      this.progressTimer = null;
+      this.host.emit('progress', this.progress.snapshot());
+      return;
+    }
+    this.progressTimer ??= setTimeout(() => {
+      this.progressTimer = null;
+      this.host.emit('progress', this.progress.snapshot());
+    }, this.host.options.progressIntervalMs ?? 250);
+  }
+}
+
+function keep<T>(list: T[], item: T): void {
+  list.unshift(item);
+  if (list.length > MAX_KEPT) list.length = MAX_KEPT;
+}

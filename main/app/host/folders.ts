@@ -1,0 +1,209 @@
+/**
+ * The host's folders job: one open folder (main/state's openFolder) per synced folder of the account, started,
+ * stopped and restarted together; sync now, the mass-delete answer, browsing a folder and opening it; and turning an
+ * entry of the window (a folder and a path) into the remote entry it is synced with.
+ */
+import { join, normalize, sep } from 'node:path';
+import type { DriveClient } from '../../api/client.js';
+import type { EntryRef, SyncedEntry } from '../../contract/index.js';
+import { StateError } from '../../state/errors.js';
+import { openFolder, type SyncedFolder } from '../../state/folder.js';
+import { rootOfAccount } from '../../state/roots.js';
+import type { HandlersOf, HostContext } from './context.js';
+import type { Feed, FolderRun } from './feed.js';
+import { HostError } from './failures.js';
+import { entryMarkers } from './markers.js';
+import { mirrorChildren, mirrorItem, type MirrorRow } from './mirror-read.js';
+
+export class Folders {
+  readonly runs = new Map<string, FolderRun>();
+  private feed!: Feed;
+
+  constructor(private readonly host: HostContext) {}
+
+  /** The feed the folders report to (made after the folders: it lists them). */
+  reportTo(feed: Feed): void {
+    this.feed = feed;
+  }
+
+  readonly handlers: HandlersOf<
+    'sync:now' | 'deletions:answer' | 'entries:browse' | 'entries:markers' | 'entries:star' | 'folder:open' | 'file:open' | 'file:show' | 'folder:pick'
+  > = {
+    'sync:now': async () => {
+      this.host.requireClient();
+      // The user asked: a full local scan as well as a poll, so nothing a watcher may have missed is left out.
+      this.syncAll();
+    },
+    'deletions:answer': async ({ root, confirm }) => {
+      const run = this.require(root);
+      if (!this.feed.pending.delete(run.root)) throw new HostError('not-found', 'No deletion is waiting for an answer in that folder.');
+      if (confirm) {
+        run.folder?.confirmDeletions();
+        this.fullSync(run);
+      } else {
+        run.folder?.pause();
+        run.status.detail = 'Deletions were not confirmed: the folder is paused. Resume to be asked again.';
+        this.host.notice(run.root, `The deletions in ${run.root} were not made; syncing of that folder is paused.`);
+      }
+      this.feed.emitState();
+    },
+    'entries:browse': async (ref) => {
+      const run = this.require(ref.root);
+      return mirrorChildren(run.mirror, ref.path).map((row) => toEntry(run.root, row));
+    },
+    'folder:open': async (arg) => {
+      const root = arg.root ?? this.host.config.roots[0];
+      if (!root) throw new HostError('not-synced', 'No folder is synced yet.');
+      const run = this.require(root);
+      await this.host.options.platform.openPath(this.insideRoot(run.root, arg.path ?? ''));
+    },
+    'entries:markers': async (ref) => {
+      const client = this.host.requireClient();
+      const run = this.require(ref.root);
+      const parent = ref.path === '' ? null : mirrorItem(run.mirror, ref.path);
+      if (ref.path !== '' && !parent) throw new HostError('not-synced', `${ref.path} is not synced yet.`);
+      return entryMarkers(client, parent?.remoteId ?? null, mirrorChildren(run.mirror, ref.path));
+    },
+    'entries:star': async (arg) => {
+      const { client, item } = this.resolve(arg);
+      if (arg.starred) await client.entries.star([item.remoteId]);
+      else await client.entries.unstar([item.remoteId]);
+    },
+    'file:open': async (ref) => {
+      const run = this.require(ref.root);
+      await this.host.options.platform.openPath(this.insideRoot(run.root, ref.path));
+    },
+    'file:show': async (ref) => {
+      const run = this.require(ref.root);
+      const target = this.insideRoot(run.root, ref.path);
+      const { platform } = this.host.options;
+      if (platform.showItemInFolder) await platform.showItemInFolder(target);
+      else await platform.openPath(this.insideRoot(run.root, ref.path.includes('/') ? ref.path.slice(0, ref.path.lastIndexOf('/')) : ''));
+    },
+    'folder:pick': async () => {
+      const { platform } = this.host.options;
+      if (!platform.pickFolder) throw new HostError('failed', 'This desktop has no folder picker: type the folder’s full path instead.');
+      return (await platform.pickFolder()) ?? null;
+    },
+  };
+
+  /** Opens every synced folder of the account. */
+  async start(): Promise<void> {
+    for (const root of this.host.config.roots) await this.open(root);
+    this.feed.emitState();
+  }
+
+  /** Closes every folder (its engine stops, its lock is released). */
+  async stop(): Promise<void> {
+    const runs = [...this.runs.values()];
+    this.runs.clear();
+    await Promise.all(runs.map((run) => run.folder?.close().catch(() => undefined)));
+    this.feed.idle();
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    this.feed.pending.clear();
+    await this.start();
+  }
+
+  /** Pauses or resumes every folder; a resumed folder is asked its mass-delete question again if it still has one. */
+  pause(paused: boolean): void {
+    for (const run of this.runs.values()) {
+      if (paused) run.folder?.pause();
+      else {
+        this.feed.pending.delete(run.root);
+        void run.folder?.resume().catch(() => undefined);
+      }
+    }
+  }
+
+  /** A full scan and listing of every folder. */
+  syncAll(): void {
+    for (const run of this.runs.values()) this.fullSync(run);
+  }
+
+  /** A synced folder of the account, or the failure saying it is not one. */
+  require(root: string): FolderRun {
+    this.host.requireClient();
+    const run = this.runs.get(root);
+    if (!run) throw new HostError('not-synced', `${root} is not a synced folder.`);
+    return run;
+  }
+
+  /** The remote entry an entry of the window is synced with. */
+  resolve(ref: EntryRef): { client: DriveClient; item: MirrorRow } {
+    const client = this.host.requireClient();
+    const run = this.require(ref.root);
+    if (ref.path === '') throw new HostError('invalid-argument', 'Name a file or folder inside the synced folder.');
+    const item = mirrorItem(run.mirror, ref.path);
+    if (!item) throw new HostError('not-synced', `${ref.path} is not synced yet.`);
+    return { client, item };
+  }
+
+  /** An absolute path inside a synced folder; never outside it. */
+  insideRoot(root: string, path: string): string {
+    const target = normalize(join(root, ...path.split('/')));
+    if (target !== root && !target.startsWith(root.endsWith(sep) ? root : root + sep)) {
+      throw new HostError('invalid-argument', 'The path leaves the synced folder.');
+    }
+    return target;
+  }
+
+  private async open(root: string): Promise<void> {
+    const { host } = this;
+    if (host.disposed || !host.account || !host.client) return;
+    const { server, email } = host.account;
+    const run: FolderRun = {
+      root,
+      // Known before the folder opens: a folder another process syncs can still be browsed and shared from here.
+      mirror: rootOfAccount(host.paths, root, server, email).mirror,
+      folder: null,
+      status: { root, state: 'starting', detail: null, lastSync: null, synced: 0, inSync: null },
+    };
+    this.runs.set(root, run);
+    let folder: SyncedFolder;
+    try {
+      folder = await openFolder(root, {
+        paths: host.paths,
+        server,
+        email,
+        client: host.client,
+        otherRoots: host.config.roots,
+        pollIntervalMs: host.config.pollIntervalSeconds * 1000,
+        concurrency: host.desktop.concurrency,
+        ...(host.options.trash ? { trash: host.options.trash } : {}),
+        ...(host.options.hostname ? { hostname: host.options.hostname } : {}),
+      });
+    } catch (error) {
+      run.status.state = 'error';
+      run.status.detail = error instanceof StateError ? error.message : `cannot open ${root}: ${(error as Error).message.split('\n')[0]}`;
+      return;
+    }
+    if (this.runs.get(root) !== run) {
+      // Stopped while it opened (sign-out, settings): it is not wanted any more.
+      await folder.close().catch(() => undefined);
+      return;
+    }
+    run.folder = folder;
+    run.status.synced = folder.syncedCount;
+    this.feed.follow(run, folder, () => this.runs.get(run.root) === run && run.folder === folder);
+    if (host.desktop.paused) folder.pause();
+    void folder.start().catch((error: unknown) => {
+      run.status.state = 'error';
+      run.status.detail = (error as Error).message.split('\n')[0] ?? 'the engine stopped';
+      this.feed.emitState();
+    });
+  }
+
+  /** A full scan and listing; asked while a pass runs, the engine does it in one follow-up pass. */
+  private fullSync(run: FolderRun): void {
+    void run.folder?.syncOnce({ fullScan: true }).catch(() => undefined);
+  }
+}
+
+function toEntry(root: string, row: MirrorRow): SyncedEntry {
+  const name = row.path.slice(row.path.lastIndexOf('/') + 1);
+  const modifiedAt = Number.isFinite(row.mtimeMs) && row.mtimeMs > 0 ? new Date(row.mtimeMs).toISOString() : null;
+  return { root, path: row.path, name, type: row.type, remoteId: row.remoteId, size: row.size, modifiedAt };
+}

@@ -1,0 +1,127 @@
+/**
+ * The host's settings job: the folders and the poll interval (the shared config.json), the window's own settings
+ * (desktop.json: concurrency, bandwidth, start at login, paused), and the ignore rules (`.syncignore` in each folder).
+ * A change that the engines take at start restarts them; the bandwidth limit applies at once.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { Settings, SettingsChanges } from '../../contract/index.js';
+import { saveConfig } from '../../state/config.js';
+import { canonicalPath, nestingOf } from '../../state/roots.js';
+import { bandwidthOf, type HandlersOf, type HostContext } from './context.js';
+import { saveDesktopSettings } from './desktop-settings.js';
+import type { Feed } from './feed.js';
+import type { Folders } from './folders.js';
+import { HostError } from './failures.js';
+
+const IGNORE_FILE = '.syncignore';
+
+export class SettingsJob {
+  constructor(
+    private readonly host: HostContext,
+    private readonly folders: Folders,
+    private readonly feed: Feed,
+  ) {}
+
+  readonly handlers: HandlersOf<'settings:get' | 'settings:set' | 'sync:pause' | 'sync:resume'> = {
+    'settings:get': async () => this.current(),
+    'settings:set': (changes) => this.host.exclusive(() => this.change(changes)),
+    'sync:pause': () => this.host.exclusive(() => this.setPaused(true)),
+    'sync:resume': () => this.host.exclusive(() => this.setPaused(false)),
+  };
+
+  /** The settings as the window shows them. */
+  current(): Settings {
+    const first = this.host.config.roots[0];
+    let ignoreRules = '';
+    if (first) {
+      try {
+        ignoreRules = readFileSync(join(first, IGNORE_FILE), 'utf8');
+      } catch {
+        // no rules
+      }
+    }
+    return {
+      folders: [...this.host.config.roots],
+      pollIntervalSeconds: this.host.config.pollIntervalSeconds,
+      concurrency: this.host.desktop.concurrency,
+      bandwidthLimitKBps: this.host.desktop.bandwidthLimitKBps,
+      ignoreRules,
+      startAtLogin: this.host.desktop.startAtLogin,
+      paused: this.host.desktop.paused,
+    };
+  }
+
+  private checkFolders(folders: readonly string[]): string[] {
+    const out: string[] = [];
+    for (const given of folders) {
+      if (!isAbsolute(given)) throw new HostError('invalid', `${given} is not an absolute path.`, { folders: 'Give the full path of the folder.' });
+      mkdirSync(resolve(given), { recursive: true });
+      const root = canonicalPath(given);
+      if (out.includes(root)) continue;
+      const nested = nestingOf(root, out);
+      if (nested) {
+        throw new HostError('invalid', `${root} and ${nested.other} are nested; sync one or the other.`, { folders: 'Synced folders cannot be inside one another.' });
+      }
+      out.push(root);
+    }
+    return out;
+  }
+
+  private async change(changes: SettingsChanges): Promise<Settings> {
+    const config = this.host.readConfig();
+    let restart = false;
+    if (changes.folders !== undefined) {
+      const folders = this.checkFolders(changes.folders);
+      restart ||= folders.join('\n') !== config.roots.join('\n');
+      config.roots = folders;
+    }
+    if (changes.pollIntervalSeconds !== undefined && changes.pollIntervalSeconds !== config.pollIntervalSeconds) {
+      config.pollIntervalSeconds = changes.pollIntervalSeconds;
+      restart = true;
+    }
+    const desktop = { ...this.host.desktop };
+    if (changes.concurrency !== undefined && changes.concurrency !== desktop.concurrency) {
+      desktop.concurrency = changes.concurrency;
+      restart = true;
+    }
+    if (changes.bandwidthLimitKBps !== undefined) {
+      desktop.bandwidthLimitKBps = changes.bandwidthLimitKBps;
+      // Applied at once, to the transfers under way too.
+      this.host.client?.http.bandwidth.set(bandwidthOf(desktop.bandwidthLimitKBps));
+    }
+    if (changes.startAtLogin !== undefined && changes.startAtLogin !== desktop.startAtLogin) {
+      await this.host.options.platform.setStartAtLogin(changes.startAtLogin);
+      desktop.startAtLogin = changes.startAtLogin;
+    }
+    saveConfig(this.host.paths, config);
+    this.host.config = config;
+    this.host.desktop = desktop;
+    saveDesktopSettings(this.host.paths, desktop);
+    if (changes.ignoreRules !== undefined) {
+      const text = changes.ignoreRules.endsWith('\n') || changes.ignoreRules === '' ? changes.ignoreRules : `${changes.ignoreRules}\n`;
+      for (const root of config.roots) {
+        const file = join(root, IGNORE_FILE);
+        if (text === '' && !existsSync(file)) continue;
+        writeFileSync(file, text);
+      }
+    }
+    if (restart && this.host.account) await this.folders.restart();
+    if (changes.paused !== undefined && changes.paused !== this.host.desktop.paused && this.host.account) await this.setPaused(changes.paused);
+    else if (changes.ignoreRules !== undefined) this.folders.syncAll();
+    const settings = this.current();
+    this.host.emit('settings', settings);
+    this.feed.emitState();
+    return settings;
+  }
+
+  private async setPaused(paused: boolean): Promise<void> {
+    const { host } = this;
+    host.requireClient();
+    host.desktop = { ...host.desktop, paused };
+    saveDesktopSettings(host.paths, host.desktop);
+    this.folders.pause(paused);
+    this.feed.emitState();
+    host.emit('settings', this.current());
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * The host's sharing job: people an entry is shared with, sharing with the subscribed members of a mailing list, the
+ * lists remembered by name, and the entry's shareable link (made, changed, removed, copied).
+ */
+import type { DriveClient } from '../../api/client.js';
+import type { FileEntry, LinkSettings, ShareableLink, User } from '../../api/index.js';
+import type { InvokeArg, LinkInput, LinkView, ListShareOutcome, Permission, Person } from '../../contract/index.js';
+import type { HandlersOf, HostContext } from './context.js';
+import type { Folders } from './folders.js';
+import { HostError } from './failures.js';
+import type { MirrorRow } from './mirror-read.js';
+import { countSubscribed, forgetList, listsInOrder, loadSavedLists, rememberList } from './saved-lists.js';
+
+type SharingCalls =
+  | 'share:list'
+  | 'share:add'
+  | 'share:change'
+  | 'share:remove'
+  | 'share:list-members'
+  | 'link:get'
+  | 'link:create'
+  | 'link:update'
+  | 'link:delete'
+  | 'link:copy'
+  | 'lists:list'
+  | 'lists:save'
+  | 'lists:forget';
+
+function peopleOf(users: ReadonlyArray<User & { entry_permissions?: Record<Permission, boolean>; owns_entry?: boolean }> | undefined): Person[] {
+  return (users ?? [])
+    .filter((u) => !u.owns_entry)
+    .map((u) => ({
+      userId: u.id,
+      email: u.email,
+      name: u.display_name ?? null,
+      permissions: (['view', 'edit', 'download'] as const).filter((p) => u.entry_permissions?.[p]),
+    }));
+}
+
+export class SharingJob {
+  constructor(
+    private readonly host: HostContext,
+    private readonly folders: Folders,
+  ) {}
+
+  readonly handlers: HandlersOf<SharingCalls> = {
+    'share:list': async (ref) => {
+      const { client, item } = this.folders.resolve(ref);
+      return this.peopleOfEntry(client, item);
+    },
+    'share:add': async (arg) => {
+      const { client, item } = this.folders.resolve(arg);
+      const emails = [...new Set(arg.emails.map((e) => e.trim()).filter((e) => e !== ''))];
+      if (emails.length === 0) throw new HostError('invalid', 'Enter at least one e-mail address.', { emails: 'Enter at least one e-mail address.' });
+      const result = await client.sharing.share(item.remoteId, emails, arg.permissions);
+      return { people: peopleOf(result.users), unknown: result.unknown };
+    },
+    'share:change': async (arg) => {
+      const { client, item } = this.folders.resolve(arg);
+      return peopleOf(await client.sharing.changePermissions(item.remoteId, arg.userId, arg.permissions));
+    },
+    'share:remove': async (arg) => {
+      const { client, item } = this.folders.resolve(arg);
+      return peopleOf(await client.sharing.unshare(item.remoteId, arg.userId));
+    },
+    'share:list-members': async (arg) => this.shareWithList(arg),
+    'link:get': async (ref) => {
+      const { client, item } = this.folders.resolve(ref);
+      const info = await client.links.get(item.remoteId);
+      return info ? this.linkView(client, info.link) : null;
+    },
+    'link:create': async (arg) => {
+      const { client, item } = this.folders.resolve(arg);
+      return this.linkView(client, await client.links.create(item.remoteId, this.linkSettings(arg)));
+    },
+    'link:update': async (arg) => {
+      const { client, item } = this.folders.resolve(arg);
+      return this.linkView(client, await client.links.update(item.remoteId, this.linkSettings(arg)));
+    },
+    'link:delete': async (ref) => {
+      const { client, item } = this.folders.resolve(ref);
+      await client.links.delete(item.remoteId);
+    },
+    'link:copy': async (ref) => {
+      const { client, item } = this.folders.resolve(ref);
+      const link = (await client.links.get(item.remoteId))?.link ?? (await client.links.create(item.remoteId, { allowDownload: true }));
+      const url = client.links.publicUrl(link);
+      await this.host.options.platform.copyText(url);
+      return url;
+    },
+    'lists:list': async () => {
+      this.host.requireClient();
+      return listsInOrder(loadSavedLists(this.host.paths, this.host.account!));
+    },
+    'lists:save': async ({ id, name }) => {
+      const client = this.host.requireClient();
+      const listId = id.trim().toLowerCase();
+      const label = name.trim();
+      if (!/^[0-9a-f]{13}$/i.test(listId)) {
+        throw new HostError('invalid', 'A list ID is 13 letters and digits (0–9, a–f), as shown where your lists are managed.', { id: 'Enter the 13-character ID of the list.' });
+      }
+      if (label === '') throw new HostError('invalid', 'Give the list a name you will recognise.', { name: 'Enter a name for the list.' });
+      const subscribers = await countSubscribed(client, listId);
+      return rememberList(this.host.paths, this.host.account!, { id: listId, name: label, subscribers });
+    },
+    'lists:forget': async ({ id }) => {
+      this.host.requireClient();
+      return forgetList(this.host.paths, this.host.account!, id);
+    },
+  };
+
+  private async peopleOfEntry(client: DriveClient, item: MirrorRow): Promise<Person[]> {
+    // There is no "show entry" endpoint: the entry is found in its folder's listing (or by name at the root).
+    const filter = item.parentId !== null ? { parentIds: [item.parentId], perPage: 200 } : { query: item.remoteName, perPage: 200 };
+    for await (const entry of client.entries.list(filter)) {
+      if (entry.id === item.remoteId) return peopleOf((entry as FileEntry).users as Parameters<typeof peopleOf>[0]);
+    }
+    return [];
+  }
+
+  private async shareWithList(arg: InvokeArg<'share:list-members'>): Promise<ListShareOutcome> {
+    const { client, item } = this.folders.resolve(arg);
+    const listId = arg.listId.trim();
+    const emails: string[] = [];
+    let skipped = 0;
+    for await (const subscriber of client.lists.subscribers(listId, 100)) {
+      if (subscriber.status === 'subscribed' && subscriber.email) emails.push(subscriber.email);
+      else skipped += 1;
+    }
+    const unique = [...new Set(emails)];
+    if (unique.length === 0) {
+      throw new HostError('invalid', `The list ${listId} has no subscribed members.`, { listId: 'This list has no subscribed members.' });
+    }
+    let people: Person[] = [];
+    const unknown: string[] = [];
+    for (let i = 0; i < unique.length; i += 50) {
+      const result = await client.sharing.share(item.remoteId, unique.slice(i, i + 50), arg.permissions);
+      people = peopleOf(result.users);
+      unknown.push(...result.unknown);
+    }
+    rememberList(this.host.paths, this.host.account!, { id: listId, subscribers: unique.length, lastUsed: new Date(this.host.now()).toISOString() });
+    return { listId, subscribed: unique.length, skipped, people, unknown };
+  }
+
+  private linkSettings(input: LinkInput): LinkSettings {
+    const settings: LinkSettings = {
+      allowDownload: input.allowDownload ?? true,
+      allowEdit: input.allowEdit ?? false,
+      expiresAt: null,
+    };
+    if (input.password !== undefined) settings.password = input.password === '' ? null : input.password;
+    if (input.expiresAt) {
+      const time = Date.parse(input.expiresAt);
+      if (Number.isNaN(time)) throw new HostError('invalid', 'The expiry is not a date.', { expiresAt: 'Enter a date.' });
+      if (time <= this.host.now()) throw new HostError('invalid', 'The expiry must be in the future.', { expiresAt: 'Choose a date in the future.' });
+      settings.expiresAt = new Date(time).toISOString();
+    }
+    return settings;
+  }
+
+  private linkView(client: DriveClient, link: ShareableLink): LinkView {
+    return {
+      url: client.links.publicUrl(link),
+      hasPassword: typeof link.password === 'string' && link.password !== '',
+      expiresAt: link.expires_at ?? null,
+      allowDownload: link.allow_download ?? true,
+      allowEdit: link.allow_edit ?? false,
+    };
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The run-time shape of every call's argument (TypeBox). What arrives over IPC comes from a page and is checked
+ * against these before the host sees it; the argument types of the calls are derived from them, so the check and
+ * the type cannot drift apart.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+
+const strict = { additionalProperties: false };
+const Text = (max = 4096) => Type.String({ maxLength: max });
+const Root = Type.String({ minLength: 1, maxLength: 4096 });
+
+/** A call that takes no argument (JSON over IPC may turn it into null: the check allows that). */
+export const NoArgument = Type.Undefined();
+
+const refFields = {
+  /** A synced folder, as listed in `StatusSnapshot.folders`. */
+  root: Root,
+  /** '/'-separated path inside it, as the mirror records it. */
+  path: Text(),
+};
+export const EntryRefSchema = Type.Object(refFields, strict);
+/** An entry of a synced folder: the folder and a path inside it ('' for the folder itself where a call allows it). */
+export type EntryRef = Static<typeof EntryRefSchema>;
+
+export const PermissionsSchema = Type.Array(Type.Union([Type.Literal('view'), Type.Literal('edit'), Type.Literal('download')]), {
+  minItems: 1,
+  maxItems: 3,
+  uniqueItems: true,
+});
+
+const linkFields = {
+  /** A new password, or null/'' for none. The service keeps only a hash: an update always sets or clears it. */
+  password: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
+  /** ISO 8601, or null for no expiry. */
+  expiresAt: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+  allowDownload: Type.Optional(Type.Boolean()),
+  allowEdit: Type.Optional(Type.Boolean()),
+};
+export const LinkInputSchema = Type.Object({ ...refFields, ...linkFields }, strict);
+/** An entry and the settings of its link. */
+export type LinkInput = Static<typeof LinkInputSchema>;
+
+export const SignInSchema = Type.Object(
+  {
+    server: Type.String({ minLength: 1, maxLength: 2048 }),
+    email: Type.String({ minLength: 1, maxLength: 320 }),
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+    /** Create the account first. */
+    register: Type.Optional(Type.Boolean()),
+  },
+  strict,
+);
+export type SignInInput = Static<typeof SignInSchema>;
+
+export const FolderOpenSchema = Type.Object({ root: Type.Optional(Root), path: Type.Optional(Text()) }, strict);
+
+export const ShareAddSchema = Type.Object(
+  { ...refFields, emails: Type.Array(Type.String({ minLength: 3, maxLength: 320 }), { minItems: 1, maxItems: 500 }), permissions: PermissionsSchema },
+  strict,
+);
+export const ShareChangeSchema = Type.Object({ ...refFields, userId: Type.Integer({ minimum: 1 }), permissions: PermissionsSchema }, strict);
+export const ShareRemoveSchema = Type.Object({ ...refFields, userId: Type.Integer({ minimum: 1 }) }, strict);
+export const ShareListMembersSchema = Type.Object({ ...refFields, listId: Type.String({ minLength: 1, maxLength: 64 }), permissions: PermissionsSchema }, strict);
+
+/** Changes to the settings: any of them, each within its bounds. */
+export const SettingsChangesSchema = Type.Object(
+  {
+    folders: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 20 })),
+    pollIntervalSeconds: Type.Optional(Type.Integer({ minimum: 5, maximum: 86_400 })),
+    concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 16 })),
+    bandwidthLimitKBps: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000 })),
+    ignoreRules: Type.Optional(Type.String({ maxLength: 100_000 })),
+    startAtLogin: Type.Optional(Type.Boolean()),
+    paused: Type.Optional(Type.Boolean()),
+  },
+  strict,
+);
+export type SettingsChanges = Static<typeof SettingsChangesSchema>;
+
+export const DeletionAnswerSchema = Type.Object({ root: Root, confirm: Type.Boolean() }, strict);
+
+export const StarSchema = Type.Object({ ...refFields, starred: Type.Boolean() }, strict);
+
+const ListId = Type.String({ minLength: 1, maxLength: 64 });
+export const ListSaveSchema = Type.Object({ id: ListId, name: Type.String({ minLength: 1, maxLength: 100 }) }, strict);
+export const ListForgetSchema = Type.Object({ id: ListId }, strict);

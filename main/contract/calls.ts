@@ -1,0 +1,99 @@
+/**
+ * Every call the window may make, declared once: its channel, the schema of its argument (the argument's type is
+ * derived from it) and the type of its answer. The preload, the main process's IPC, the argument check and the host's
+ * handler table are all driven by this one table.
+ */
+import type { Static, TSchema } from '@sinclair/typebox';
+import {
+  DeletionAnswerSchema,
+  EntryRefSchema,
+  FolderOpenSchema,
+  LinkInputSchema,
+  ListForgetSchema,
+  ListSaveSchema,
+  NoArgument,
+  SettingsChangesSchema,
+  ShareAddSchema,
+  ShareChangeSchema,
+  ShareListMembersSchema,
+  ShareRemoveSchema,
+  SignInSchema,
+  StarSchema,
+} from './arguments.js';
+import type {
+  Account,
+  ActivityItem,
+  ConflictItem,
+  EntryMarkers,
+  ErrorItem,
+  LinkView,
+  ListShareOutcome,
+  Person,
+  Progress,
+  RecentFile,
+  SavedList,
+  Settings,
+  ShareOutcome,
+  StatusSnapshot,
+  SyncedEntry,
+} from './shapes.js';
+
+/** A call's answer type, carried by the table (nothing at run time). */
+const answers = <T>() => undefined as unknown as T;
+
+export const CALLS = {
+  'auth:sign-in': { arg: SignInSchema, result: answers<Account>() },
+  'auth:sign-out': { arg: NoArgument, result: answers<void>() },
+  'status:get': { arg: NoArgument, result: answers<StatusSnapshot>() },
+  'progress:get': { arg: NoArgument, result: answers<Progress>() },
+  'sync:now': { arg: NoArgument, result: answers<void>() },
+  'sync:pause': { arg: NoArgument, result: answers<void>() },
+  'sync:resume': { arg: NoArgument, result: answers<void>() },
+  'activity:list': { arg: NoArgument, result: answers<ActivityItem[]>() },
+  'conflicts:list': { arg: NoArgument, result: answers<ConflictItem[]>() },
+  'errors:list': { arg: NoArgument, result: answers<ErrorItem[]>() },
+  'errors:clear': { arg: NoArgument, result: answers<void>() },
+  /** Children of a synced folder (path '' is the folder itself), folders first. */
+  'entries:browse': { arg: EntryRefSchema, result: answers<SyncedEntry[]>() },
+  'folder:open': { arg: FolderOpenSchema, result: answers<void>() },
+  'share:list': { arg: EntryRefSchema, result: answers<Person[]>() },
+  'share:add': { arg: ShareAddSchema, result: answers<ShareOutcome>() },
+  'share:change': { arg: ShareChangeSchema, result: answers<Person[]>() },
+  'share:remove': { arg: ShareRemoveSchema, result: answers<Person[]>() },
+  'share:list-members': { arg: ShareListMembersSchema, result: answers<ListShareOutcome>() },
+  'link:get': { arg: EntryRefSchema, result: answers<LinkView | null>() },
+  'link:create': { arg: LinkInputSchema, result: answers<LinkView>() },
+  'link:update': { arg: LinkInputSchema, result: answers<LinkView>() },
+  'link:delete': { arg: EntryRefSchema, result: answers<void>() },
+  /** Copies the entry's link to the clipboard, creating a plain one when it has none; answers the URL. */
+  'link:copy': { arg: EntryRefSchema, result: answers<string>() },
+  'settings:get': { arg: NoArgument, result: answers<Settings>() },
+  'settings:set': { arg: SettingsChangesSchema, result: answers<Settings>() },
+  'deletions:answer': { arg: DeletionAnswerSchema, result: answers<void>() },
+  /** Files the engines touched lately, newest first, each with its state. */
+  'recent:list': { arg: NoArgument, result: answers<RecentFile[]>() },
+  /** Shared / starred / has-a-link markers of the children of a synced folder path (asked of the drive). */
+  'entries:markers': { arg: EntryRefSchema, result: answers<EntryMarkers[]>() },
+  'entries:star': { arg: StarSchema, result: answers<void>() },
+  /** Opens a synced file or folder with the desktop's default application. */
+  'file:open': { arg: EntryRefSchema, result: answers<void>() },
+  /** Shows a synced file in the desktop's file manager. */
+  'file:show': { arg: EntryRefSchema, result: answers<void>() },
+  /** The desktop's folder picker; null when the user cancels. */
+  'folder:pick': { arg: NoArgument, result: answers<string | null>() },
+  'lists:list': { arg: NoArgument, result: answers<SavedList[]>() },
+  /** Remembers a list under a name (checked on the drive: it must exist and be the user's). */
+  'lists:save': { arg: ListSaveSchema, result: answers<SavedList[]>() },
+  'lists:forget': { arg: ListForgetSchema, result: answers<SavedList[]>() },
+} satisfies Record<string, { arg: TSchema; result: unknown }>;
+
+export type InvokeChannel = keyof typeof CALLS;
+/** A call's argument, as its schema describes it (`undefined` for a call without one). */
+export type InvokeArg<C extends InvokeChannel> = Static<(typeof CALLS)[C]['arg']>;
+export type InvokeResult<C extends InvokeChannel> = (typeof CALLS)[C]['result'];
+/** Channel → [argument, result]. */
+export type InvokeMap = { [C in InvokeChannel]: [InvokeArg<C>, InvokeResult<C>] };
+/** The argument list of a call: none for a call without an argument. */
+export type InvokeArgs<C extends InvokeChannel> = InvokeArg<C> extends void ? [] : [InvokeArg<C>];
+
+export const INVOKE_CHANNELS = Object.keys(CALLS) as InvokeChannel[];

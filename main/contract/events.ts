@@ -1,0 +1,21 @@
+/** Every event the host sends the window, declared once: its name and the type of its payload. */
+import type { ActivityItem, ConflictItem, DeletionQuestion, ErrorItem, Notice, Progress, Settings, StatusSnapshot } from './shapes.js';
+
+/** An event's payload type, carried by the table (nothing at run time). */
+const carries = <T>() => undefined as unknown as T;
+
+export const EVENTS = {
+  /** The whole status. */
+  state: carries<StatusSnapshot>(),
+  progress: carries<Progress>(),
+  activity: carries<ActivityItem>(),
+  conflict: carries<ConflictItem>(),
+  'item-error': carries<ErrorItem>(),
+  'confirm-deletions': carries<DeletionQuestion>(),
+  notice: carries<Notice>(),
+  settings: carries<Settings>(),
+};
+
+export type EventName = keyof typeof EVENTS;
+export type EventMap = { [E in EventName]: (typeof EVENTS)[E] };
+export const EVENT_NAMES = Object.keys(EVENTS) as EventName[];
