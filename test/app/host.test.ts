@@ -8,6 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
 import { dispatch } from '../../main/app/host/dispatch.js';
 import { loadConfig } from '../../main/state/config.js';
+import { FolderLocked } from '../../main/state/errors.js';
+import { lockFolder } from '../../main/state/lock.js';
+import { rootOfAccount } from '../../main/state/roots.js';
+import { readStatus } from '../../main/state/status-file.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { inSync, nextEvent, newHost, untilStatus, write, type TestHost } from './helpers.js';
 
@@ -220,6 +224,19 @@ describe('the desktop host', { timeout: 90_000 }, () => {
     expect(await remoteCount()).toBe(0);
     expect(h.host.status().pendingDeletions).toEqual([]);
     expect(await dispatch(h.host, 'deletions:answer', { root: h.folder, confirm: true })).toMatchObject({ ok: false, error: { kind: 'not-found' } });
+  });
+
+  it('opens its folders as drivesync sync does: the same lock, and the status file drivesync status reads', async () => {
+    const h = await signedInHost('lou@example.com', { 'l.txt': 'l' });
+    const root = h.host.status().folders[0]!.root;
+    const { key, mirror } = rootOfAccount(h.paths, root, server.url, 'lou@example.com');
+    expect(readStatus(h.paths, key)).toMatchObject({ root, server: server.url, email: 'lou@example.com', pid: process.pid, inSync: true });
+    // Another process (here: another pid) cannot take the folder while the window syncs it.
+    expect(() => lockFolder(`${mirror}.lock`, root, process.pid + 100_000)).toThrow(FolderLocked);
+    expect(() => lockFolder(`${mirror}.lock`, root, process.pid + 100_000)).toThrow(`${root} is already being synced by process ${process.pid}`);
+    await h.host.handle('auth:sign-out', undefined);
+    expect(readStatus(h.paths, key)).toMatchObject({ state: 'stopped', pid: process.pid });
+    expect(existsSync(`${mirror}.lock`)).toBe(false);
   });
 
   it('signs out: engines stop, the token is forgotten, calls need a sign-in again', async () => {
