@@ -100,6 +100,15 @@ export const isTransient = (error: unknown): boolean =>
   isApiError(error) && ['rate-limited', 'server', 'network', 'timeout'].includes(error.kind);
 
 /**
+ * An https request answered in plain http: OpenSSL reads the HTTP reply as a TLS record and says so in its own
+ * words ("wrong version number", "packet length too long"), which mean nothing to a person.
+ */
+function speaksPlainHttp(error: ApiError): boolean {
+  const code = error instanceof NetworkError ? (error.code ?? '') : '';
+  return (code === 'EPROTO' || code.startsWith('ERR_SSL_')) && /wrong version number|packet length too long|http request/i.test(error.message);
+}
+
+/**
  * What a person reads for a failed call to the service: one line, lower case, saying what to do where there is
  * something. `server` names the server where it helps; `signIn` is how to sign in again (a command, a button).
  */
@@ -123,9 +132,18 @@ export function describeApiError(error: ApiError, how: { signIn: string; server?
     case 'server':
       return `the server failed (${message}); try again later`;
     case 'network':
+      if (speaksPlainHttp(error)) return `${server} speaks plain http, not https: use its http:// address`;
       return `cannot reach ${server}: ${message}`;
-    case 'timeout':
+    case 'timeout': {
+      // The messages toApiError and the deadline write; anything else (an older line) is said in general.
+      const within = /^the server did not answer within (.+)$/.exec(message);
+      if (within) return `${server} did not answer within ${within[1]}`;
+      const stalled = /^no data moved for (.+)$/.exec(message);
+      if (stalled) return `the transfer stalled: nothing moved to or from ${server} for ${stalled[1]}`;
+      const connect = /^could not connect within (.+)$/.exec(message);
+      if (connect) return `cannot reach ${server}: no connection within ${connect[1]}`;
       return `${server} did not answer in time`;
+    }
     case 'bad-response':
       return `unexpected answer from the server (${error.summary})`;
   }

@@ -36,14 +36,25 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
+/**
+ * How long the client waits, in milliseconds. A metadata call (JSON, listings) has one overall deadline, `request`;
+ * a transfer, which may rightly take hours, has none and fails only when no byte has moved for `stall`.
+ */
 export interface Timeouts {
+  /** Per attempt, until the connection is up (never longer than `request` for a metadata call). */
   connect: number;
-  /** Until the first byte of the answer. */
+  /** Per attempt of a metadata call, until the answer's headers; a timed-out attempt may be retried within `request`. */
   response: number;
-  /** Whole request, for API calls (not for transfers). */
+  /**
+   * Overall deadline of a metadata call: connecting, the headers and the whole body, across every retry and every
+   * wait between retries. A call never takes longer than this, so this is also its worst case.
+   */
   request: number;
-  /** Idle socket, for transfers. */
-  socket: number;
+  /**
+   * A transfer fails when no byte has moved either way for this long: the connection idle mid-body, a server that
+   * stops reading an upload, or one that took the whole upload and does not answer.
+   */
+  stall: number;
 }
 
 export interface RetryEvent {
@@ -69,7 +80,7 @@ export interface HttpOptions {
   bandwidth?: BandwidthSettings;
 }
 
-export const DEFAULT_TIMEOUTS: Timeouts = { connect: 10_000, response: 30_000, request: 60_000, socket: 60_000 };
+export const DEFAULT_TIMEOUTS: Timeouts = { connect: 10_000, response: 30_000, request: 60_000, stall: 60_000 };
 export const DEFAULT_RETRY: RetryPolicy = { limit: 4, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 300_000 };
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 const RETRY_STATUS = [408, 429, 500, 502, 503, 504, 521, 522, 524];
@@ -86,7 +97,10 @@ export interface JsonRequest<S extends TSchema> {
   /** Extra request headers (e.g. the content type of a hand-made multipart body). */
   headers?: Record<string, string>;
   signal?: AbortSignal;
-  /** Whole-request timeout override (uploads take longer than API calls). */
+  /**
+   * Overrides the call's overall deadline (Timeouts.request); null makes it a transfer (an upload): no deadline, but
+   * it fails when no byte has moved for Timeouts.stall.
+   */
   requestTimeout?: number | null;
   onUploadProgress?: (progress: Progress) => void;
   /** Statuses that answer a result rather than an error (e.g. 404 for "no link"). */
@@ -128,6 +142,28 @@ function oneLine(text: string, max = 300): string | undefined {
 function bodyMessage(body: unknown): string | undefined {
   const message = (body as { message?: unknown } | null)?.message;
   return typeof message === 'string' ? oneLine(message) : undefined;
+}
+
+/** A duration as a person reads it: `60 s`, `1.5 s`, `250 ms`. */
+export function duration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = Math.round(ms / 100) / 10;
+  return `${s} s`;
+}
+
+/** What a call that met its overall deadline says. */
+export const deadlineMessage = (ms: number) => `the server did not answer within ${duration(ms)}`;
+
+/** got's timeout, by the phase that ran out, in words: connecting, waiting for an answer, or nothing moving. */
+function timeoutMessage(error: { event?: string; message?: string }): string {
+  const text = error.message ?? '';
+  const event = error.event ?? /Timeout awaiting '(\w+)'/.exec(text)?.[1];
+  const threshold = /for (\d+)ms/.exec(text)?.[1];
+  if (threshold === undefined) return 'timed out';
+  const ms = Number(threshold);
+  if (event === 'connect' || event === 'lookup' || event === 'secureConnect') return `could not connect within ${duration(ms)}`;
+  if (event === 'socket' || event === 'read') return `no data moved for ${duration(ms)}`;
+  return deadlineMessage(ms);
 }
 
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
@@ -175,7 +211,7 @@ export function toApiError(endpoint: string, error: unknown, signal?: AbortSigna
     return new InvalidError(endpoint, message ?? fieldMessage(fields) ?? `rejected with status ${status}`, fields, status);
   }
   if (e?.name === 'TimeoutError' || e?.code === 'ETIMEDOUT') {
-    return new TimeoutError(endpoint, `timed out${e.message ? ` (${e.message.replace(/^Timeout awaiting '(\w+)'.*$/, '$1 phase')})` : ''}`);
+    return new TimeoutError(endpoint, timeoutMessage(e as { event?: string; message?: string }));
   }
   if (e?.name === 'ParseError') return new BadResponseError(endpoint, 'the answer is not valid JSON', e.response?.statusCode);
   const code = e?.code;
@@ -217,6 +253,9 @@ export class Http {
       const backoff = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attemptCount - 1));
       const delay = retryAfter !== undefined ? retryAfter : Math.round(random() * backoff);
       const request = error.options;
+      // A wait that would end past the call's deadline is not started: the failure at hand says more than a timeout.
+      const deadlineAt = (request.context as { deadlineAt?: number } | undefined)?.deadlineAt;
+      if (deadlineAt !== undefined && Date.now() + delay >= deadlineAt) return 0;
       options.onRetry?.({
         endpoint: `${request.method} ${(request.url as URL | undefined)?.pathname ?? ''}`,
         attempt: attemptCount,
@@ -229,7 +268,7 @@ export class Http {
 
     this.raw = got.extend({
       headers: { 'user-agent': `drivesync/${VERSION}`, accept: 'application/json' },
-      timeout: { connect: this.timeouts.connect, response: this.timeouts.response, socket: this.timeouts.socket },
+      timeout: { connect: this.timeouts.connect, response: this.timeouts.stall, socket: this.timeouts.stall },
       retry: {
         limit: retry.limit,
         methods: ['GET', 'PUT', 'HEAD', 'DELETE', 'OPTIONS'],
@@ -266,23 +305,54 @@ export class Http {
   }
 
   async json<S extends TSchema>(request: JsonRequest<S>): Promise<JsonAnswer<Static<S>>> {
+    const deadlineMs = request.requestTimeout === null ? null : request.requestTimeout ?? this.timeouts.request;
+    if (deadlineMs === null) return this.attemptJson(request, request.signal, undefined);
+    // One timer for the whole call, retries and the waits between them included: got's own request timeout starts
+    // again with every attempt, so five attempts could take five deadlines.
+    // The signal got sees is this call's own, so nothing is left listening on a long-lived caller's signal.
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error(deadlineMessage(deadlineMs)));
+    }, deadlineMs);
+    const forward = () => controller.abort(request.signal?.reason);
+    if (request.signal?.aborted) forward();
+    request.signal?.addEventListener('abort', forward, { once: true });
+    try {
+      return await this.attemptJson(request, controller.signal, Date.now() + deadlineMs);
+    } catch (error) {
+      if (timedOut && !request.signal?.aborted) throw new TimeoutError(request.endpoint, deadlineMessage(deadlineMs));
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      request.signal?.removeEventListener('abort', forward);
+    }
+  }
+
+  private async attemptJson<S extends TSchema>(
+    request: JsonRequest<S>,
+    signal: AbortSignal | undefined,
+    deadlineAt: number | undefined,
+  ): Promise<JsonAnswer<Static<S>>> {
     const { endpoint } = request;
     let tooLarge = false;
     const searchParams: Record<string, string | number | boolean> = {};
     for (const [key, value] of Object.entries(request.searchParams ?? {})) if (value !== undefined) searchParams[key] = value;
+    const left = deadlineAt === undefined ? Infinity : Math.max(1, deadlineAt - Date.now());
     const promise = this.api(request.path, {
       method: request.method,
       json: request.json,
       body: request.body,
       ...(request.headers ? { headers: request.headers } : {}),
       searchParams,
-      signal: request.signal,
+      signal,
       responseType: 'text',
-      timeout: {
-        connect: this.timeouts.connect,
-        response: this.timeouts.response,
-        ...(request.requestTimeout === null ? { socket: this.timeouts.socket } : { request: request.requestTimeout ?? this.timeouts.request }),
-      },
+      context: { deadlineAt },
+      timeout:
+        deadlineAt === undefined
+          ? { connect: this.timeouts.connect, response: this.timeouts.stall, socket: this.timeouts.stall }
+          : { connect: Math.min(this.timeouts.connect, left), response: Math.min(this.timeouts.response, left), socket: undefined },
     } as OptionsInit) as CancelableRequest<Response<string>>;
     promise.on('downloadProgress', (progress: Progress) => {
       if (progress.transferred > this.maxResponseBytes) {

@@ -213,7 +213,8 @@ export class TransfersApi {
       headers: have > 0 ? { range: `bytes=${have}-` } : {},
       retry: { limit: 0 },
       signal: options.signal,
-      timeout: { connect: this.http.timeouts.connect, response: this.http.timeouts.response, socket: this.http.timeouts.socket },
+      // No overall deadline: a download may rightly take hours; it fails when nothing has moved for the stall time.
+      timeout: { connect: this.http.timeouts.connect, response: this.http.timeouts.stall, socket: this.http.timeouts.stall },
     });
     const response = await new Promise<{ statusCode: number; headers: Record<string, string | string[] | undefined> }>(
       (resolve, reject) => {

@@ -9,6 +9,8 @@ describe('plain words for what the engine reports', () => {
     ['GET /drive/file-entries: connection refused', 'Cannot reach the server https://drive.example.com: connection refused. Check your internet connection; drivesync tries again on its own.'],
     ['GET /drive/file-entries: host not found', 'Cannot reach the server https://drive.example.com: host not found. Check your internet connection; drivesync tries again on its own.'],
     ['POST /uploads: timed out (request phase)', 'The server https://drive.example.com did not answer in time. drivesync tries again on its own.'],
+    ['GET /drive/file-entries: the server did not answer within 60 s', 'The server https://drive.example.com did not answer within 60 s. drivesync tries again on its own.'],
+    ['GET {file url}: no data moved for 60 s', 'The transfer stalled: nothing moved to or from the server https://drive.example.com for 60 s. drivesync tries again on its own.'],
     ['GET /drive/file-entries: server error 503', 'The server failed (server error 503). drivesync tries again on its own.'],
     ['GET /drive/file-entries: not signed in, or the session expired', 'Not signed in, or the session has expired: sign out and sign in again.'],
     ['POST /file-entries/star: too many requests', 'The server is busy (too many requests). drivesync waits and tries again on its own.'],

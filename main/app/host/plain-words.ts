@@ -53,7 +53,7 @@ export function apiErrorOfLine(line: string): ApiError | null {
   const [, endpoint, message] = match as unknown as [string, string, string];
   const status = /^server error (\d{3})/.exec(message);
   if (status) return new ServerError(endpoint, message, Number(status[1]));
-  if (/^timed out/.test(message)) return new TimeoutError(endpoint, message);
+  if (/^(timed out|the server did not answer within |no data moved for |could not connect within )/.test(message)) return new TimeoutError(endpoint, message);
   if (/^(connection refused|host not found|network error)$|^(ECONN|EAI_|ENET|EHOST|EPIPE|socket hang up)/.test(message)) return new NetworkError(endpoint, message, undefined);
   if (message === 'the request was cancelled' || /^cannot read /.test(message)) return new AbortedError(endpoint, message);
   if (/session expired|not signed in|unauthenticated/i.test(message)) return new UnauthorizedError(endpoint, message, 401);
