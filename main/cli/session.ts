@@ -2,7 +2,7 @@
  * What every command that talks to the service needs: the state paths, the config, and a signed-in client.
  */
 import type { DriveClient } from '../api/client.js';
-import { loadConfig, type Config } from '../state/config.js';
+import { clientTimeouts, loadConfig, type Config } from '../state/config.js';
 import { findToken, type TokenSource } from '../state/credentials.js';
 import { statePaths, type StatePaths } from '../state/paths.js';
 import { emailFor, serverOf } from '../state/server.js';
@@ -20,12 +20,18 @@ export interface Session {
 
 export const NOT_SIGNED_IN = 'not signed in: run drivesync login';
 
-export async function newClient(server: string, token: string | undefined, retry: { limit: number; baseDelayMs: number } = { limit: 2, baseDelayMs: 300 }): Promise<DriveClient> {
+export async function newClient(
+  server: string,
+  token: string | undefined,
+  retry: { limit: number; baseDelayMs: number } = { limit: 2, baseDelayMs: 300 },
+  timeouts: { request?: number; stall?: number } = clientTimeouts({}),
+): Promise<DriveClient> {
   const { DriveClient } = await import('../api/client.js');
   return new DriveClient({
     origin: server,
     ...(token ? { token } : {}),
     retry,
+    timeouts,
     onRetry: (event) => log().warn({ endpoint: event.endpoint, attempt: event.attempt, delayMs: event.delayMs, reason: event.reason }, 'retrying'),
   });
 }
@@ -39,6 +45,6 @@ export async function openSession(options: { retry?: { limit: number; baseDelayM
   const email = emailFor(config, server);
   const found = await findToken(paths, server, email);
   if (!found) throw new CliError(NOT_SIGNED_IN);
-  const client = await newClient(server, found.token, options.retry);
+  const client = await newClient(server, found.token, options.retry, clientTimeouts(config));
   return { paths, config, server, email, client, tokenSource: found.source };
 }

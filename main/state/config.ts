@@ -15,6 +15,10 @@ export interface Config {
   roots: string[];
   /** How often a running `sync` polls the service for remote changes. */
   pollIntervalSeconds: number;
+  /** Overall deadline of each metadata request (listings, JSON calls); the client's default is 60. */
+  requestTimeoutSeconds?: number;
+  /** A transfer fails when no byte has moved for this long; the client's default is 60. */
+  stallTimeoutSeconds?: number;
 }
 
 export const DEFAULT_POLL_SECONDS = 15;
@@ -46,7 +50,34 @@ export function loadConfig(paths: StatePaths): Config {
   if (typeof r.pollIntervalSeconds === 'number' && Number.isFinite(r.pollIntervalSeconds) && r.pollIntervalSeconds > 0) {
     config.pollIntervalSeconds = r.pollIntervalSeconds;
   }
+  if (isTimeout(r.requestTimeoutSeconds)) config.requestTimeoutSeconds = r.requestTimeoutSeconds;
+  if (isTimeout(r.stallTimeoutSeconds)) config.stallTimeoutSeconds = r.stallTimeoutSeconds;
   return config;
+}
+
+/** Up to a day: longer is no deadline at all, and beyond 24.8 days a timer would fire at once. */
+const MAX_TIMEOUT_SECONDS = 86_400;
+const isTimeout = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isFinite(value) && value > 0 && value <= MAX_TIMEOUT_SECONDS;
+
+/**
+ * The API client's deadlines in milliseconds: `DRIVESYNC_REQUEST_TIMEOUT` and `DRIVESYNC_STALL_TIMEOUT` (seconds)
+ * override the config's keys; what neither sets keeps the client's default.
+ */
+export function clientTimeouts(
+  config: Pick<Config, 'requestTimeoutSeconds' | 'stallTimeoutSeconds'>,
+  env: NodeJS.ProcessEnv = process.env,
+): { request?: number; stall?: number } {
+  const seconds = (name: string, fromConfig: number | undefined): number | undefined => {
+    const text = env[name]?.trim();
+    if (!text) return fromConfig;
+    const value = Number(text);
+    if (!isTimeout(value)) throw new StateError(`${name} must be a number of seconds from above 0 to ${MAX_TIMEOUT_SECONDS} (got ${text.slice(0, 40)})`);
+    return value;
+  };
+  const request = seconds('DRIVESYNC_REQUEST_TIMEOUT', config.requestTimeoutSeconds);
+  const stall = seconds('DRIVESYNC_STALL_TIMEOUT', config.stallTimeoutSeconds);
+  return { ...(request !== undefined ? { request: request * 1000 } : {}), ...(stall !== undefined ? { stall: stall * 1000 } : {}) };
 }
 
 /** Writes the whole file atomically (temp file + rename). */
