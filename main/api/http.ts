@@ -238,7 +238,10 @@ export class Http {
       throw new Error(`the server address must start with http:// or https:// (got ${options.origin})`);
     }
     this.origin = origin.origin;
-    this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    // Node fires a timer longer than 2^31 - 1 ms at once, which would turn a long deadline into none at all.
+    for (const key of Object.keys(timeouts) as Array<keyof Timeouts>) timeouts[key] = Math.min(timeouts[key], 2 ** 31 - 1);
+    this.timeouts = timeouts;
     this.bandwidth = new BandwidthLimit(options.bandwidth);
     const retry = { ...DEFAULT_RETRY, ...options.retry };
     const sleep = options.sleep ?? sleepReal;
