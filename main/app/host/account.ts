@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { DriveClient } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
 import type { Account, SignInInput } from '../../contract/index.js';
-import { saveConfig } from '../../state/config.js';
+import { clientTimeouts, saveConfig } from '../../state/config.js';
 import { ServerAddressError } from '../../state/errors.js';
 import { canonicalPath } from '../../state/roots.js';
 import { emailFor, normaliseServer as normalise, serverOf } from '../../state/server.js';
@@ -117,6 +117,8 @@ export class AccountJob {
       origin: account.server,
       token,
       retry: host.options.retry ?? { limit: 4, baseDelayMs: 500 },
+      // The config's deadlines only: a bad environment variable is the command line's to report.
+      timeouts: clientTimeouts(host.config, {}),
       bandwidth: bandwidthOf(host.desktop.bandwidthLimitKBps),
     });
   }
