@@ -2,8 +2,9 @@ import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../main/sync/ports.js';
-import { watchTree, type Watcher } from '../../main/sync/watcher.js';
+import parcel from '@parcel/watcher';
+import { systemClock, type Clock } from '../../main/sync/ports.js';
+import { createWatchTree, watchTree, type NativeWatcher, type WatchFailure, type Watcher } from '../../main/sync/watcher.js';
 import { newAccount, type Account } from '../helpers/sync.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -147,7 +148,164 @@ describe('the watcher on folders', () => {
     // On ext4 and tmpfs the inode number comes back at once: the case this test is for.
     if (!reused) console.warn('the file system gave the new folder another inode; the reuse case was not exercised');
   });
+
+  it('reports a folder tree moved in from outside, then changes deep inside it', async () => {
+    const { root, seen, errors, sees } = await start();
+    const outside = newRoot();
+    mkdirSync(join(outside, 'album', '2026', 'june'), { recursive: true });
+    writeFileSync(join(outside, 'album', '2026', 'june', 'before.jpg'), 'taken before the move');
+    renameSync(join(outside, 'album'), join(root, 'album'));
+    await sees('album'); // the engine rescans it, which finds before.jpg
+    // Linux's backend watches only the folder moved in; the folders below it are watched all the same.
+    await until(async () => {
+      writeFileSync(join(root, 'album', '2026', 'june', 'after.jpg'), String(Date.now()));
+      await sleep(100);
+      return seen.has('album/2026/june/after.jpg') ? true : undefined;
+    });
+    expect(errors).toEqual([]);
+  });
+
+  it('reports a renamed file by its old path at once and by its new one once it holds still', async () => {
+    const { root, seen, errors, sees } = await start();
+    writeFileSync(join(root, 'draft.txt'), 'text');
+    await sees('draft.txt');
+    seen.clear();
+    renameSync(join(root, 'draft.txt'), join(root, 'final.txt'));
+    await sees('draft.txt');
+    await sees('final.txt');
+    expect(errors).toEqual([]);
+  });
+
+  it('closes cleanly after a renamed folder was deleted (the kernel had dropped its watches already)', async () => {
+    const { root, sees } = await start();
+    mkdirSync(join(root, 'a', 'b', 'c'), { recursive: true });
+    await sees('a');
+    renameSync(join(root, 'a'), join(root, 'z'));
+    await sees('z');
+    rmSync(join(root, 'z'), { recursive: true });
+    await sees('z');
+    await expect(watcher!.close()).resolves.toBeUndefined();
+    watcher = undefined;
+  });
 });
+
+describe('the stability wait on the Clock port', () => {
+  it('reports nothing until the clock given says the quiet period is over', async () => {
+    const root = newRoot();
+    const timers: Array<{ ms: number; run: () => void; cancelled: boolean }> = [];
+    const clock: Clock = {
+      now: () => new Date(),
+      after: (ms, run) => {
+        const timer = { ms, run, cancelled: false };
+        timers.push(timer);
+        return () => {
+          timer.cancelled = true;
+        };
+      },
+    };
+    const fire = () => {
+      const due = timers.splice(0).filter((t) => !t.cancelled);
+      for (const t of due) t.run();
+      return due.map((t) => t.ms);
+    };
+    const batches: string[][] = [];
+    const w = await watchTree(root, { ignoreDirs: [], stabilityMs: 1234, clock, onChange: (paths) => batches.push(paths), onError: () => undefined });
+    try {
+      writeFileSync(join(root, 'quiet.txt'), 'x');
+      await until(() => (w.pending() > 0 && timers.length > 0 ? true : undefined));
+      await sleep(200); // real time passes; only the clock given may end the wait
+      expect(batches).toEqual([]);
+      expect(fire()).toContain(1234);
+      await until(() => (timers.some((t) => !t.cancelled) ? true : undefined)); // the size and mtime held: a batch is due
+      fire();
+      expect(batches).toEqual([['quiet.txt']]);
+      expect(w.pending()).toBe(0);
+    } finally {
+      await w.close();
+    }
+  });
+});
+
+describe('when watching fails', () => {
+  const failing = () => {
+    const errors: Array<{ error: Error; failure: WatchFailure | undefined }> = [];
+    const seen = new Set<string>();
+    const options = {
+      ignoreDirs: [],
+      stabilityMs: 30,
+      onChange: (paths: string[]) => paths.forEach((p) => seen.add(p)),
+      onError: (error: Error, failure?: WatchFailure) => errors.push({ error, failure }),
+    };
+    return { errors, seen, options };
+  };
+  const oneSentence = (error: Error) => {
+    expect(error.message).not.toMatch(/\n|\s at /);
+    expect(error.message).toMatch(/found by rescanning it regularly instead/);
+  };
+
+  it('a folder that cannot be watched: said once in one sentence, and the engine is told to rescan instead', async () => {
+    const { errors, options } = failing();
+    const w = await watchTree(join(newRoot(), 'not-there'), options);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.failure).toEqual({ fallback: 'rescan' });
+    oneSentence(errors[0]!.error);
+    expect(w.pending()).toBe(0);
+    await w.close();
+  });
+
+  it('the watch limit reached is explained with what to raise', async () => {
+    const { errors, options } = failing();
+    const native: NativeWatcher = {
+      subscribe: async (dir) => {
+        throw new Error(`inotify_add_watch on '${dir}/deep' failed: No space left on device`);
+      },
+    };
+    const w = await createWatchTree(async () => native)(newRoot(), options);
+    expect(errors.map((e) => e.failure)).toEqual([{ fallback: 'rescan' }]);
+    oneSentence(errors[0]!.error);
+    expect(errors[0]!.error.message).toMatch(/no more folder watches.*fs\.inotify\.max_user_watches/);
+    await w.close();
+  });
+
+  it('a watcher whose native part cannot be loaded says so and does not throw', async () => {
+    const { errors, options } = failing();
+    const missing = async (): Promise<NativeWatcher> => {
+      throw new Error('No prebuild or local build of @parcel/watcher found. Tried @parcel/watcher-sunos-x64.');
+    };
+    const w = await createWatchTree(missing)(newRoot(), options);
+    expect(errors.map((e) => e.failure)).toEqual([{ fallback: 'rescan' }]);
+    expect(errors[0]!.error.message).toMatch(/could not be loaded/);
+    expect(w.pending()).toBe(0);
+    await w.close();
+  });
+
+  it('the backend failing while it runs is said once; what still works goes on reporting', async () => {
+    const { errors, seen, options } = failing();
+    const callbacks: Array<Parameters<NativeWatcher['subscribe']>[1]> = [];
+    const native: NativeWatcher = {
+      subscribe: (dir, callback, opts) => {
+        callbacks.push(callback);
+        return parcel.subscribe(dir, callback, opts);
+      },
+    };
+    const root = newRoot();
+    const w = await createWatchTree(async () => native)(root, options);
+    try {
+      // What the backend hands the callback when it stops (e.g. inotify's queue cannot be read).
+      callbacks[0]!(new Error('Error reading from inotify: Input/output error'), []);
+      callbacks[0]!(new Error('Error reading from inotify: Input/output error'), []);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]!.failure).toEqual({ fallback: 'rescan' });
+      oneSentence(errors[0]!.error);
+      expect(errors[0]!.error.message).toMatch(/Error reading from inotify/);
+      writeFileSync(join(root, 'still.txt'), 'x');
+      await until(() => (seen.has('still.txt') ? true : undefined));
+    } finally {
+      await w.close();
+    }
+  });
+});
+
 
 describe('the running engine', () => {
   let account: Account | undefined;
