@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { loadSavedLists } from '../../main/app/host/saved-lists.js';
+import { statePaths } from '../../main/state/paths.js';
 import { addList } from '../../server/lists.js';
 import { cli, expectOneLineError, makeTree, newAccount, signedInHome, tempDir, useCliTestServer, type TestAccount } from './helpers.js';
 import { PROFILES } from '../helpers/server.js';
@@ -96,7 +98,7 @@ describe.each(PROFILES)('sharing commands against the %s profile', (profile) => 
       expectOneLineError(none, /has no subscribed members/);
       const unknownList = await cli(['share', join(dir, 'list-share.txt'), '--list', 'ffffffffffff0'], { home });
       expect(unknownList.code).toBe(1);
-      expectOneLineError(unknownList, /share failed: not found/);
+      expectOneLineError(unknownList, /there is no mailing list ffffffffffff0; nothing was shared/);
     });
 
     it('fails with one line for a path outside the synced folders, not synced, or the folder itself; usage errors exit 2', async () => {
@@ -315,13 +317,75 @@ describe.each(PROFILES)('sharing commands against the %s profile', (profile) => 
         expect(dup.code).toBe(1);
         expectOneLineError(dup, /refused by the server/);
       }
-      expect(results[0]!.stderr).toMatch(/not found/);
+      expect(results[0]!.stderr).toMatch(/there is no mailing list ffffffffffff0/);
       expect(results[1]!.stderr).toMatch(/not allowed/);
+      expect(results[2]!.stderr).toMatch(/the list has no field NOPE \(its fields: FIRST_NAME, LAST_NAME\)/);
+      // A subscriber that is not there is named as such, not as something missing from the drive.
+      expect(results[3]!.stderr).toMatch(new RegExp(`remove failed: list ${mine} has no subscriber ffffffffffff0`));
+      expect(results[3]!.stderr).not.toMatch(/on the drive/);
+      const noList = await cli(['lists', 'remove', 'ffffffffffff0', 'ffffffffffff1'], { home });
+      expect(noList.code).toBe(1);
+      expectOneLineError(noList, /remove failed: there is no mailing list ffffffffffff0/);
+    });
+
+    it('remembers the lists used, by name, in the lists.json the window reads; fields match in any case', async () => {
+      const myHome = await signedInHome(server, owner);
+      const myDir = join(tempDir(), 'Drive');
+      makeTree(myDir, { 'club.txt': 'for the club' });
+      expect((await cli(['sync', myDir, '--once'], { home: myHome })).code).toBe(0);
+      const listId = addList(server.context.db, 'Club', owner.email);
+
+      const none = await cli(['lists'], { home: myHome });
+      expect(none.code, none.stderr).toBe(0);
+      expect(none.stdout).toMatch(/^no mailing lists remembered yet: drivesync lists remember LIST_ID NAME adds one$/m);
+
+      const remembered = await cli(['lists', 'remember', listId, 'Chess club'], { home: myHome });
+      expect(remembered.code, remembered.stderr).toBe(0);
+      expect(remembered.stdout.trim()).toBe(`remembered list ${listId} as Chess club (0 subscribed)`);
+      const missing = await cli(['lists', 'remember', 'ffffffffffff0', 'Ghosts'], { home: myHome });
+      expect(missing.code).toBe(1);
+      expectOneLineError(missing, /there is no mailing list ffffffffffff0/);
+
+      // The remembered name stands for the id; the first subscriber teaches nothing, so fields go in upper case.
+      const ada = await cli(['lists', 'add', 'chess CLUB', 'ada@example.com', '--field', 'first_name=Ada'], { home: myHome });
+      expect(ada.code, ada.stderr).toBe(0);
+      // From then on a field is matched against the list's own, whatever its case.
+      const bob = await cli(['lists', 'add', listId, `${friend.email}`, '--field', 'First_Name=Bob', '--field', 'last_name=Ross'], { home: myHome });
+      expect(bob.code, bob.stderr).toBe(0);
+      const subscribers = JSON.parse((await cli(['lists', 'subscribers', 'Chess club', '--json'], { home: myHome })).stdout);
+      expect(subscribers).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ email: 'ada@example.com', FIRST_NAME: 'Ada' }),
+          expect.objectContaining({ email: friend.email, FIRST_NAME: 'Bob', LAST_NAME: 'Ross' }),
+        ]),
+      );
+
+      const shared = await cli(['share', join(myDir, 'club.txt'), '--list', 'Chess club'], { home: myHome });
+      expect(shared.code, shared.stderr).toBe(0);
+      expect(shared.stdout).toContain('shared club.txt (view, download) with 1 person:');
+
+      const table = await cli(['lists', 'ls'], { home: myHome });
+      expect(table.stdout).toMatch(/^NAME\s+ID\s+SUBSCRIBED\s+LAST USED$/m);
+      expect(table.stdout).toMatch(new RegExp(`^Chess club\\s+${listId}\\s+2\\s+\\d{4}-`, 'm'));
+      // The window's remembered lists are these very ones.
+      const inWindow = loadSavedLists(statePaths({ DRIVESYNC_HOME: myHome }), { server: server.url, email: owner.email });
+      expect(inWindow).toEqual([{ id: listId, name: 'Chess club', subscribers: 2, lastUsed: expect.any(String) }]);
+
+      const forgot = await cli(['lists', 'forget', 'chess club'], { home: myHome });
+      expect(forgot.stdout.trim()).toBe(`forgot list Chess club (${listId})`);
+      expect(JSON.parse((await cli(['lists', 'ls', '--json'], { home: myHome })).stdout)).toEqual([]);
+      const again = await cli(['lists', 'forget', 'chess club'], { home: myHome });
+      expect(again.code).toBe(1);
+      expectOneLineError(again, /no remembered list chess club/);
+
+      // The help shows no internal default for --field.
+      const help = await cli(['lists', 'add', '--help'], { home: myHome });
+      expect(help.stdout).toContain('--field <key=value>');
+      expect(help.stdout).not.toContain('default:');
     });
 
     it('usage errors exit 2 with one line', async () => {
       const cases = [
-        ['lists'],
         ['lists', 'subscribers'],
         ['lists', 'add', 'abc'],
         ['lists', 'add', 'abc', 'not-an-address'],

@@ -1,24 +1,29 @@
 /**
- * `lists subscribers LIST_ID | add LIST_ID EMAIL [--field K=V] | subscribe|unsubscribe|remove LIST_ID SUB_ID`: the
- * subscribers of a mailing list the account owns.
+ * `lists [ls]`, `lists remember LIST_ID NAME`, `lists forget LIST`, and the subscribers of a mailing list the account
+ * owns: `subscribers LIST | add LIST EMAIL [--field K=V] | subscribe|unsubscribe|remove LIST SUB_ID`. LIST is a list's
+ * id or the name it was remembered under (the remembered lists are the window's too).
  */
 import type { Command } from 'commander';
+import { ApiError } from '../../api/errors.js';
 import type { Subscriber } from '../../api/schemas.js';
-import { failure, usageError } from '../errors.js';
+import { countSubscribed, forgetList, listsInOrder, rememberList } from '../../state/saved-lists.js';
+import { CliError, describeApiError, failure, usageError } from '../errors.js';
 import { log } from '../log.js';
 import { SUBSCRIBER_PAGE } from '../output.js';
 import { print, printJson, printTable, safe } from '../output.js';
-import { openSession } from '../session.js';
+import { listAccount, listLabel, noteListUse, resolveListId, savedLists } from '../remembered-lists.js';
+import { openSession, type Session } from '../session.js';
 
+/** A subscriber's own properties; every other key is one of the list's fields. */
 const KNOWN = new Set(['uid', 'email', 'status', 'created_at', 'updated_at']);
 
-function parseField(value: string, previous: Record<string, string> = {}): Record<string, string> {
+function parseField(value: string, previous: Array<[string, string]> = []): Array<[string, string]> {
   const at = value.indexOf('=');
   if (at <= 0) throw usageError(`--field must be KEY=VALUE (got ${value})`);
   const key = value.slice(0, at).trim();
   if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(key)) throw usageError(`--field: "${key}" is not a field name`);
   if (key.toUpperCase() === 'EMAIL') throw usageError('--field: the e-mail is the EMAIL argument, not a field');
-  return { ...previous, [key]: value.slice(at + 1) };
+  return [...previous, [key, value.slice(at + 1)]];
 }
 
 function nonEmpty(name: string, value: string): string {
@@ -26,30 +31,122 @@ function nonEmpty(name: string, value: string): string {
   return value.trim();
 }
 
+/**
+ * The given fields under the list's own spelling: a field is matched without regard to case against the fields a
+ * subscriber of the list carries; when the list has no subscriber to learn them from, the service's convention
+ * (upper case, as FIRST_NAME) is used.
+ */
+async function asListFields(session: Session, listId: string, given: Array<[string, string]>): Promise<Record<string, string>> {
+  if (given.length === 0) return {};
+  let known: string[] = [];
+  for await (const subscriber of session.client.lists.subscribers(listId, 1)) {
+    known = Object.keys(subscriber).filter((k) => !KNOWN.has(k));
+    break;
+  }
+  const fields: Record<string, string> = {};
+  for (const [key, value] of given) {
+    const name = known.find((k) => k.toLowerCase() === key.toLowerCase());
+    if (!name && known.length > 0) throw new CliError(`the list has no field ${safe(key)} (its fields: ${known.map(safe).join(', ')})`);
+    fields[name ?? key.toUpperCase()] = value;
+  }
+  return fields;
+}
+
+/** Says whether the list or the subscriber is missing, rather than "not found on the drive". */
+async function explainNotFound(session: Session, listId: string, subscriberId: string, error: unknown, context: string): Promise<unknown> {
+  if (!(error instanceof ApiError) || error.kind !== 'not-found') return failure(error, session.server, context);
+  try {
+    await session.client.lists.page(listId, 1, 1);
+  } catch (probe) {
+    if (probe instanceof ApiError && probe.kind === 'not-found') return new CliError(`${context}: there is no mailing list ${safe(listId)}`);
+    if (probe instanceof ApiError) return new CliError(`${context}: ${describeApiError(probe, session.server)}`);
+    return probe;
+  }
+  return new CliError(`${context}: list ${safe(listLabel(session, listId))} has no subscriber ${safe(subscriberId)}`);
+}
+
+function printSaved(session: Session, json: boolean): void {
+  const lists = listsInOrder(savedLists(session));
+  if (json) return printJson(lists);
+  if (lists.length === 0) {
+    print('no mailing lists remembered yet: drivesync lists remember LIST_ID NAME adds one');
+    print('(a list you share with, add to or list the subscribers of is remembered too)');
+    return;
+  }
+  printTable(
+    ['NAME', 'ID', 'SUBSCRIBED', 'LAST USED'],
+    lists.map((l) => [safe(l.name), safe(l.id), l.subscribers === null ? '?' : String(l.subscribers), l.lastUsed ?? '-']),
+  );
+}
+
 export function registerListCommands(program: Command): void {
   const lists = program
     .command('lists')
-    .description('the subscribers of your mailing lists')
-    .action(() => {
-      throw usageError('lists needs a command: subscribers, add, subscribe, unsubscribe or remove (see drivesync lists --help)');
+    .description('your mailing lists (remembered by name) and their subscribers; alone, the remembered lists')
+    .action(async () => printSaved(await openSession(), false));
+
+  lists
+    .command('ls')
+    .description('the mailing lists you have used or remembered, most recently used first (the same as lists)')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => printSaved(await openSession(), options.json === true));
+
+  lists
+    .command('remember')
+    .description('remember a list of yours under a name, to use the name instead of its id')
+    .argument('<listId>', 'the list id')
+    .argument('<name>', 'a name for it')
+    .action(async (listId: string, name: string) => {
+      const id = nonEmpty('LIST_ID', listId);
+      const label = nonEmpty('NAME', name);
+      const session = await openSession();
+      const account = listAccount(session);
+      if (!account) throw new CliError('lists are remembered per account: sign in with drivesync login first');
+      const clash = savedLists(session).find((l) => l.name.toLowerCase() === label.toLowerCase() && l.id !== id);
+      if (clash) throw usageError(`the name "${label}" is already list ${clash.id}'s`);
+      let subscribers: number;
+      try {
+        subscribers = await countSubscribed(session.client, id);
+      } catch (error) {
+        if (error instanceof ApiError && error.kind === 'not-found') throw new CliError(`there is no mailing list ${safe(id)}`);
+        throw failure(error, session.server, `list ${id}`);
+      }
+      rememberList(session.paths, account, { id, name: label, subscribers });
+      print(`remembered list ${safe(id)} as ${safe(label)} (${subscribers} subscribed)`);
+    });
+
+  lists
+    .command('forget')
+    .description('forget a remembered list (the list itself stays on the drive)')
+    .argument('<list>', 'the list id or its remembered name')
+    .action(async (list: string) => {
+      const session = await openSession();
+      const account = listAccount(session);
+      const id = resolveListId(session, nonEmpty('LIST', list));
+      if (!account || !savedLists(session).some((l) => l.id === id)) throw new CliError(`no remembered list ${safe(list)}`);
+      const label = listLabel(session, id);
+      forgetList(session.paths, account, id);
+      print(`forgot list ${safe(label)}`);
     });
 
   lists
     .command('subscribers')
     .description('list every subscriber of a list')
-    .argument('<listId>', 'the list id')
+    .argument('<list>', 'the list id or its remembered name')
     .option('--json', 'print JSON')
-    .action(async (listId: string, options: { json?: boolean }) => {
-      const id = nonEmpty('LIST_ID', listId);
+    .action(async (list: string, options: { json?: boolean }) => {
       const session = await openSession();
+      const id = resolveListId(session, nonEmpty('LIST', list));
       const subscribers: Subscriber[] = [];
       try {
         for await (const s of session.client.lists.subscribers(id, SUBSCRIBER_PAGE)) subscribers.push(s);
       } catch (error) {
+        if (error instanceof ApiError && error.kind === 'not-found') throw new CliError(`there is no mailing list ${safe(id)}`);
         throw failure(error, session.server, `listing the subscribers of ${id} failed`);
       }
+      noteListUse(session, id, { subscribers: subscribers.filter((s) => s.status === 'subscribed').length, used: true });
       if (options.json) return printJson(subscribers);
-      if (subscribers.length === 0) return print(`list ${safe(id)} has no subscribers`);
+      if (subscribers.length === 0) return print(`list ${safe(listLabel(session, id))} has no subscribers`);
       const fields = [...new Set(subscribers.flatMap((s) => Object.keys(s).filter((k) => !KNOWN.has(k))))].sort();
       printTable(
         ['ID', 'STATUS', 'EMAIL', ...fields],
@@ -60,18 +157,22 @@ export function registerListCommands(program: Command): void {
   lists
     .command('add')
     .description('add a subscriber to a list; prints the new subscriber id')
-    .argument('<listId>', 'the list id')
+    .argument('<list>', 'the list id or its remembered name')
     .argument('<email>', 'the subscriber e-mail')
-    .option('--field <key=value>', 'a list-defined field such as FIRST_NAME=Ada (repeatable)', parseField, {})
-    .action(async (listId: string, email: string, options: { field: Record<string, string> }) => {
-      const id = nonEmpty('LIST_ID', listId);
+    .option('--field <key=value>', "one of the list's fields, such as first_name=Ada (any case; repeatable)", parseField)
+    .action(async (list: string, email: string, options: { field?: Array<[string, string]> }) => {
+      const given = nonEmpty('LIST', list);
       if (!/^[^@\s]+@[^@\s]+$/.test(email.trim())) throw usageError(`"${email}" is not an e-mail address`);
       const session = await openSession();
+      const id = resolveListId(session, given);
       try {
-        const uid = await session.client.lists.store(id, { ...options.field, EMAIL: email.trim() });
+        const fields = await asListFields(session, id, options.field ?? []);
+        const uid = await session.client.lists.store(id, { ...fields, EMAIL: email.trim() });
         log().info({ command: 'lists add', listId: id, uid }, 'subscriber added');
+        noteListUse(session, id, { used: true });
         print(uid);
       } catch (error) {
+        if (error instanceof ApiError && error.kind === 'not-found') throw new CliError(`adding ${email} failed: there is no mailing list ${safe(id)}`);
         throw failure(error, session.server, `adding ${email} to ${id} failed`);
       }
     });
@@ -82,23 +183,25 @@ export function registerListCommands(program: Command): void {
       .description(
         action === 'remove' ? 'delete a subscriber from a list' : `${action} a subscriber (already ${action}d is not an error)`,
       )
-      .argument('<listId>', 'the list id')
+      .argument('<list>', 'the list id or its remembered name')
       .argument('<subscriberId>', 'the subscriber id')
-      .action(async (listId: string, subscriberId: string) => {
-        const id = nonEmpty('LIST_ID', listId);
+      .action(async (list: string, subscriberId: string) => {
+        const given = nonEmpty('LIST', list);
         const sub = nonEmpty('SUB_ID', subscriberId);
         const session = await openSession();
+        const id = resolveListId(session, given);
         try {
           if (action === 'remove') {
             await session.client.lists.delete(id, sub);
-            print(`removed ${safe(sub)} from ${safe(id)}`);
+            print(`removed ${safe(sub)} from ${safe(listLabel(session, id))}`);
           } else {
             const change = await session.client.lists[action](id, sub);
             print(change === 'already' ? `${safe(sub)} was already ${action}d` : `${action}d ${safe(sub)}`);
           }
+          noteListUse(session, id, { used: true });
           log().info({ command: `lists ${action}`, listId: id, subscriberId: sub }, action);
         } catch (error) {
-          throw failure(error, session.server, `${action} failed`);
+          throw await explainNotFound(session, id, sub, error, `${action} failed`);
         }
       });
   }

@@ -1,14 +1,16 @@
 /**
- * `share PATH (--email E ... | --list LIST_ID) [--perm view,edit,download]` and `unshare PATH --email E`, for a path
+ * `share PATH (--email E ... | --list LIST) [--perm view,edit,download]` and `unshare PATH --email E`, for a path
  * inside a synced folder (turned into its remote entry through the folder's mirror).
  */
 import type { Command } from 'commander';
 import type { FileEntry, Permission } from '../../api/schemas.js';
+import { ApiError } from '../../api/errors.js';
 import { CliError, failure, usageError } from '../errors.js';
 import { log } from '../log.js';
 import { SUBSCRIBER_PAGE } from '../output.js';
 import { print, safe } from '../output.js';
 import { locate, type Located } from '../locate.js';
+import { listLabel, noteListUse, resolveListId } from '../remembered-lists.js';
 import { openSession, type Session } from '../session.js';
 
 const PERMISSIONS: readonly Permission[] = ['view', 'edit', 'download'];
@@ -62,7 +64,7 @@ export function registerShareCommands(program: Command): void {
     .description('share a synced file or folder with people (by e-mail) or with the subscribed members of a mailing list')
     .argument('<path>', 'a file or folder inside a synced folder')
     .option('--email <email...>', 'an address to share with (repeat the option, or separate with commas)')
-    .option('--list <listId>', 'share with every subscribed member of this mailing list')
+    .option('--list <list>', 'share with every subscribed member of this mailing list (its id or remembered name)')
     .option('--perm <perms>', 'permissions, comma-separated, of view, edit, download', 'view,download')
     .action(async (path: string, options: { email?: string[]; list?: string; perm: string }) => {
       if (options.email && options.list) throw usageError('give --email or --list, not both');
@@ -74,9 +76,16 @@ export function registerShareCommands(program: Command): void {
       const item = await locatePath(session, path);
       try {
         let asked = emails;
-        if (options.list) {
-          asked = await subscribedMembers(session, options.list);
-          if (asked.length === 0) throw new CliError(`mailing list ${options.list} has no subscribed members; nothing was shared`);
+        const listId = options.list ? resolveListId(session, options.list) : undefined;
+        if (listId) {
+          try {
+            asked = await subscribedMembers(session, listId);
+          } catch (error) {
+            if (error instanceof ApiError && error.kind === 'not-found') throw new CliError(`there is no mailing list ${safe(listId)}; nothing was shared`);
+            throw error;
+          }
+          noteListUse(session, listId, { subscribers: asked.length, used: true });
+          if (asked.length === 0) throw new CliError(`mailing list ${safe(listLabel(session, listId))} has no subscribed members; nothing was shared`);
         }
         const shared = new Set<string>();
         const unknown: string[] = [];
@@ -87,7 +96,7 @@ export function registerShareCommands(program: Command): void {
           for (const e of batch) if (!missing.has(e)) shared.add(e);
           unknown.push(...result.unknown);
         }
-        log().info({ command: 'share', path: item.path, remoteId: item.remoteId, list: options.list, shared: shared.size, unknown: unknown.length }, 'shared');
+        log().info({ command: 'share', path: item.path, remoteId: item.remoteId, list: listId, shared: shared.size, unknown: unknown.length }, 'shared');
         const perms = permissions.join(', ');
         if (shared.size > 0) {
           print(`shared ${safe(item.path)} (${perms}) with ${shared.size} ${shared.size === 1 ? 'person' : 'people'}:`);
