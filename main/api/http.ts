@@ -154,6 +154,9 @@ export function duration(ms: number): string {
 /** What a call that met its overall deadline says. */
 export const deadlineMessage = (ms: number) => `the server did not answer within ${duration(ms)}`;
 
+/** What a transfer that stalled says. */
+export const stallMessage = (ms: number) => `no data moved for ${duration(ms)}`;
+
 /** got's timeout, by the phase that ran out, in words: connecting, waiting for an answer, or nothing moving. */
 function timeoutMessage(error: { event?: string; message?: string }): string {
   const text = error.message ?? '';
@@ -162,7 +165,7 @@ function timeoutMessage(error: { event?: string; message?: string }): string {
   if (threshold === undefined) return 'timed out';
   const ms = Number(threshold);
   if (event === 'connect' || event === 'lookup' || event === 'secureConnect') return `could not connect within ${duration(ms)}`;
-  if (event === 'socket' || event === 'read') return `no data moved for ${duration(ms)}`;
+  if (event === 'socket' || event === 'read') return stallMessage(ms);
   return deadlineMessage(ms);
 }
 

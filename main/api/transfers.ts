@@ -4,9 +4,9 @@ import { stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { Transform, pipeline as pipelineStreams } from 'node:stream';
 import type { Http } from './http.js';
-import { toApiError } from './http.js';
+import { stallMessage, toApiError } from './http.js';
 import type { EntryId } from './entries.js';
-import { AbortedError, BadResponseError, isTransient } from './errors.js';
+import { AbortedError, BadResponseError, isTransient, TimeoutError } from './errors.js';
 import { UploadResponse, type FileEntry } from './schemas.js';
 
 export interface TransferProgress {
@@ -47,11 +47,12 @@ const DOWNLOAD = 'GET {file url}';
 const sleepReal = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Counts bytes passing through, for progress, without holding any of them. */
-function counter(start: number, total: number | undefined, onProgress?: (p: TransferProgress) => void) {
+function counter(start: number, total: number | undefined, onProgress?: (p: TransferProgress) => void, moved?: () => void) {
   let transferred = start;
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
       transferred += chunk.length;
+      moved?.();
       onProgress?.({ transferred, total });
       done(null, chunk);
     },
@@ -213,8 +214,9 @@ export class TransfersApi {
       headers: have > 0 ? { range: `bytes=${have}-` } : {},
       retry: { limit: 0 },
       signal: options.signal,
-      // No overall deadline: a download may rightly take hours; it fails when nothing has moved for the stall time.
-      timeout: { connect: this.http.timeouts.connect, response: this.http.timeouts.stall, socket: this.http.timeouts.stall },
+      // No overall deadline: a download may rightly take hours; it fails when nothing has moved for the stall time
+      // (the watchdog below once the answer has begun).
+      timeout: { connect: this.http.timeouts.connect, response: this.http.timeouts.stall, socket: undefined },
     });
     const response = await new Promise<{ statusCode: number; headers: Record<string, string | string[] | undefined> }>(
       (resolve, reject) => {
@@ -229,15 +231,29 @@ export class TransfersApi {
     const lengthHeader = response.headers['content-length'];
     const length = typeof lengthHeader === 'string' ? Number(lengthHeader) : undefined;
     const total = options.expectedSize ?? (length !== undefined ? start + length : undefined);
+    // Bytes move when they arrive and when they go on to the file. An idle-socket timeout would see only the first,
+    // and under a bandwidth limit the connection waits, rightly, while what was received goes on at the limit.
+    const stallMs = this.http.timeouts.stall;
+    let stalled = false;
+    const watchdog = setTimeout(() => {
+      stalled = true;
+      stream.destroy();
+    }, stallMs);
+    const moved = () => watchdog.refresh();
+    stream.on('downloadProgress', moved);
     try {
       await pipeline(
         stream,
         this.http.bandwidth.throttle('down'),
-        counter(start, total, options.onProgress),
+        counter(start, total, options.onProgress, moved),
         createWriteStream(destination, { flags: partial ? 'a' : 'w' }),
       );
     } catch (error) {
+      if (stalled && !options.signal?.aborted) throw new TimeoutError(DOWNLOAD, stallMessage(stallMs));
       throw toApiError(DOWNLOAD, error, options.signal);
+    } finally {
+      clearTimeout(watchdog);
+      stream.off('downloadProgress', moved);
     }
     return (await stat(destination)).size;
   }

@@ -24,6 +24,7 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 const LISTING = JSON.stringify({ current_page: 1, data: [{ id: 1, name: 'a.txt', type: 'file', parent_id: null }], next_page: null });
 const CONTENT = randomBytes(64 * 1024);
+const SMALL = randomBytes(10 * 1024);
 
 let server: Server;
 let origin: string;
@@ -116,6 +117,12 @@ const behaviours: Record<string, Handler> = {
       return;
     }
     behaviours['download-stalls']!(req, res);
+  },
+  'download-pauses': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(SMALL.length) });
+    res.write(SMALL.subarray(0, 8 * 1024));
+    const timer = setTimeout(() => res.end(SMALL.subarray(8 * 1024)), 2500);
+    timers.add(timer);
   },
   // 4 KiB every 250 ms: slower than any deadline a metadata call would get, but never still for long.
   'download-slow': (_req, res) => {
@@ -287,6 +294,18 @@ describe('a transfer has no deadline but a stall time', () => {
     expect(last).toBe(CONTENT.length);
     expect((await readFile(destination)).equals(CONTENT)).toBe(true);
     expect(hits.get('download-slow')).toBe(1);
+  });
+
+  it('a download held back by the bandwidth limit is moving, not stalled, even while the connection is still', async () => {
+    // The server sends 8 KiB, waits 2.5 s and sends 2 KiB more; at 2 KiB a second (a piece a second) the client is
+    // still writing the first part to the file throughout the wait, so nothing has stopped moving.
+    const c = client('download-pauses', { timeouts: { stall: 1500 }, bandwidth: { downBytesPerSecond: 2 * 1024 } });
+    const destination = join(dir, 'limited.bin');
+    const started = performance.now();
+    const size = await c.transfers.download({ id: 1, url: 'api/v1/file-entries/1' }, destination, { retries: 0 });
+    expect(size).toBe(SMALL.length);
+    expect((await readFile(destination)).equals(SMALL)).toBe(true);
+    expect(performance.now() - started).toBeGreaterThan(3000);
   });
 
   it('a slow upload that keeps moving runs past both the stall time and the metadata deadline', async () => {
