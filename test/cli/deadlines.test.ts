@@ -91,8 +91,11 @@ async function failsAtDeadline(folder: Awaited<ReturnType<typeof syncedFolder>>,
 }
 
 describe('drivesync sync --once against a server that drips its answers', () => {
-  it('DRIVESYNC_REQUEST_TIMEOUT=2: fails within the deadlines, one line, nothing lost', async () => {
+  it('DRIVESYNC_REQUEST_TIMEOUT=2: fails within the deadlines, one line, nothing lost (the variable wins over config.json)', async () => {
     const folder = await syncedFolder('drip-env');
+    const configFile = join(folder.home, 'config.json');
+    const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
+    writeFileSync(configFile, JSON.stringify({ ...config, requestTimeoutSeconds: 3600 }));
     await failsAtDeadline(folder, { DRIVESYNC_REQUEST_TIMEOUT: '2' });
   });
 
