@@ -8,7 +8,7 @@ import type { IpcMainInvokeEvent, UtilityProcess } from 'electron';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ENGINE_V8_FLAGS } from '../sync/process-flags.js';
-import { autostartDir, writeAutostart } from './autostart.js';
+import { autostartDir, startedAtLogin, writeAutostart } from './autostart.js';
 import { describeState, type ActivityItem, type StatusSnapshot } from '../contract/index.js';
 import type { HostPlatform } from './host/host.js';
 import { HostProxy, type Port } from './host/rpc.js';
@@ -214,6 +214,7 @@ export async function runApp(argv: readonly string[] = process.argv): Promise<Ru
   if (first.ok) status = first.value as StatusSnapshot;
   if (recent.ok) activity = recent.value as ActivityItem[];
   refresh();
-  if (!argv.includes('--hidden') || status.account === null) showWindow();
+  const atLogin = startedAtLogin(argv, process.platform, () => app.getLoginItemSettings().wasOpenedAtLogin);
+  if (!atLogin || status.account === null) showWindow();
   return { host, tray, showWindow, layout };
 }

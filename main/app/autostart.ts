@@ -1,6 +1,7 @@
 /**
- * Start at login. macOS and Windows have app.setLoginItemSettings; on Linux, where Electron offers nothing, the
- * freedesktop way is a `.desktop` file in `$XDG_CONFIG_HOME/autostart`.
+ * Start at login. macOS and Windows have app.setLoginItemSettings (a per-user Run key on Windows, a login item on
+ * macOS); on Linux, where Electron offers nothing, the freedesktop way is a `.desktop` file in
+ * `$XDG_CONFIG_HOME/autostart`. A start at login opens to the tray only.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -37,4 +38,12 @@ export function writeAutostart(dir: string, command: readonly string[], enabled:
   }
   mkdirSync(dir, { recursive: true });
   writeFileSync(file, autostartEntry(command));
+}
+
+/**
+ * Whether this start is the one at login. The Linux entry and the Windows Run key pass `--hidden`; a macOS login
+ * item passes no arguments (Electron ignores `args` there), and Electron tells instead whether it opened the app.
+ */
+export function startedAtLogin(argv: readonly string[], platform: NodeJS.Platform, openedAtLogin: () => boolean): boolean {
+  return argv.includes('--hidden') || (platform === 'darwin' && openedAtLogin());
 }
