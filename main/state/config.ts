@@ -1,6 +1,7 @@
 /**
  * The shared configuration (the command line's and the window's): one JSON file under the state dir holding the
- * server, the account's e-mail, the sync roots and the poll interval. It never holds a token or a password.
+ * server, the account's e-mail, the sync roots, the poll interval and the request deadlines. It never holds a token or a
+ * password.
  */
 import { readFileSync } from 'node:fs';
 import { StateError } from './errors.js';
