@@ -1,8 +1,7 @@
 /**
- * What `sync` shows while it runs: on a terminal, one live progress line (cli-progress: files and bytes done, rate,
- * ETA, current transfers) with finished items above it; elsewhere, plain log lines. Problems go to stderr.
+ * What `sync` shows while it runs: on a terminal, one live progress line (files and bytes done, rate, ETA, current
+ * transfers) with finished items above it; elsewhere, plain log lines. Problems go to stderr.
  */
-import cliProgress from 'cli-progress';
 import type { Activity, EngineState, PassSummary } from '../sync/engine.js';
 import type { TransferEvent } from '../sync/execute.js';
 import { humanBytes, safe } from './output.js';
@@ -44,9 +43,10 @@ export interface Reporter {
 }
 
 /** Counters of one pass. */
-class PassProgress {
+export class PassProgress {
   files = new Map<string, { transferred: number; total: number }>();
-  filesDone = 0;
+  /** Paths whose transfer finished: a path done twice in a pass (planned again) counts once. */
+  private done = new Set<string>();
   changes = 0;
   private samples: Array<{ at: number; bytes: number }> = [];
   private startedAt = Date.now();
@@ -54,7 +54,7 @@ class PassProgress {
   reset(): void {
     this.startedAt = Date.now();
     this.files.clear();
-    this.filesDone = 0;
+    this.done.clear();
     this.changes = 0;
     this.samples = [];
   }
@@ -69,17 +69,25 @@ class PassProgress {
 
   activity(activity: Activity): void {
     this.changes++;
-    if (TRANSFER_KINDS.has(activity.kind)) {
-      this.filesDone++;
-      const file = this.files.get(activity.path);
-      if (file) file.transferred = file.total;
-      else this.files.set(activity.path, { transferred: 0, total: 0 });
-    }
+    if (!TRANSFER_KINDS.has(activity.kind)) return;
+    this.done.add(activity.path);
+    const file = this.files.get(activity.path);
+    if (file) file.transferred = file.total;
+    else this.files.set(activity.path, { transferred: 0, total: 0 });
+  }
+
+  get filesDone(): number {
+    return this.done.size;
+  }
+
+  /** Files of the pass: those transferred or transferring (never fewer than those done). */
+  get filesTotal(): number {
+    return Math.max(this.files.size, this.done.size);
   }
 
   get bytesDone(): number {
     let sum = 0;
-    for (const f of this.files.values()) sum += f.transferred;
+    for (const f of this.files.values()) sum += Math.min(f.transferred, f.total);
     return sum;
   }
 
@@ -93,14 +101,14 @@ class PassProgress {
   get rate(): number {
     const first = this.samples[0];
     const last = this.samples[this.samples.length - 1];
-    if (first && last && last.at - first.at >= 500) return ((last.bytes - first.bytes) * 1000) / (last.at - first.at);
+    if (first && last && last.at - first.at >= 500) return Math.max(0, ((last.bytes - first.bytes) * 1000) / (last.at - first.at));
     // Too little time in the window: the average since the pass began.
     const elapsed = Date.now() - this.startedAt;
     return elapsed > 0 ? (this.bytesDone * 1000) / elapsed : 0;
   }
 
   get current(): string[] {
-    return [...this.files].filter(([, f]) => f.transferred < f.total).map(([path]) => path);
+    return [...this.files].filter(([path, f]) => f.transferred < f.total && !this.done.has(path)).map(([path]) => path);
   }
 }
 
@@ -120,69 +128,99 @@ function formatEta(seconds: number): string {
   return `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m`;
 }
 
-/** The live line on a terminal. */
+/**
+ * The live line: while a pass transfers, a bar with files and bytes done, rate, ETA and current transfers; at rest,
+ * only the state in words (an idle line of zeros and `ETA --` says nothing).
+ */
+export function liveLine(label: string, detail: string | undefined, p: PassProgress): string {
+  const total = p.bytesTotal;
+  const done = p.bytesDone;
+  const files = `files ${p.filesDone}/${p.filesTotal}`;
+  if (label === 'in sync') return p.filesTotal > 0 ? `in sync | ${files} | ${humanBytes(done)}` : 'in sync';
+  if (label === 'offline') return `offline${detail ? ` (${safe(detail.replace(/^[A-Z]+ \S+: /, ''))})` : ''}: trying again`;
+  if (label === 'error' || label === 'paused') return `${label}${detail ? `: ${safe(detail)}` : ''}`;
+  if (p.filesTotal === 0) return label;
+  const ratio = total > 0 ? Math.min(1, done / total) : 0;
+  const width = 20;
+  const filled = Math.round(ratio * width);
+  const bar = `${'█'.repeat(filled)}${'░'.repeat(width - filled)}`;
+  const rate = p.rate;
+  const eta = rate > 0 ? (total - done) / rate : NaN;
+  const current = p.current.map((c) => safe(c)).join(', ');
+  const parts = [
+    `${label.padEnd(8)} ${bar} ${String(Math.round(ratio * 100)).padStart(3)}%`,
+    files,
+    `${humanBytes(done)}/${humanBytes(total)}`,
+    `${humanBytes(rate)}/s`,
+    `ETA ${formatEta(eta)}`,
+  ];
+  if (current) parts.push(current);
+  return parts.join(' | ');
+}
+
+/** Least time between two redraws of the live line. */
+const REDRAW_MS = 125;
+
+/**
+ * The live line on a terminal: drawn in place on the last line, cut to the terminal's width (a wrapped line could
+ * not be taken back with a carriage return), taken off before any other line is written and drawn again after it,
+ * so nothing is ever written onto it. At rest it is off the screen.
+ */
 export class TtyReporter implements Reporter {
   private readonly progress = new PassProgress();
-  private readonly bar: cliProgress.SingleBar;
   private label = 'starting';
-  private active = false;
+  private detail: string | undefined;
+  /** What the live line shows now; empty when it is off the screen. */
+  private drawn = '';
+  private lastDraw = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private suspended = false;
 
-  constructor(private readonly out: NodeJS.WriteStream = process.stdout) {
-    this.bar = new cliProgress.SingleBar({
-      stream: out,
-      fps: 8,
-      hideCursor: true,
-      linewrap: false,
-      gracefulExit: false,
-      clearOnComplete: false,
-      format: (options, params) => this.format(options, params),
-    });
-    this.start();
+  constructor(private readonly out: NodeJS.WriteStream = process.stdout) {}
+
+  /** The line as it should be now ('' at rest: in sync, or idle with nothing done). */
+  private text(): string {
+    if (this.suspended || this.label === 'in sync' || this.label === 'idle') return '';
+    const width = Math.max(20, (this.out.columns || 120) - 1);
+    const line = liveLine(this.label, this.detail, this.progress);
+    return line.length > width ? `${line.slice(0, width - 1)}…` : line;
   }
 
-  private start(): void {
-    this.bar.start(1, 0);
-    this.active = true;
+  private draw(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const text = this.text();
+    if (text === this.drawn) return;
+    this.out.write(`\r\x1b[2K${text}`);
+    this.drawn = text;
+    this.lastDraw = Date.now();
   }
 
-  private format(options: cliProgress.Options, params: cliProgress.Params): string {
-    const p = this.progress;
-    const total = p.bytesTotal;
-    const done = p.bytesDone;
-    const ratio = total > 0 ? Math.min(1, done / total) : this.label === 'in sync' ? 1 : 0;
-    const width = 20;
-    const filled = Math.round(ratio * width);
-    const bar = `${'█'.repeat(filled)}${'░'.repeat(width - filled)}`;
-    const rate = p.rate;
-    const eta = rate > 0 ? (total - done) / rate : NaN;
-    const current = p.current.map((c) => safe(c)).join(', ');
-    const parts = [
-      `${this.label.padEnd(8)} ${bar} ${String(Math.round(ratio * 100)).padStart(3)}%`,
-      `files ${p.filesDone}/${p.files.size}`,
-      `${humanBytes(done)}/${humanBytes(total)}`,
-      `${humanBytes(rate)}/s`,
-      `ETA ${formatEta(eta)}`,
-    ];
-    if (current) parts.push(current);
-    void options;
-    void params;
-    return parts.join(' | ');
-  }
-
+  /** Redraws at most every REDRAW_MS: at once after a quiet spell, else when the interval is up. */
   private refresh(): void {
-    if (this.active) this.bar.update(this.progress.bytesDone, {});
+    const wait = this.lastDraw + REDRAW_MS - Date.now();
+    if (wait <= 0) this.draw();
+    else this.timer ??= setTimeout(() => this.draw(), wait);
+  }
+
+  private erase(): void {
+    if (this.drawn !== '') this.out.write('\r\x1b[2K');
+    this.drawn = '';
   }
 
   /** Writes a whole line above the live line. */
   private above(stream: NodeJS.WriteStream, line: string): void {
-    if (this.active) this.out.write('\r\x1b[2K');
+    this.erase();
     stream.write(`${line}\n`);
-    if (this.active) this.bar.render();
+    this.draw();
   }
 
-  state(state: EngineState): void {
+  state(state: EngineState, detail?: string): void {
     if (state === 'scanning') this.progress.reset();
+    // A pass that ends in sync leaves the engine idle: the line stays off until something changes.
+    if (state === 'idle' && this.label === 'in sync') return;
     this.label = STATE_WORDS[state];
+    this.detail = detail;
     this.refresh();
   }
 
@@ -190,7 +228,7 @@ export class TtyReporter implements Reporter {
     this.progress.activity(activity);
     const line = describeActivity(activity);
     if (line) this.above(this.out, line);
-    this.refresh();
+    else this.refresh();
   }
 
   transfer(event: TransferEvent): void {
@@ -207,21 +245,23 @@ export class TtyReporter implements Reporter {
   }
 
   passEnded(summary: PassSummary): void {
-    if (summary.inSync) this.label = 'in sync';
+    if (summary.inSync) {
+      this.label = 'in sync';
+      this.detail = undefined;
+    }
     this.refresh();
   }
 
   suspend(): void {
-    if (!this.active) return;
-    // cli-progress restores the cursor to where the bar started; lines were written above it since, so the bar's
-    // line is where it must go back to.
-    this.out.write('\x1b7');
-    this.bar.stop();
-    this.active = false;
+    this.suspended = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.erase();
   }
 
   resume(): void {
-    if (!this.active) this.start();
+    this.suspended = false;
+    this.refresh();
   }
 
   close(): void {

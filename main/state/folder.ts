@@ -5,7 +5,7 @@
  * calls it: the front ends hold a `SyncedFolder`.
  */
 import type { DriveClient } from '../api/client.js';
-import type { EngineEvents, EngineState, PassSummary, SyncEngine, SyncOptions } from '../sync/engine.js';
+import type { EngineEvents, EngineState, ItemError, PassSummary, SyncEngine, SyncOptions } from '../sync/engine.js';
 import { FolderRefused } from './errors.js';
 import { lockFolder } from './lock.js';
 import type { StatePaths } from './paths.js';
@@ -95,6 +95,7 @@ class OpenedFolder implements SyncedFolder {
   readonly status: RootStatus;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  private closing = false;
 
   constructor(
     readonly root: string,
@@ -115,24 +116,39 @@ class OpenedFolder implements SyncedFolder {
       updatedAt: new Date().toISOString(),
       lastSync: previous?.lastSync ?? null,
       inSync: previous?.inSync ?? null,
+      offline: null,
       counts: { synced: engine.syncedCount, done: 0, failed: 0 },
       errors: [],
     };
+    let offlineReason: string | null = null;
     engine.on('state', (state, detail) => {
+      if (state === 'offline') offlineReason = detail ?? 'the server cannot be reached';
       this.status.state = state;
       this.status.detail = detail ?? null;
       this.writeSoon();
     });
     engine.on('item-error', (error) => {
-      this.status.errors = [error, ...this.status.errors.filter((e) => e.path !== error.path)].slice(0, MAX_STATUS_ERRORS);
+      // What a stop cut short (cancelled transfers) is not an error of the folder.
+      if (this.closing) return;
+      this.addErrors([error]);
       this.writeSoon();
     });
     engine.on('pass', (summary) => {
-      this.status.lastSync = new Date().toISOString();
-      this.status.inSync = summary.inSync;
-      this.status.counts.done = summary.done;
-      this.status.counts.failed = summary.failed.length;
-      if (summary.inSync && summary.failed.length === 0) this.status.errors = [];
+      const now = new Date().toISOString();
+      if (summary.offline) {
+        // Nothing was compared: the last sync stays what it was, but the folder is no longer known to be in sync.
+        this.status.offline = { since: this.status.offline?.since ?? now, reason: offlineReason ?? 'the server cannot be reached' };
+        this.status.inSync = false;
+      } else {
+        this.status.offline = null;
+        this.status.lastSync = now;
+        this.status.inSync = summary.inSync;
+        this.status.counts.done = summary.done;
+        this.status.counts.failed = summary.failed.length;
+        if (summary.inSync && summary.failed.length === 0) this.status.errors = [];
+        // Failures the pass found without an operation (a folder the scan cannot read, a name the service refuses).
+        else if (!this.closing) this.addErrors(summary.failed);
+      }
       this.writeStatus();
     });
     this.writeStatus();
@@ -173,6 +189,7 @@ class OpenedFolder implements SyncedFolder {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.closing = true;
     try {
       await this.engine.stop();
     } finally {
@@ -181,6 +198,13 @@ class OpenedFolder implements SyncedFolder {
       this.writeStatus();
       this.unlock();
     }
+  }
+
+  /** Newest first, one per path. */
+  private addErrors(errors: readonly ItemError[]): void {
+    const fresh = new Set(errors.map((e) => e.path));
+    const newest = errors.filter((e, i) => errors.findIndex((o) => o.path === e.path) === i);
+    this.status.errors = [...newest, ...this.status.errors.filter((e) => !fresh.has(e.path))].slice(0, MAX_STATUS_ERRORS);
   }
 
   private writeSoon(): void {

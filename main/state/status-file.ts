@@ -15,8 +15,11 @@ export interface RootStatus {
   detail: string | null;
   pid: number;
   updatedAt: string;
+  /** When a pass last compared the folder with the drive, and whether it left them in sync. */
   lastSync: string | null;
   inSync: boolean | null;
+  /** Set while the last pass could not reach the server (kept after the folder stops): since when, and why. */
+  offline?: { since: string; reason: string } | null;
   counts: { synced: number; done: number; failed: number };
   errors: Array<{ path: string; message: string }>;
 }

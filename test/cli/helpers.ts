@@ -66,6 +66,8 @@ export interface RunOptions {
   input?: string;
   timeoutMs?: number;
   cwd?: string;
+  /** A command the CLI runs under (e.g. setpriv), before node. */
+  prefix?: readonly string[];
 }
 
 function collect(child: ChildProcess, label: string, timeoutMs: number, input?: string, keepStdin = false): Promise<Finished> {
@@ -94,7 +96,8 @@ function collect(child: ChildProcess, label: string, timeoutMs: number, input?: 
 
 /** Runs `drivesync ARGS` to its end. */
 export function cli(args: readonly string[], options: RunOptions): Promise<Finished> {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const [command, ...rest] = [...(options.prefix ?? []), process.execPath, BIN, ...args];
+  const child = spawn(command!, rest, {
     cwd: options.cwd ?? ROOT,
     env: cliEnv(options.home, options.env),
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -286,6 +289,7 @@ export interface StatusJson {
     running: boolean;
     detail: string | null;
     inSync: boolean | null;
+    offline: { since: string; reason: string } | null;
     lastSync: string | null;
     counts: { synced: number; done: number; failed: number } | null;
     errors: Array<{ path: string; message: string }>;

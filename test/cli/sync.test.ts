@@ -64,7 +64,7 @@ describe.each(PROFILES)('sync against the %s profile', (profile) => {
       expect(human.stdout).toMatch(/items:\s+5 synced/);
     });
 
-    it('shows live progress on a TTY (cli-progress: files, bytes, rate, ETA)', async () => {
+    it('shows live progress on a TTY (files, bytes, rate, ETA)', async () => {
       const account = await newAccount(server, 'tty');
       const home = await signedInHome(server, account);
       const dir = join(tempDir(), 'Drive');

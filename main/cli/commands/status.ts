@@ -8,6 +8,7 @@ import { isAlive } from '../../state/lock.js';
 import { rootOfAccount } from '../../state/roots.js';
 import { emailFor, serverOf } from '../../state/server.js';
 import { readStatus } from '../../state/status-file.js';
+import { offlineReason } from './sync.js';
 
 export function registerStatusCommand(program: Command): void {
   program
@@ -30,6 +31,7 @@ export function registerStatusCommand(program: Command): void {
           detail: status?.detail ?? null,
           lastSync: status?.lastSync ?? null,
           inSync: status?.inSync ?? null,
+          offline: status?.offline ?? null,
           counts: status?.counts ?? null,
           errors: status?.errors ?? [],
         };
@@ -54,11 +56,19 @@ export function registerStatusCommand(program: Command): void {
       print('folders:');
       for (const root of roots) {
         print(`  ${safe(root.path)}`);
-        const state = root.running ? `${root.state}${root.inSync ? ', in sync' : ''}` : root.state;
-        print(`    state:     ${state}${root.detail ? ` (${safe(root.detail)})` : ''}`);
-        if (root.lastSync) {
-          const result = root.inSync ? 'in sync' : root.inSync === false ? 'not in sync' : 'unknown';
-          print(`    last sync: ${root.lastSync} (${result})`);
+        if (root.offline) {
+          // The engine's detail names the endpoint; the reason is what a person needs.
+          const why = safe(offlineReason(root.offline.reason));
+          const state = root.running ? `offline: cannot reach the server (${why}) since ${root.offline.since}` : `${root.state}; the last run could not reach the server (${why}) at ${root.offline.since}`;
+          print(`    state:     ${state}`);
+          if (root.lastSync) print(`    last sync: ${root.lastSync} (the server has not been reached since)`);
+        } else {
+          const state = root.running ? `${root.state}${root.inSync ? ', in sync' : ''}` : root.state;
+          print(`    state:     ${state}${root.detail ? ` (${safe(root.detail)})` : ''}`);
+          if (root.lastSync) {
+            const result = root.inSync ? 'in sync' : root.inSync === false ? 'not in sync' : 'unknown';
+            print(`    last sync: ${root.lastSync} (${result})`);
+          }
         }
         if (root.counts) print(`    items:     ${root.counts.synced} synced, ${root.counts.done} changed in the last pass, ${root.counts.failed} failed`);
         for (const error of root.errors.slice(0, 5)) print(`    error:     ${safe(error.path ? `${error.path}: ${error.message}` : error.message)}`);

@@ -7,10 +7,11 @@ import { createInterface } from 'node:readline/promises';
 import { loadConfig, saveConfig } from '../../state/config.js';
 import { openFolder, type Activity, type EngineState, type PassSummary, type SyncedFolder } from '../../state/folder.js';
 import { canonicalPath, checkFolder } from '../../state/roots.js';
+import { ApiError } from '../../api/errors.js';
 import { failure, SilentExit } from '../errors.js';
 import { log } from '../log.js';
 import { safe } from '../output.js';
-import { PlainReporter, TtyReporter, type Reporter } from '../progress.js';
+import { describeActivity, PlainReporter, TtyReporter, type Reporter } from '../progress.js';
 import { openSession, type Session } from '../session.js';
 
 interface SyncOptions {
@@ -37,7 +38,7 @@ export async function openSyncRun(
   session: Session,
   root: string,
   reporter: Reporter,
-  options: { pollIntervalMs?: number; shown?: string } = {},
+  options: { pollIntervalMs?: number; shown?: string; stopping?: () => boolean } = {},
 ): Promise<SyncedFolder> {
   const folder = await openFolder(root, {
     paths: session.paths,
@@ -51,7 +52,10 @@ export async function openSyncRun(
   });
 
   const shown = new Set<string>();
+  const stopping = options.stopping ?? (() => false);
   const problem = (path: string, message: string) => {
+    // Transfers cut short by Ctrl-C fail as cancelled: that is the stop the user asked for, not a problem.
+    if (stopping()) return;
     const line = path ? `${safe(path)}: ${safe(message)}` : safe(message);
     if (shown.has(line)) return;
     shown.add(line);
@@ -88,6 +92,7 @@ export async function openSyncRun(
 export function summaryLine(summary: PassSummary): string {
   const changes = `${summary.done} change${summary.done === 1 ? '' : 's'}`;
   if (summary.inSync) return `in sync (${changes})`;
+  if (summary.offline) return 'offline: nothing was compared with the drive';
   if (summary.failed.length > 0) return `not in sync: ${summary.failed.length} item${summary.failed.length === 1 ? '' : 's'} failed (${changes})`;
   return `not in sync (${changes})`;
 }
@@ -98,19 +103,27 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
   const root = canonicalPath(dir);
   // Before the account is asked: a folder that cannot be synced is told without a round trip (openFolder checks again).
   checkFolder(root, session.config.roots, dir);
-  // The account answers before anything is touched: a bad token or an unreachable server is one clear line.
+  // The account answers before anything is touched: a bad token is one clear line. A server that cannot be reached
+  // is not refused here: the folder's pass finds it offline, so its status says so and a running sync waits for it.
   try {
     await session.client.entries.page({ perPage: 1 }, 1);
   } catch (error) {
-    throw failure(error, session.server);
+    if (!(error instanceof ApiError && (error.kind === 'network' || error.kind === 'timeout'))) throw failure(error, session.server);
   }
   const config = loadConfig(session.paths);
   if (!config.roots.includes(root)) saveConfig(session.paths, { ...config, roots: [...config.roots, root] });
 
   const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
   const reporter: Reporter = process.stdout.isTTY ? new TtyReporter() : new PlainReporter();
-  const run = await openSyncRun(session, root, reporter, { shown: dir });
+  let stopping = false;
+  const run = await openSyncRun(session, root, reporter, { shown: dir, stopping: () => stopping });
   let question = { count: 0, synced: 0 };
+  let offlineDetail: string | undefined;
+  run.on('state', (state, detail) => {
+    if (state === 'offline') offlineDetail = detail;
+  });
+  /** Why the server cannot be reached, in the words `sync` uses everywhere else. */
+  const unreachable = () => `cannot reach ${session.server}${offlineDetail ? ` (${offlineReason(offlineDetail)})` : ''}`;
   run.on('confirm-deletions', (q) => {
     question = q;
   });
@@ -120,7 +133,6 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
   const finished = new Promise<void>((resolve) => {
     finish = resolve;
   });
-  let stopping = false;
   const stop = async (code: 0 | 1, line?: string) => {
     if (stopping) return;
     stopping = true;
@@ -164,13 +176,40 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
         }
       }
       if (!stopping) {
-        reporter.info(summaryLine(summary));
-        await stop(summary.inSync && summary.failed.length === 0 ? 0 : 1);
+        if (summary.offline) {
+          reporter.problem(`offline: ${unreachable()}; nothing was synced`);
+          await stop(1);
+        } else {
+          reporter.info(summaryLine(summary));
+          await stop(summary.inSync && summary.failed.length === 0 ? 0 : 1);
+        }
       }
     } else {
       let asking = false;
+      let offline = false;
+      const every = `${session.config.pollIntervalSeconds} s`;
+      // Offline is said once when it starts and once when it ends, not on every poll in between. It has ended when
+      // something reached the drive, or a pass compared everything without a failure (a pass for a local change
+      // does not list the drive, so its failing uploads do not tell).
+      run.on('state', (state) => {
+        if (stopping || state !== 'offline' || offline) return;
+        offline = true;
+        reporter.info(`offline: ${unreachable()}; trying again every ${every}`);
+      });
+      const online = () => {
+        if (!offline || stopping) return;
+        offline = false;
+        reporter.info(`back online: ${safe(session.server)} answers again`);
+      };
+      run.on('activity', (activity) => {
+        if (describeActivity(activity) !== null) online();
+      });
       run.on('pass', (summary) => {
-        if (summary.needsConfirmation && !asking && !stopping) {
+        if (stopping || summary.offline) return;
+        if (summary.failed.length === 0) online();
+        // While offline, the uploads a local change tried failed for that reason; each was said once already.
+        else if (offline) return;
+        if (summary.needsConfirmation && !asking) {
           asking = true;
           void consent().then(async (yes) => {
             asking = false;
@@ -189,7 +228,7 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
       });
       const first = await run.start();
       if (!stopping) {
-        if (first.inSync && first.done === 0) reporter.info('in sync');
+        if (first.inSync && first.done === 0 && !first.offline) reporter.info('in sync');
         reporter.info(`watching ${safe(root)} for changes (Ctrl-C to stop)`);
       }
     }
@@ -203,6 +242,11 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
   finishWith(exitCode);
 }
 
+/** An engine's offline detail names the endpoint first (`GET /drive/file-entries: connection refused`). */
+export function offlineReason(detail: string): string {
+  return detail.replace(/^[A-Z]+ \S+: /, '');
+}
+
 function finishWith(code: 0 | 1): void {
   if (code !== 0) throw new SilentExit(code);
 }
@@ -212,7 +256,7 @@ export function registerSyncCommand(program: Command): void {
     .command('sync')
     .description('keep a folder in two-way sync with the drive (foreground; Ctrl-C stops)')
     .argument('<dir>', 'the local folder')
-    .option('--once', 'one full pass, then exit: 0 when in sync, 1 when items failed')
+    .option('--once', 'one full pass, then exit: 0 when in sync, 1 when items failed or the server cannot be reached')
     .option('--yes', 'allow a pass that deletes many items (the mass-delete guard) without asking')
     .action((dir: string, options: SyncOptions) => runSync(dir, options));
 }

@@ -1,0 +1,279 @@
+/**
+ * `drivesync sync` and `drivesync status` tell the truth: offline when the server cannot be reached (said once when it
+ * starts and once when it ends), not in sync after a failed or offline pass, a folder the scan cannot read listed as
+ * an error; and on a terminal the live line never has another line written onto it, leaves when in sync, and a
+ * Ctrl-C during a download is not reported as a failure.
+ */
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startTestServer, uploadForm, type TestServer } from '../helpers/server.js';
+import {
+  cleanUp,
+  cli,
+  cliOnTty,
+  eventually,
+  expectNoStack,
+  expectOneLineError,
+  makeTree,
+  newAccount,
+  remoteTree,
+  signedInHome,
+  spawnCli,
+  statusJson,
+  tempDir,
+  type TestAccount,
+} from './helpers.js';
+
+afterAll(() => cleanUp());
+
+/** A signed-in state dir that polls the server every half second. */
+async function pollingHome(server: TestServer, name: string, url = server.url): Promise<{ account: TestAccount; home: string }> {
+  const account = await newAccount(server, name);
+  const home = await signedInHome({ ...server, url }, account);
+  const config = JSON.parse(readFileSync(join(home, 'config.json'), 'utf8'));
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ ...config, pollIntervalSeconds: 0.5 }));
+  return { account, home };
+}
+
+const count = (text: string, pattern: RegExp) => (text.match(new RegExp(pattern.source, 'gm')) ?? []).length;
+
+describe.concurrent('offline', () => {
+  it('sync --once against a server that went away exits 1 with one plain line; status says so, and not in sync', async () => {
+    const dataDir = tempDir('drivesync-data-');
+    let server = await startTestServer({ dataDir });
+    const port = Number(new URL(server.url).port);
+    try {
+      const { home } = await pollingHome(server, 'once-offline');
+      const dir = join(tempDir(), 'Drive');
+      makeTree(dir, { 'a.txt': 'a' });
+      expect((await cli(['sync', dir, '--once'], { home })).code).toBe(0);
+
+      await server.close();
+      const down = await cli(['sync', dir, '--once'], { home });
+      expect(down.code).toBe(1);
+      expectOneLineError(down, new RegExp(`^drivesync: offline: cannot reach ${server.url} \\(connection refused\\); nothing was synced$`));
+      expect(down.stdout).toBe('');
+
+      const json = (await statusJson(home)).roots[0]!;
+      expect(json).toMatchObject({ state: 'stopped', running: false, inSync: false, offline: { reason: expect.stringMatching(/connection refused/) } });
+      const text = await cli(['status'], { home });
+      expect(text.stdout).toMatch(/state:\s+stopped; the last run could not reach the server \(connection refused\) at \d{4}-/);
+      expect(text.stdout).toMatch(/last sync:\s+\S+ \(the server has not been reached since\)/);
+      expect(text.stdout).not.toMatch(/\(in sync\)|, in sync/);
+
+      // The next pass that reaches the server clears it.
+      server = await startTestServer({ dataDir, port });
+      const back = await cli(['sync', dir, '--once'], { home });
+      expect(back.code, back.stderr).toBe(0);
+      expect((await statusJson(home)).roots[0]).toMatchObject({ inSync: true, offline: null });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a running sync says offline once when the server goes away and once when it is back, with no failure per poll', async () => {
+    const dataDir = tempDir('drivesync-data-');
+    let server = await startTestServer({ dataDir });
+    const port = Number(new URL(server.url).port);
+    try {
+      const { account, home } = await pollingHome(server, 'live-offline');
+      const dir = join(tempDir(), 'Drive');
+      makeTree(dir, { 'a.txt': 'a' });
+      const running = spawnCli(['sync', dir], { home });
+      await running.waitFor(/^watching .* for changes/m);
+
+      await server.close();
+      await running.waitFor(new RegExp(`^offline: cannot reach ${server.url} \\(connection refused\\); trying again every 0\\.5 s$`, 'm'));
+      const live = await eventually(
+        async () => (await statusJson(home)).roots[0]!,
+        (root) => root.state === 'offline' && root.offline !== null,
+      );
+      expect(live).toMatchObject({ running: true, inSync: false });
+      expect((await cli(['status'], { home })).stdout).toMatch(/state:\s+offline: cannot reach the server \(connection refused\) since \d{4}-/);
+
+      // Several polls fail meanwhile; none is reported again.
+      await eventually(
+        () => readFileSync(join(home, 'logs', 'drivesync.log'), 'utf8'),
+        (log) => count(log, /"state":"offline"/) >= 3,
+        20_000,
+      );
+      expect(count(running.stdout(), /^offline:/)).toBe(1);
+      expect(running.stdout()).not.toMatch(/not in sync/);
+      expect(running.stderr()).toBe('');
+
+      server = await startTestServer({ dataDir, port });
+      await running.waitFor(/^back online: http:\/\/127\.0\.0\.1:\d+ answers again$/m);
+      writeFileSync(join(dir, 'after.txt'), 'after');
+      await running.waitFor(/^uploaded after\.txt$/m);
+      expect(await remoteTree(server, account.token)).toEqual({ 'a.txt': 'a', 'after.txt': 'after' });
+      expect(count(running.stdout(), /^offline:/)).toBe(1);
+      expect(count(running.stdout(), /^back online:/)).toBe(1);
+      expect((await statusJson(home)).roots[0]).toMatchObject({ running: true, offline: null });
+
+      const finished = await running.stop('SIGTERM');
+      expect(finished.code, finished.stderr).toBe(0);
+      expect(finished.stderr).toBe('');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe.concurrent('what the pass could not do', () => {
+  it('a folder the scan cannot read makes the pass not in sync (exit 1), is listed by status, and nothing in it is deleted', async () => {
+    const server = await startTestServer();
+    const locked = join(tempDir(), 'Drive', 'locked');
+    try {
+      const account = await newAccount(server, 'unreadable');
+      const home = await signedInHome(server, account);
+      const dir = join(locked, '..');
+      makeTree(dir, { 'ok.txt': 'ok', 'locked/inside.txt': 'inside' });
+      expect((await cli(['sync', dir, '--once'], { home })).code).toBe(0);
+
+      chmodSync(locked, 0o000);
+      // root reads any folder; without these capabilities it is held to the folder's mode as anyone else.
+      const prefix = process.getuid?.() === 0 ? ['setpriv', '--bounding-set', '-dac_override,-dac_read_search'] : [];
+      const result = await cli(['sync', dir, '--once'], { home, prefix });
+      expect(result.code).toBe(1);
+      expectNoStack(result);
+      expect(result.stderr).toMatch(/^drivesync: locked: cannot be read/m);
+      expect(result.stdout).toMatch(/^not in sync: 1 item failed/m);
+
+      const root = (await statusJson(home)).roots[0]!;
+      expect(root.inSync).toBe(false);
+      expect(root.errors).toEqual([expect.objectContaining({ path: 'locked', message: expect.stringMatching(/cannot be read/) })]);
+      const text = await cli(['status'], { home });
+      expect(text.stdout).toMatch(/last sync:\s+\S+ \(not in sync\)/);
+      expect(text.stdout).toMatch(/error:\s+locked: cannot be read/);
+      expect(await remoteTree(server, account.token)).toEqual({ locked: '/', 'locked/inside.txt': 'inside', 'ok.txt': 'ok' });
+    } finally {
+      chmodSync(locked, 0o755);
+      await server.close();
+    }
+  });
+
+  it('status after a failed sync --once does not say in sync', async () => {
+    const server = await startTestServer({ faults: '500=1,match=POST:/api/v1/uploads' });
+    try {
+      const account = await newAccount(server, 'failed-once');
+      const home = await signedInHome(server, account);
+      const dir = join(tempDir(), 'Drive');
+      makeTree(dir, { 'one.txt': '1' });
+      expect((await cli(['sync', dir, '--once'], { home })).code).toBe(1);
+      const text = await cli(['status'], { home });
+      expect(text.stdout).toMatch(/state:\s+stopped/);
+      expect(text.stdout).toMatch(/last sync:\s+\S+ \(not in sync\)/);
+      expect(text.stdout).toMatch(/error:\s+one\.txt: /);
+      expect(text.stdout).not.toMatch(/\(in sync\)|, in sync/);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+/** Forwards to the server, sending file contents (anything not JSON) slowly: 16 KB every 50 ms. */
+async function slowProxy(target: string): Promise<{ url: string; close(): Promise<void> }> {
+  const proxy: Server = createServer((incoming, outgoing) => {
+    const upstream = request(`${target}${incoming.url}`, { method: incoming.method, headers: incoming.headers }, (answer) => {
+      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+      if (/json/.test(String(answer.headers['content-type'] ?? ''))) return void answer.pipe(outgoing);
+      answer.on('data', (chunk: Buffer) => {
+        answer.pause();
+        let at = 0;
+        const next = () => {
+          if (outgoing.destroyed) return;
+          if (at >= chunk.length) return void answer.resume();
+          outgoing.write(chunk.subarray(at, at + 16_384));
+          at += 16_384;
+          setTimeout(next, 50);
+        };
+        next();
+      });
+      answer.on('end', () => outgoing.end());
+    });
+    upstream.on('error', () => outgoing.destroy());
+    incoming.pipe(upstream);
+  });
+  await new Promise<void>((ready) => proxy.listen(0, '127.0.0.1', ready));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise((done) => {
+        proxy.closeAllConnections();
+        proxy.close(() => done());
+      }),
+  };
+}
+
+// The screen as a terminal shows it: lines end in \r\n; `\r\x1b[2K` clears the line the cursor is on.
+// eslint-disable-next-line no-control-regex
+const LINE_START = /(?:^|\n|\r\u001b\[2K)$/;
+
+describe.concurrent('the live line on a terminal', () => {
+  it('every other line starts a line of its own; counts never pass totals; nothing is left drawn in sync', async () => {
+    const server = await startTestServer({ faults: '500=1,match=POST:/api/v1/uploads' });
+    try {
+      const account = await newAccount(server, 'tty-failing');
+      const home = await signedInHome(server, account);
+      const dir = join(tempDir(), 'Drive');
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'big.bin'), Buffer.alloc(3 * 1024 * 1024, 1));
+      writeFileSync(join(dir, 'small.txt'), 'small');
+      const result = await cliOnTty(['sync', dir, '--once'], { home });
+      expect(result.code).toBe(1);
+      const screen = result.stdout;
+      const problems = [...screen.matchAll(/drivesync: (big\.bin|small\.txt): /g)];
+      expect(problems.map((m) => m[1]).sort()).toEqual(['big.bin', 'small.txt']);
+      for (const m of problems) expect(screen.slice(0, m.index), JSON.stringify(screen.slice(Math.max(0, m.index! - 80), m.index! + 40))).toMatch(LINE_START);
+      for (const m of screen.matchAll(/files (\d+)\/(\d+)/g)) expect(Number(m[1])).toBeLessThanOrEqual(Number(m[2]));
+      // The live line is taken off before the command ends: the shell's prompt comes on a clean line.
+      expect(screen.slice(screen.lastIndexOf('\n') + 1).split('\r\u001b[2K').pop()).toBe('');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('at rest in sync no line of zeros stays, and Ctrl-C during a download stops without a failure', async () => {
+    const server = await startTestServer();
+    const proxy = await slowProxy(server.url);
+    try {
+      const { account, home } = await pollingHome(server, 'tty-download', proxy.url);
+      const dir = join(tempDir(), 'Drive');
+      makeTree(dir, { 'a.txt': 'a' });
+      let interrupted = false;
+      let rested = false;
+      let restedAt = 0;
+      const result = await cliOnTty(['sync', dir], {
+        home,
+        timeoutMs: 60_000,
+        onOutput: (all, child) => {
+          if (!rested && /watching .* for changes/.test(all)) {
+            rested = true;
+            restedAt = all.length;
+            // A file of 2 MB on the drive: its download takes over 6 s through the proxy.
+            const form = uploadForm('slow.bin', Buffer.alloc(2 * 1024 * 1024, 2));
+            void server.call(account.token, 'POST', '/api/v1/uploads', form);
+          }
+          if (rested && !interrupted && /syncing .*\| slow\.bin/.test(all.slice(restedAt))) {
+            interrupted = true;
+            // The terminal's interrupt character: SIGINT to the foreground process, as a person's Ctrl-C.
+            setTimeout(() => child.stdin!.write('\u0003'), 300);
+          }
+        },
+      });
+      expect(interrupted, result.stdout).toBe(true);
+      expect(result.code, result.stdout).toBe(0);
+      const screen = result.stdout;
+      expect(screen).toContain('stopping (SIGINT)');
+      expect(screen).not.toMatch(/cancelled|GET \{file url\}|drivesync: slow\.bin/);
+      // At rest the line says nothing rather than `files 0/0 … 0 B/0 B … ETA --`.
+      expect(screen).not.toMatch(/files 0\/0|0 B\/0 B/);
+    } finally {
+      await proxy.close();
+      await server.close();
+    }
+  });
+});
