@@ -55,6 +55,16 @@ function commandName(argv: readonly string[]): string {
     .join(' ');
 }
 
+/**
+ * Commander's message as one line: its "(Did you mean star?)" comes on a line of its own, and is the part that
+ * helps most.
+ */
+function usageLine(message: string): string {
+  const [first = '', ...rest] = message.replace(/^error: /, '').split('\n');
+  const suggestion = /^\(Did you mean (.+)\?\)$/.exec(rest.join(' ').trim());
+  return suggestion ? `${first.trim()}; did you mean ${suggestion[1]}?` : first.trim() || 'usage error';
+}
+
 async function main(argv: string[]): Promise<number> {
   const command = commandName(argv);
   // The server command logs on its own terms; every other command logs to the state dir.
@@ -73,7 +83,7 @@ async function main(argv: string[]): Promise<number> {
         process.stderr.write('drivesync: a command is needed (drivesync --help lists them)\n');
         return 2;
       }
-      process.stderr.write(`drivesync: ${oneLine(error).replace(/^error: /, '')}\n`);
+      process.stderr.write(`drivesync: ${usageLine(error.message)}\n`);
       return 2;
     }
     if (error instanceof SilentExit) return error.exitCode;

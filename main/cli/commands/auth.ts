@@ -56,6 +56,15 @@ async function readPasswordFromStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
 }
 
+/**
+ * A web server that is not the service answers the sign-in route as no drive would: it does not have it (404,
+ * 405, 501) or answers something that is not the service's JSON. A drive that is down answers 500, 502–504.
+ */
+function notADrive(error: ApiError): boolean {
+  if (error.kind === 'bad-response' || error.kind === 'not-found') return true;
+  return error.status !== undefined && [405, 501].includes(error.status);
+}
+
 async function signIn(mode: 'register' | 'login', options: SignInOptions): Promise<void> {
   const server = normaliseServer(options.server);
   const email = options.email.trim();
@@ -76,7 +85,11 @@ async function signIn(mode: 'register' | 'login', options: SignInOptions): Promi
   } catch (error) {
     log().warn({ command: mode, server, email, kind: (error as ApiError).kind }, `${mode} failed`);
     if (error instanceof ApiError) {
-      const reason = error.kind === 'invalid' ? error.message.split('\n')[0]! : describeApiError(error, server);
+      const reason = notADrive(error)
+        ? `${server} does not look like a drive service (it answered ${error.endpoint} with ${error.status ? `HTTP ${error.status}` : 'something else'}); check the address`
+        : error.kind === 'invalid'
+          ? error.message.split('\n')[0]!
+          : describeApiError(error, server);
       throw new CliError(`${mode} failed: ${reason}`);
     }
     throw error;

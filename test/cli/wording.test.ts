@@ -1,0 +1,82 @@
+/**
+ * What a person reads when a command goes wrong in the usual ways: a mistyped command gets a suggestion, a web
+ * server that is not a drive and an https address on a plain-http port are said as such, in one line each.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PassProgress } from '../../main/cli/progress.js';
+import { cleanUp, cli, expectOneLineError, tempDir } from './helpers.js';
+
+/** A web server with no drive behind it, answering every request as `answer` says. */
+async function webServer(answer: (method: string) => { status: number; type: string; body: string }): Promise<{ url: string; server: Server }> {
+  const server = createServer((request, response) => {
+    request.resume();
+    const { status, type, body } = answer(request.method ?? 'GET');
+    response.writeHead(status, { 'content-type': type });
+    response.end(body);
+  });
+  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+describe.concurrent('wording', () => {
+  const servers: Server[] = [];
+  let notImplemented: string;
+  let htmlSite: string;
+  beforeAll(async () => {
+    // As python's http.server answers a POST; and a site answering every path with its home page.
+    const python = await webServer((method) =>
+      method === 'POST' ? { status: 501, type: 'text/html', body: '<h1>Unsupported method</h1>' } : { status: 200, type: 'text/html', body: '<h1>hi</h1>' },
+    );
+    const site = await webServer(() => ({ status: 200, type: 'text/html', body: '<!doctype html><p>Welcome</p>' }));
+    servers.push(python.server, site.server);
+    notImplemented = python.url;
+    htmlSite = site.url;
+  });
+  afterAll(async () => {
+    cleanUp();
+    await Promise.all(servers.map((s) => new Promise((done) => s.close(done))));
+  });
+
+  it('an unknown command suggests the nearest one', async () => {
+    const result = await cli(['stra', 'x.txt'], { home: tempDir() });
+    expect(result.code).toBe(2);
+    expectOneLineError(result, /^drivesync: unknown command 'stra'; did you mean star\?$/);
+    const far = await cli(['frobnicate'], { home: tempDir() });
+    expect(far.code).toBe(2);
+    expectOneLineError(far, /^drivesync: unknown command 'frobnicate'$/);
+  });
+
+  it('signing in to a web server that is not a drive says it does not look like one', async () => {
+    for (const url of [notImplemented, htmlSite]) {
+      const result = await cli(['login', '--server', url, '--email', 'a@example.com', '--password', 'pw'], { home: tempDir() });
+      expect(result.code).toBe(1);
+      expectOneLineError(result, new RegExp(`^drivesync: login failed: ${url} does not look like a drive service \\(it answered POST /auth/login with `));
+      expect(result.stderr).not.toMatch(/try again later|server error/);
+    }
+  });
+
+  it('https:// on a plain-http port says the server speaks plain http, not an OpenSSL message', async () => {
+    const https = notImplemented.replace(/^http:/, 'https:');
+    const result = await cli(['register', '--server', https, '--email', 'a@example.com', '--password', 'pw'], { home: tempDir() });
+    expect(result.code).toBe(1);
+    expectOneLineError(result, new RegExp(`^drivesync: register failed: ${https} speaks plain http, not https: use its http:// address$`));
+    expect(result.stderr).not.toMatch(/SSL|EPROTO|openssl/i);
+  });
+});
+
+describe('the live line counts', () => {
+  it('a file done twice in a pass (planned again) counts once, and never more files done than there are', () => {
+    const progress = new PassProgress();
+    progress.transfer({ path: 'a.txt', direction: 'down', transferred: 5, total: 10 });
+    progress.activity({ at: '', kind: 'download', path: 'a.txt' });
+    progress.activity({ at: '', kind: 'download', path: 'a.txt' });
+    progress.activity({ at: '', kind: 'upload', path: 'b.txt' });
+    progress.activity({ at: '', kind: 'conflict', path: 'a (conflicted copy).txt' });
+    expect(progress.filesDone).toBe(3);
+    expect(progress.filesTotal).toBe(3);
+    expect(progress.bytesDone).toBeLessThanOrEqual(progress.bytesTotal);
+    expect(progress.current).toEqual([]);
+  });
+});
