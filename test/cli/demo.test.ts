@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -28,7 +29,22 @@ describe('drivesync demo', () => {
     expect(folder!.startsWith(home)).toBe(true);
     for (const sample of ['hello.txt', 'notes.md', 'Projects/plan.txt']) expect(existsSync(join(folder!, sample))).toBe(true);
     expect(out).toMatch(/try next:/);
-    expect(out).toMatch(/drivesync link /);
+
+    // The printed commands work pasted into a new shell anywhere: another folder, no drivesync on PATH, no npx.
+    const statusCommand = /^ {2}see the state:\s+(.+)$/m.exec(out)?.[1];
+    const linkCommand = /^ {2}share another file by link:\s+(.+)$/m.exec(out)?.[1];
+    expect(statusCommand, out).toMatch(/^DRIVESYNC_HOME=\S+ \S+ \S+ status$/);
+    expect(linkCommand, out).toMatch(/ link \S+notes\.md --password SECRET$/);
+    const elsewhere = tempDir();
+    const shell = (command: string) =>
+      spawnSync('sh', ['-c', command], { cwd: elsewhere, env: { PATH: '/usr/bin:/bin', HOME: elsewhere }, encoding: 'utf8' });
+    const status = shell(statusCommand!);
+    expect(status.status, status.stderr).toBe(0);
+    expect(status.stdout).toContain(`account:   ${email}`);
+    expect(status.stdout).toMatch(/signed in: yes/);
+    const linked = shell(linkCommand!);
+    expect(linked.status, linked.stderr).toBe(0);
+    expect(linked.stdout).toMatch(new RegExp(`^${url}/drive/s/\\S+$`, 'm'));
 
     // The link serves the sample file, without any token.
     const answer = await fetch(link!);

@@ -19,6 +19,7 @@ import { PlainReporter } from '../progress.js';
 import { isAlive } from '../../state/lock.js';
 import type { SyncedFolder } from '../../state/folder.js';
 import { rootOfAccount } from '../../state/roots.js';
+import { drivesyncCommand, shellWord } from '../invocation.js';
 import { withMirror } from '../locate.js';
 import { newClient, type Session } from '../session.js';
 import { openSyncRun, summaryLine } from './sync.js';
@@ -110,7 +111,8 @@ async function runDemo(): Promise<void> {
       throw failure(error, server.url, 'creating the demo link failed');
     }
 
-    const cli = `DRIVESYNC_HOME=${homeDir} drivesync`;
+    // Pasted into a new terminal, anywhere: the state dir and the program by absolute path.
+    const cli = `DRIVESYNC_HOME=${shellWord(homeDir)} ${drivesyncCommand()}`;
     print('');
     print('drivesync demo: a reference server, a demo account and a synced folder, all on this machine');
     print(`server:   ${server.url}`);
@@ -124,7 +126,7 @@ async function runDemo(): Promise<void> {
     print(`  open the link in a browser:  ${linkUrl}`);
     print(`  edit a file or add one in ${folder}: the change reaches the server within a second or two`);
     print('    (editing hello.txt gives it a new link URL, printed here: the service cannot replace content in place)');
-    print(`  share another file by link:  ${cli} link ${join(folder, 'notes.md')} --password SECRET`);
+    print(`  share another file by link:  ${cli} link ${shellWord(join(folder, 'notes.md'))} --password SECRET`);
     print(`  see the state:               ${cli} status`);
     print('Ctrl-C stops the demo (and its server); its files stay in place until the next demo run.');
     print('');
