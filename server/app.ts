@@ -102,6 +102,8 @@ export async function buildServer(options: ServerOptions = {}): Promise<BuiltSer
   const blobDir = join(dataDir, 'blobs');
   const tmpDir = join(dataDir, 'tmp');
   mkdirSync(blobDir, { recursive: true });
+  // Uploads are written here before they become blobs: what a killed server left here is never finished, so it goes.
+  rmSync(tmpDir, { recursive: true, force: true });
   mkdirSync(tmpDir, { recursive: true });
   const db = openDatabase(dataDir);
   const context: Context = {

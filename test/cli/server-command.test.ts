@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -183,6 +184,36 @@ describe.concurrent('drivesync server', () => {
     expect(finished.code).toBe(0);
     expect(finished.stderr).not.toMatch(/^\s+at /m);
     await expect(fetch(`${server.url}/api/v1/drive/file-entries`)).rejects.toThrow();
+  });
+
+  it('a partial upload a killed server left in data/tmp is cleaned at the next start', async () => {
+    const data = tempDir();
+    const first = await startServerProcess(['--port', '0', '--data', data]);
+    const token = await registerThrough(first.url, 'partial@example.com');
+    // An upload whose body is still arriving when the server dies.
+    const boundary = 'drivesync-test-boundary';
+    const upload = httpRequest(`${first.url}/api/v1/uploads`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
+    upload.on('error', () => undefined);
+    upload.write(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="big.bin"\r\ncontent-type: application/octet-stream\r\n\r\n`);
+    upload.write(Buffer.alloc(256 * 1024, 1));
+    const tmp = join(data, 'tmp');
+    const deadline = Date.now() + 10_000;
+    while (readdirSync(tmp).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(readdirSync(tmp)).toHaveLength(1);
+    first.child.kill('SIGKILL');
+    await first.stop();
+    upload.destroy();
+    expect(readdirSync(tmp)).toHaveLength(1);
+
+    const second = await startServerProcess(['--port', '0', '--data', data]);
+    expect(readdirSync(tmp)).toEqual([]);
+    // It is the same server: the account is still there.
+    const login = await request(`${second.url}/api/v1/auth/login`, 'POST', { email: 'partial@example.com', password: 'secret-password', token_name: 't' });
+    expect(login.status).toBe(200);
+    expect((await stopWithin(second)).code).toBe(0);
   });
 
   it('exits cleanly on SIGINT too', async () => {
