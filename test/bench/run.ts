@@ -35,6 +35,7 @@ const BENCHMARKS: Benchmark[] = [
   { id: 'upload', file: 'upload.ts', title: 'initial upload vs a bare script' },
   { id: 'save', file: 'save-latency.ts', title: 'a saved file on the server' },
   { id: 'memory', file: 'memory.ts', title: 'idle memory with everything synced' },
+  { id: 'watch', file: 'watch.ts', title: 'the watcher alone: ready time and memory' },
   { id: 'bigfile', file: 'big-file.ts', title: 'big file up and down, memory growth', flags: ['--expose-gc'] },
 ];
 
