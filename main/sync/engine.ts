@@ -15,7 +15,7 @@ import { nodeFileSystem, randomId, systemClock, type Clock, type FileSystem, typ
 import { listRemote } from './remote.js';
 import { isWithin } from './names.js';
 import { BaseTree, LocalTree, RemoteTree } from './trees.js';
-import { DEFAULT_HOLD, leftPath, VanishedItems, withoutHeld, type HoldLimits } from './vanished.js';
+import { DEFAULT_HOLD, DisappearanceHold, type HoldLimits } from './vanished.js';
 import { watchTree, type Watcher, type WatchTree } from './watcher.js';
 import type { BaseItem, LocalItem, Operation, RelPath, RemoteId, RemoteItem } from './types.js';
 
@@ -42,7 +42,7 @@ export interface PassSummary {
   skipped: ItemError[];
   /** The server could not be reached: nothing was compared, and nothing failed. */
   offline: boolean;
-  /** Synced items that vanished locally and wait for the watcher to say where they went (live mode). */
+  /** Synced items gone locally whose deletion waits for the folder to settle (live mode): they may have moved. */
   waiting: number;
   /** True when the pass stopped at the mass-delete guard. */
   needsConfirmation: boolean;
@@ -99,11 +99,15 @@ export interface EngineOptions {
   randomId?: RandomId;
   /** How often the clock is read to notice that the machine slept (then a full scan runs); 30 s by default. */
   wakeCheckMs?: number;
-  /** How long a vanished item waits for the watcher to report where it went (live mode). */
+  /** How long a local disappearance waits for the folder to settle before it counts as a deletion (live mode). */
   hold?: HoldLimits;
   /** The watcher's stability wait; 300 ms by default. */
   stabilityMs?: number;
 }
+
+type TimerName = 'poll' | 'rescan' | 'wake' | 'hold';
+
+const SYMLINK = 'symbolic links are not synced';
 
 const emptySummary = (): PassSummary => ({ done: 0, failed: [], skipped: [], offline: false, waiting: 0, needsConfirmation: false, inSync: false });
 
@@ -165,8 +169,8 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private paused = false;
   private stopped = false;
   private abort = new AbortController();
-  /** Cancels the timers of polls, rescans, the wake check and the next look at vanished items. */
-  private readonly timers = new Map<'poll' | 'rescan' | 'wake' | 'vanished', () => void>();
+  /** Cancels the timers of polls, rescans, the wake check and the next look at held disappearances. */
+  private readonly timers = new Map<TimerName, () => void>();
   private watcher: Watcher | null = null;
   /** Started: watching and polling, not only passes asked for. */
   private live = false;
@@ -176,9 +180,11 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private dirtyPaths = new Set<RelPath>();
   /** Local paths the last scans could not read, with the reason. */
   private readonly unreadable = new Map<RelPath, string>();
+  /** Symbolic links the last scans found (left out by design). */
+  private readonly symlinks = new Set<RelPath>();
   private localScanned = false;
   /** Synced items gone from where the watcher looked, waiting to be found elsewhere before they count as deleted. */
-  private readonly vanished: VanishedItems;
+  private readonly hold: DisappearanceHold;
   /** The pass running now, and what the next one must do (null: nothing asked). */
   private running: Promise<PassSummary> | null = null;
   private next: { request: PassRequest; promise: Promise<PassSummary> } | null = null;
@@ -195,7 +201,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     this.root = options.root;
     this.clock = options.clock ?? systemClock;
     this.fs = options.fs ?? nodeFileSystem;
-    this.vanished = new VanishedItems(options.hold ?? DEFAULT_HOLD);
+    this.hold = new DisappearanceHold(options.hold ?? DEFAULT_HOLD);
     this.mirror = new Mirror(options.mirrorPath);
     this.trees = { base: this.mirror.loadBase(), local: new LocalTree(), remote: new RemoteTree() };
   }
@@ -210,15 +216,15 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   }
 
   /**
-   * Nothing is waiting: no pass runs or is asked for, the watcher has no path settling, no vanished item waits to
-   * be found. (Polls and rescans on their timers are not waiting work.)
+   * Nothing is waiting: no pass runs or is asked for, the watcher has no path settling, no disappearance waits for
+   * the folder to settle. (Polls and rescans on their timers are not waiting work.)
    */
   isQuiet(): boolean {
     return (
       this.running === null &&
       this.next === null &&
       !this.watcherBusy() &&
-      this.vanished.held(this.clock.now().getTime(), false).size === 0
+      !this.hold.holding
     );
   }
 
@@ -250,9 +256,13 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     return { ...event, rate, ...(etaSeconds !== undefined ? { etaSeconds } : {}) };
   }
 
-  /** Lets the next pass delete more than the guard allows (the user said yes). */
+  /**
+   * Lets the next pass delete more than the guard allows (the user said yes). A running engine that was waiting for
+   * the answer goes on at once.
+   */
   confirmDeletions(): void {
     this.consent = true;
+    if (this.live && this.askedFor !== null) void this.syncOnce({ listRemote: false });
   }
 
   private async rootProblem(): Promise<string | null> {
@@ -275,20 +285,21 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       this.trees.local = result.items;
       this.localScanned = true;
       this.dirtyPaths.clear();
-      // Both ends of every move are in a full scan.
-      this.vanished.clear();
       this.unreadable.clear();
+      this.symlinks.clear();
       found = result;
-    } else if (this.dirtyPaths.size > 0 || this.vanished.size > 0) {
+    } else if (this.dirtyPaths.size > 0) {
       const paths = [...this.dirtyPaths];
       this.dirtyPaths.clear();
-      const before = new Map(paths.map((path) => [path, this.trees.local.get(path)]));
       found = await refreshPaths(this.root, this.trees.local, paths, options);
-      for (const path of this.unreadable.keys()) if (paths.some((p) => p === path || isWithin(path, p))) this.unreadable.delete(path);
-      const left = new Set(paths.filter((path) => leftPath(before.get(path), this.trees.local.get(path))));
-      this.vanished.update(base, this.trees.local, left, this.clock.now().getTime());
+      const looked = (path: RelPath) => paths.some((p) => p === path || isWithin(path, p));
+      for (const path of this.unreadable.keys()) if (looked(path)) this.unreadable.delete(path);
+      for (const path of this.symlinks) if (looked(path)) this.symlinks.delete(path);
     }
-    for (const path of found.symlinks) this.reportSkipped(path, 'symbolic links are not synced');
+    for (const path of found.symlinks) {
+      this.reportSkipped(path, SYMLINK);
+      this.symlinks.add(path);
+    }
     for (const u of found.unreadable) {
       this.reportSkipped(u.path, u.reason);
       this.unreadable.set(u.path, u.reason);
@@ -306,6 +317,14 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     if (this.localAsBase) this.trees.local = LocalTree.fromBase(this.trees.base);
     if (this.remoteAsBase) this.trees.remote = RemoteTree.fromBase(this.trees.base);
     this.localAsBase = this.remoteAsBase = false;
+  }
+
+  private readonly told = new Set<string>();
+  /** A notice the user needs once, not on every pass. */
+  private tellOnce(message: string): void {
+    if (this.told.has(message)) return;
+    this.told.add(message);
+    this.emit('notice', message);
   }
 
   private reportedSkips = new Set<string>();
@@ -346,7 +365,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       this.running = null;
       // Listeners may ask for another pass from here: the finished one no longer counts as running.
       queueMicrotask(() => this.emit('pass', summary));
-      this.scheduleVanishedCheck();
+      this.scheduleHoldCheck();
       return summary;
     });
     this.running = run;
@@ -361,7 +380,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       // Its watcher died with it: when the folder is back, it is watched afresh and scanned in full.
       await this.stopWatching();
       this.dirtyPaths.clear();
-      this.vanished.clear();
+      this.hold.clear();
       this.localScanned = false;
       this.setState('error', problem);
       summary.failed.push({ path: '', message: problem });
@@ -383,8 +402,10 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         this.record({ kind: 'record', path, rule: 'adopt' });
       }
       this.setState('syncing');
+      // A consent given during this pass (when it asked) is for the next one.
+      const consented = this.consent;
       const failures = await this.planAndExecute(summary);
-      this.consent = false;
+      if (consented) this.consent = false;
       this.transferStarts.clear();
       for (const failure of failures) {
         this.errors.unshift(failure);
@@ -395,12 +416,15 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       const final = quiet ? null : plan(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.options.caseInsensitive });
       // Items the service refuses (folder names and renames outside 3–200 characters) are not synced until the user
       // renames them: the pass has not brought the folder in sync. They were reported when first planned.
-      const refused = (final?.skipped ?? []).map((skip) => ({ path: skip.path, message: skip.reason }));
-      const held = this.vanished.held(this.clock.now().getTime(), this.watcherBusy());
-      const left = final ? withoutHeld(final.operations, held).operations.length : 0;
+      const refused = (final?.skipped ?? []).filter((skip) => skip.fails).map((skip) => ({ path: skip.path, message: skip.reason }));
+      summary.skipped = [
+        ...[...this.symlinks].map((path) => ({ path, message: SYMLINK })),
+        ...(final?.skipped ?? []).filter((skip) => !skip.fails).map((skip) => ({ path: skip.path, message: skip.reason })),
+      ];
+      const { operations: left, held } = final ? this.hold.filter(final.operations, this.clock.now().getTime()) : { operations: [], held: new Set() };
       summary.waiting = held.size;
       summary.failed = [...failures, ...refused, ...unreadable];
-      summary.inSync = !summary.needsConfirmation && left === 0 && held.size === 0 && summary.failed.length === 0;
+      summary.inSync = !summary.needsConfirmation && left.length === 0 && held.size === 0 && summary.failed.length === 0;
       if (quiet) {
         // Nothing differs from base: keep base alone until the next pass needs the other two.
         this.trees.local = new LocalTree();
@@ -464,10 +488,10 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       if (this.stopped || this.paused) break;
       const result = plan(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.options.caseInsensitive });
       for (const skip of result.skipped) this.reportSkipped(skip.path, skip.reason);
-      // A vanished item's operations wait until the watcher has said where it went; those that already failed this
-      // sync wait for the next one.
-      const held = this.vanished.held(this.clock.now().getTime(), this.watcherBusy());
-      const { operations: ready, heldDeletions } = withoutHeld(result.operations, held);
+      for (const note of result.notes) this.tellOnce(`${note.path}: ${note.message}`);
+      // What acts on a local disappearance waits until the folder has settled (it may be a move whose other end is
+      // not reported yet); operations that already failed this sync wait for the next one.
+      const { operations: ready, heldDeletions } = this.hold.filter(result.operations, this.clock.now().getTime());
       const operations = ready.filter((op) => !failures.has(`${op.kind}:${opPath(op)}`));
       if (operations.length === 0) break;
       const deletions = result.deletions - heldDeletions;
@@ -502,7 +526,10 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         failures.set(`${op.kind}:${opPath(op)}`, item);
       }
       if (outcome.done === 0 && outcome.failed.every((f) => !(f.error instanceof StaleError))) {
-        if (outcome.failed.length > 0 && outcome.failed.every((f) => isTransient(f.error)) && iteration < 3) continue;
+        // Passing faults are tried again at once, a few times; a deadline that passed is not (it already cost its
+        // full time, and the next pass tries again).
+        const retryNow = (error: unknown) => isTransient(error) && !(error instanceof ApiError && error.kind === 'timeout');
+        if (outcome.failed.length > 0 && outcome.failed.every((f) => retryNow(f.error)) && iteration < 3) continue;
         break;
       }
       if (outcome.failed.some((f) => f.error instanceof StaleError)) await this.scan(true);
@@ -518,6 +545,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private async untilWatcherReported(): Promise<void> {
     const limit = this.clock.now().getTime() + (this.options.hold ?? DEFAULT_HOLD).settleMs;
     while ((this.watcher?.pending() ?? 0) > 0 && this.clock.now().getTime() < limit && !this.stopped) {
+      this.hold.changed(this.clock.now().getTime());
       await new Promise<void>((resolve) => this.clock.after(25, resolve));
     }
   }
@@ -526,16 +554,15 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     return (this.watcher?.pending() ?? 0) > 0 || this.dirtyPaths.size > 0;
   }
 
-  /** While vanished items wait, a pass looks again when the first of them is due to be released. */
-  private scheduleVanishedCheck(): void {
-    this.cancelTimer('vanished');
-    const now = this.clock.now().getTime();
-    const due = this.vanished.nextCheck(now, this.watcherBusy());
+  /** While disappearances wait, a pass looks again when the folder may have settled. */
+  private scheduleHoldCheck(): void {
+    this.cancelTimer('hold');
+    const due = this.hold.nextCheck();
     if (this.stopped || this.paused || due === null) return;
-    this.setTimer('vanished', Math.max(0, due - now), () => void this.syncOnce({ listRemote: false }));
+    this.setTimer('hold', Math.max(0, due - this.clock.now().getTime()), () => void this.syncOnce({ listRemote: false }));
   }
 
-  private setTimer(name: 'poll' | 'rescan' | 'wake' | 'vanished', ms: number, callback: () => void): void {
+  private setTimer(name: TimerName, ms: number, callback: () => void): void {
     this.cancelTimer(name);
     this.timers.set(
       name,
@@ -546,7 +573,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     );
   }
 
-  private cancelTimer(name: 'poll' | 'rescan' | 'wake' | 'vanished'): void {
+  private cancelTimer(name: TimerName): void {
     this.timers.get(name)?.();
     this.timers.delete(name);
   }
@@ -603,6 +630,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       clock: this.clock,
       ...(this.options.stabilityMs !== undefined ? { stabilityMs: this.options.stabilityMs } : {}),
       onChange: (paths) => {
+        this.hold.changed(this.clock.now().getTime());
         for (const path of paths) this.dirtyPaths.add(path);
         void this.syncOnce({ listRemote: false });
       },

@@ -74,6 +74,8 @@ export function toRemoteItem(entry: FileEntry, rootId: RemoteId | null): RemoteI
   };
 }
 
+const opLabel = (op: Operation): string => ('path' in op ? op.path : op.kind === 'move-local' ? op.from : `entry ${op.remoteId}`);
+
 /** The disk or the listing moved on since the plan was made; the next pass plans again. */
 export class StaleError extends Error {}
 
@@ -157,18 +159,21 @@ export class Executor {
   private async runOne(op: Operation, signal?: AbortSignal): Promise<void> {
     const started = this.ports.clock.now().toISOString();
     const intent = this.mirror.beginIntent(op.kind, { ...op }, started);
-    let outcome: Outcome;
+    let outcome: Outcome | Outcome[];
     try {
       outcome = await this.perform(op, signal);
     } catch (error) {
       // A request whose answer was lost may have taken effect: keep the intent for adoption; else clear it.
       if (!(op.kind === 'upload' || op.kind === 'replace-remote') || !isTransient(error)) this.mirror.clearIntent(intent);
+      // A local path gone since the plan was made (moved on again, as while someone is still renaming): plan again.
+      if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') throw new StaleError(`${opLabel(op)} is no longer where it was`);
       throw error;
     }
-    applyOutcome(this.trees, outcome);
+    const outcomes = Array.isArray(outcome) ? outcome : [outcome];
+    for (const each of outcomes) applyOutcome(this.trees, each);
     const { upserts, deletes } = this.trees.base.drain();
     this.mirror.commit(intent, upserts, deletes);
-    this.events.done?.(op, outcome);
+    this.events.done?.(op, outcomes.at(-1)!);
   }
 
   private async localItem(path: RelPath, withHash: boolean): Promise<LocalItem> {
@@ -188,17 +193,43 @@ export class Executor {
     name: string,
     parentId: RemoteId | null,
     signal?: AbortSignal,
+    relativePath?: string,
   ): Promise<{ entry: FileEntry; local: LocalItem }> {
     const before = await this.localItem(path, false);
     const hashing = createHash('sha256');
     const entry = await this.ports.client.transfers.upload(this.abs(path), {
       name,
       parentId: this.remoteParent(parentId),
+      ...(relativePath !== undefined ? { relativePath } : {}),
       signal,
       onProgress: (p) => this.events.transfer?.({ path, direction: 'up', ...p }),
       onData: (chunk) => hashing.update(chunk),
     });
     return { entry, local: { ...before, hash: hashing.digest('hex') } };
+  }
+
+  /**
+   * The ids of the folders an upload's relativePath made, parents first: from the entry's `path` (the ids of the
+   * folders above it, with its own id at the end in some versions), else by listing each folder's children.
+   */
+  private async foldersMade(entry: FileEntry, parentId: RemoteId | null, folders: ReadonlyArray<{ name: string }>, signal?: AbortSignal): Promise<RemoteId[]> {
+    const chain = (entry.path ?? '').split('/').filter(Boolean).map(Number);
+    if (chain.at(-1) === entry.id) chain.pop();
+    const ids = chain.slice(-folders.length);
+    if (ids.length === folders.length && ids.every(Number.isSafeInteger) && ids.at(-1) === entry.parent_id) return ids;
+    const found: RemoteId[] = [];
+    let parent = this.remoteParent(parentId);
+    for (const folder of folders) {
+      let id: RemoteId | undefined;
+      const filter = parent === null ? {} : { parentIds: [parent] };
+      for await (const e of this.ports.client.entries.list(filter, signal)) {
+        if (e.type === 'folder' && e.name === folder.name && (e.parent_id ?? null) === parent) id = e.id;
+      }
+      if (id === undefined) throw new StaleError(`the folder ${folder.name} the upload made is not listed`);
+      found.push(id);
+      parent = id;
+    }
+    return found;
   }
 
   /** The local item still as the plan saw it; otherwise the operation is stale and waits for the next pass. */
@@ -234,12 +265,23 @@ export class Executor {
     return item;
   }
 
-  private async perform(op: Operation, signal?: AbortSignal): Promise<Outcome> {
+  private async perform(op: Operation, signal?: AbortSignal): Promise<Outcome | Outcome[]> {
     const { client } = this.ports;
     switch (op.kind) {
       case 'upload': {
-        const { entry, local } = await this.uploadFile(op.path, op.name, op.parentId, signal);
-        return { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local };
+        const folders = op.folders ?? [];
+        const relativePath = folders.length > 0 ? [...folders.map((f) => f.name), op.name].join('/') : undefined;
+        const { entry, local } = await this.uploadFile(op.path, op.name, op.parentId, signal, relativePath);
+        const file: Outcome = { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local };
+        if (folders.length === 0) return file;
+        // The folders the upload made on its way are synced with it, parents first.
+        const ids = await this.foldersMade(entry, op.parentId, folders, signal);
+        const made: Outcome[] = [];
+        for (const [i, folder] of folders.entries()) {
+          const remote: RemoteItem = { id: ids[i]!, parentId: i === 0 ? op.parentId : ids[i - 1]!, name: folder.name, type: 'folder', size: 0, updatedAt: '' };
+          made.push({ kind: 'synced', remote, local: await this.localItem(folder.path, false) });
+        }
+        return [...made, file];
       }
       case 'replace-remote': {
         const old = this.remoteOf(op.remoteId);
@@ -260,7 +302,8 @@ export class Executor {
       case 'move-remote': {
         const current = this.remoteOf(op.remoteId);
         const [moved] = await client.entries.move([op.remoteId], this.remoteParent(op.parentId));
-        let item: RemoteItem = moved ? toRemoteItem(moved, this.rootId) : { ...current, parentId: op.parentId };
+        // Without the entry in the answer its new updated_at is unknown (a move changes it): '' until the next listing.
+        let item: RemoteItem = moved ? toRemoteItem(moved, this.rootId) : { ...current, parentId: op.parentId, updatedAt: '' };
         if (item.name !== op.name) item = toRemoteItem(await client.entries.rename(op.remoteId, op.name), this.rootId);
         // Deployed versions may answer an empty `entries`; the parent is what we asked for.
         item = { ...item, parentId: op.parentId };

@@ -85,7 +85,7 @@ export function settled({ base, local, remote }: Trees): boolean {
 }
 
 export function plan(trees: Trees, options: PlanOptions = {}): Plan {
-  return settled(trees) ? { operations: [], deletions: 0, skipped: [] } : planChanges(trees, options);
+  return settled(trees) ? { operations: [], deletions: 0, skipped: [], notes: [] } : planChanges(trees, options);
 }
 
 /** The decision table applied to every item; `plan` skips it when the trees are settled. */
@@ -97,6 +97,7 @@ export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
   const remote = reachableRemote(trees.remote);
   const operations: Operation[] = [];
   const skipped: Plan['skipped'] = [];
+  const notes: Plan['notes'] = [];
   let deletions = 0;
 
   // --- Local side: where is each base item now? -------------------------------------------------------------
@@ -110,10 +111,24 @@ export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
   for (const b of base.values()) baseTypesAt.set(b.path, (baseTypesAt.get(b.path) ?? new Set()).add(b.type));
   const inodeOwner = new Map<number, BaseItem>();
   for (const b of base.values()) if (b.inode > 0 && !inodeOwner.has(b.inode)) inodeOwner.set(b.inode, b);
+  /**
+   * A file system gives a freed inode number to the next file made, so a file with a synced file's inode is that
+   * file moved only if the synced file left its own place (nothing there, or another synced file moved in, as in a
+   * swap), or kept its size and mtime (a rename keeps both): an atomic save of `a` (its old inode freed) followed by
+   * a new file `b` is not `a` moved to `b`.
+   */
+  const sameFileMoved = (b: BaseItem, candidate: LocalItem): boolean => {
+    if (b.type !== 'file') return true;
+    const there = local.get(b.path);
+    if (there === undefined || there.type !== 'file') return true;
+    const owner = inodeOwner.get(there.inode);
+    if (owner !== undefined && owner !== b) return true;
+    return candidate.size === b.size && candidate.mtimeMs === b.mtimeMs;
+  };
   /** The synced item (other than one recorded at the item's own path) whose inode this local item has. */
   const movedOver = (item: LocalItem): BaseItem | undefined => {
     const owner = inodeOwner.get(item.inode);
-    return owner && owner.type === item.type && owner.path !== item.path ? owner : undefined;
+    return owner && owner.type === item.type && owner.path !== item.path && sameFileMoved(owner, item) ? owner : undefined;
   };
   const byInode = new Map<number, LocalItem[]>();
   for (const item of local.values()) {
@@ -150,7 +165,7 @@ export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
       const candidates =
         b.inode > 0
           ? (byInode.get(b.inode) ?? []).filter(
-              (c) => c.type === b.type && !claimedLocal.has(c.path) && inTree(c.path, c.type),
+              (c) => c.type === b.type && !claimedLocal.has(c.path) && inTree(c.path, c.type) && sameFileMoved(b, c),
             )
           : [];
       if (candidates.length > 0) {
@@ -180,8 +195,11 @@ export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
     if (item) claimedLocal.add(item.path);
     const r = remote.get(b.remoteId);
     const remoteMoved = r !== undefined && (r.parentId !== b.parentId || r.name !== b.remoteName);
+    // An updated_at recorded as '' is unknown (a move whose answer did not carry the entry): only the size tells.
     const remoteChanged =
-      r !== undefined && b.type === 'file' && (r.size !== b.remoteSize || (!remoteMoved && r.updatedAt !== b.remoteUpdatedAt));
+      r !== undefined &&
+      b.type === 'file' &&
+      (r.size !== b.remoteSize || (!remoteMoved && b.remoteUpdatedAt !== '' && r.updatedAt !== b.remoteUpdatedAt));
     statuses.set(b.remoteId, {
       base: b,
       remote: r,
@@ -557,18 +575,26 @@ export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
       const name = localName === baseName(b.path) ? b.remoteName : localName;
       if (parentId !== there.parentId || name !== there.name) {
         if (!validRemoteName(name)) {
-          skipped.push({ path: here.path, reason: refusedName(name) });
+          // M5: the service refuses to rename to this name; the entry keeps its name on the drive (and its id, its
+          // shares and links), moves if it moved, and the base maps the local name to it. A content change made
+          // with the rename is the content rows' (below), which record the new path too.
+          if (parentId !== there.parentId) {
+            notes.push({ path: here.path, message: keptName(name, there.name) });
+            emit({ kind: 'move-remote', rule: 'M5', remoteId: b.remoteId, parentId, name: there.name, path: here.path });
+            continue;
+          }
+          if (!contentChanged) {
+            notes.push({ path: here.path, message: keptName(name, there.name) });
+            emit({ kind: 'record', rule: 'M5', remoteId: b.remoteId, path: here.path });
+            continue;
+          }
+        } else {
+          if (parentId === there.parentId) emit({ kind: 'rename-remote', rule: 'M1', remoteId: b.remoteId, name, path: here.path });
+          else emit({ kind: 'move-remote', rule: 'M1', remoteId: b.remoteId, parentId, name, path: here.path });
           continue;
         }
-        if (parentId === there.parentId) {
-          emit({ kind: 'rename-remote', rule: 'M1', remoteId: b.remoteId, name, path: here.path });
-        } else {
-          emit({ kind: 'move-remote', rule: 'M1', remoteId: b.remoteId, parentId, name, path: here.path });
-        }
-        continue;
-      }
-      // The local move lands where the entry already is (M4). A content change is handled below.
-      if (!contentChanged) {
+      } else if (!contentChanged) {
+        // The local move lands where the entry already is (M4). A content change is handled below.
         emit({ kind: 'record', rule: 'M4', remoteId: b.remoteId, path: here.path });
         continue;
       }
@@ -584,7 +610,7 @@ export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
         emit({ kind: 'replace-remote', rule: 'C1', path: here.path, remoteId: b.remoteId });
       } else if (s.remoteChanged) {
         emit({ kind: 'download', rule: 'C2', remoteId: b.remoteId, path: here.path });
-      } else if (s.localState === 'touched' || here.inode !== b.inode) {
+      } else if (s.localState === 'touched' || here.inode !== b.inode || (b.remoteUpdatedAt === '' && there.updatedAt !== '')) {
         emit({ kind: 'record', rule: 'C4', remoteId: b.remoteId, path: here.path });
       }
     }
@@ -649,6 +675,32 @@ export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
   }
 
   // --- Local items not synced yet -----------------------------------------------------------------------------
+  /** The file that creates a new local folder remotely (N6): the shallowest uploadable file below it, if any. */
+  const carrierOf = (folder: RelPath): LocalItem | undefined => {
+    let best: LocalItem | undefined;
+    let bestDepth = Infinity;
+    for (const l of localSubtree(folder)) {
+      if (l.type !== 'file' || claimedLocal.has(l.path) || matchedLocal.has(l.path) || isIgnored(l.path, l.type)) continue;
+      let depth = 0;
+      let blocked = false;
+      for (let p = parentOf(l.path); p !== folder; p = parentOf(p), depth++) {
+        if (claimedLocal.has(p) || isIgnored(p, 'folder')) blocked = true;
+      }
+      if (!blocked && depth < bestDepth) {
+        best = l;
+        bestDepth = depth;
+      }
+    }
+    return best;
+  };
+  const foldersOnTheWay = (folder: RelPath, file: RelPath) => {
+    const chain: Array<{ path: RelPath; name: string }> = [];
+    for (let p = parentOf(file); ; p = parentOf(p)) {
+      chain.unshift({ path: p, name: baseName(p) });
+      if (p === folder) return chain;
+    }
+  };
+
   /** Remote entries this pass renames, moves or trashes: their names are free next pass. */
   const remoteLeaving = new Set<RemoteId>();
   for (const op of operations) {
@@ -665,10 +717,6 @@ export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
     if (parentId === undefined) continue; // its folder is created remotely first
     const name = baseName(l.path);
     if (l.type === 'folder') {
-      if (!validRemoteName(name)) {
-        skipped.push({ path: l.path, reason: refusedName(name) });
-        continue;
-      }
       // The service refuses a folder whose name a sibling folder has. If that sibling leaves this pass, wait for
       // it; otherwise the new entry gets a numbered name (the local folder keeps its name; the base maps them).
       const taken = (candidate: string) =>
@@ -676,10 +724,20 @@ export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
         (remoteChildren.get(parentId) ?? []).find((r) => r.type === 'folder' && r.name === candidate);
       const clash = taken(name);
       if (typeof clash === 'object' && remoteLeaving.has(clash.id)) continue;
+      if (!clash && !validRemoteName(name)) {
+        // N6: the service refuses to create a folder of this name, but an upload's relativePath creates any folder
+        // on its way: the folder is made by uploading the first file inside it. An empty one cannot be made.
+        const carrier = carrierOf(l.path);
+        if (carrier) {
+          newRemoteFolders.add(folderKey(parentId, name));
+          emit({ kind: 'upload', rule: 'N6', path: carrier.path, parentId, name: baseName(carrier.path), folders: foldersOnTheWay(l.path, carrier.path) });
+        } else skipped.push({ path: l.path, reason: emptyRefused(name), fails: false });
+        continue;
+      }
       let remoteName = name;
       for (let n = 2; taken(remoteName); n++) remoteName = numberedName(name, n);
       if (!validRemoteName(remoteName)) {
-        skipped.push({ path: l.path, reason: refusedName(remoteName) });
+        skipped.push({ path: l.path, reason: refusedName(remoteName), fails: true });
         continue;
       }
       emit({ kind: 'create-remote-folder', rule: 'N2', path: l.path, parentId, name: remoteName });
@@ -727,7 +785,7 @@ export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
     }
   }
 
-  return { operations, deletions, skipped };
+  return { operations, deletions, skipped, notes };
 }
 
 /** The local paths an operation reads or writes. */
@@ -762,4 +820,10 @@ function validRemoteName(name: string): boolean {
 }
 
 const refusedName = (name: string) =>
-  `the service accepts new folder names and renames of ${REMOTE_NAME.min} to ${REMOTE_NAME.max} characters ("${name}")`;
+  `the drive accepts folder names and renames of ${REMOTE_NAME.min} to ${REMOTE_NAME.max} characters, so "${name}" cannot be made there; rename it`;
+
+const emptyRefused = (name: string) =>
+  `an empty folder named "${name}" cannot be made on the drive (folder names need ${REMOTE_NAME.min} to ${REMOTE_NAME.max} characters); it is synced once it holds a file, or under a longer name`;
+
+const keptName = (name: string, kept: string) =>
+  `the drive does not accept "${name}" as a name (${REMOTE_NAME.min} to ${REMOTE_NAME.max} characters); it is kept there as "${kept}"`;

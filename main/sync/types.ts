@@ -56,7 +56,11 @@ export interface Trees {
  * line or a test can say why it happened.
  */
 export type Operation =
-  | { kind: 'upload'; rule: string; path: RelPath; parentId: RemoteId | null; name: string }
+  /**
+   * `folders`: new local folders on the way from `parentId` to the file, created by the upload's relativePath (how
+   * a folder whose name the service refuses to create is made: N6).
+   */
+  | { kind: 'upload'; rule: string; path: RelPath; parentId: RemoteId | null; name: string; folders?: Array<{ path: RelPath; name: string }> }
   | { kind: 'replace-remote'; rule: string; path: RelPath; remoteId: RemoteId }
   | { kind: 'create-remote-folder'; rule: string; path: RelPath; parentId: RemoteId | null; name: string }
   | { kind: 'rename-remote'; rule: string; remoteId: RemoteId; name: string; path: RelPath }
@@ -78,6 +82,12 @@ export interface Plan {
   operations: Operation[];
   /** Items counted by the deletions of this plan (a folder counts its subtree). */
   deletions: number;
-  /** Local items skipped and why (symlinks, ignored names, names the service refuses). */
-  skipped: Array<{ path: RelPath; reason: string }>;
+  /**
+   * Local items not synced, and why: `fails` when the user must act before the folder is in sync (a name the service
+   * refuses with no way around it); otherwise left out by what the service allows (an empty folder with a name it
+   * refuses), reported once and not a failure.
+   */
+  skipped: Array<{ path: RelPath; reason: string; fails: boolean }>;
+  /** Items synced as nearly as the service allows, with what the user should know (the name the drive keeps). */
+  notes: Array<{ path: RelPath; message: string }>;
 }

@@ -493,10 +493,10 @@ export async function transpileForNode(outDir: string, entries: readonly string[
 }
 
 /** A SyncEngine on `root` for a benchmark: a mirror of its own in a temp dir, and a trash that must never be used. */
-export function benchEngine(root: string, origin: string, token: string): SyncEngine {
+export function benchEngine(root: string, origin: string, token: string, client = new DriveClient({ origin, token })): SyncEngine {
   return new SyncEngine({
     root,
-    client: new DriveClient({ origin, token }),
+    client,
     mirrorPath: join(tempDir('engine-state'), 'mirror.sqlite'),
     hostname: 'bench',
     trash: async () => {

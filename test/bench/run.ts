@@ -11,7 +11,8 @@
  *   BENCH_SAVES            saves timed by the save-to-server benchmark (default 20)
  *   BENCH_REPS             timed repetitions of the rescan and listing benchmarks (default 5; 3 with BENCH_QUICK)
  *   BENCH_UPLOAD_REPS      timed repetitions of the upload benchmark, each side (default 3; 2 with BENCH_QUICK)
- *   BENCH_ONLY             comma-separated ids to run: rescan,poll,upload,save,memory,bigfile
+ *   BENCH_RENAME_FILES     files in the folder renamed while watching (default 10,000; 1,000 with BENCH_QUICK)
+ *   BENCH_ONLY             comma-separated ids to run: rescan,poll,upload,save,rename,memory,bigfile
  *   BENCH_TIMEOUT_MIN      per-benchmark time limit in minutes (default 30)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -34,6 +35,7 @@ const BENCHMARKS: Benchmark[] = [
   { id: 'poll', file: 'remote-poll.ts', title: 'no-change remote poll vs the listing requests' },
   { id: 'upload', file: 'upload.ts', title: 'initial upload vs a bare script' },
   { id: 'save', file: 'save-latency.ts', title: 'a saved file on the server' },
+  { id: 'rename', file: 'rename.ts', title: 'a folder of 10,000 files renamed while watching' },
   { id: 'memory', file: 'memory.ts', title: 'idle memory with everything synced' },
   { id: 'watch', file: 'watch.ts', title: 'the watcher alone: ready time and memory' },
   { id: 'bigfile', file: 'big-file.ts', title: 'big file up and down, memory growth', flags: ['--expose-gc'] },

@@ -6,7 +6,7 @@ import { DriveClient } from '../../main/api/client.js';
 import { SyncEngine, type EngineOptions, type PassSummary } from '../../main/sync/engine.js';
 import { moveToOsTrash } from '../../main/sync/trash.js';
 import { STATE_DIR } from '../../main/sync/local.js';
-import { startTestServer, type TestServer } from './server.js';
+import { PROFILES, startTestServer, type ProfileName, type TestServer } from './server.js';
 
 /**
  * How a scenario's computers sync: `once`, a full pass each time (`sync --once`); `live`, the engine started and
@@ -15,6 +15,12 @@ import { startTestServer, type TestServer } from './server.js';
  */
 export type SyncMode = 'once' | 'live';
 export const MODES: readonly SyncMode[] = ['once', 'live'];
+
+/**
+ * Every end-to-end scenario runs in both modes against both of the reference server's profiles: the documents'
+ * answers and the deployed versions' (root-children listings, 50-entry pages, camelCase link fields, …).
+ */
+export const SCENARIO_CASES: ReadonlyArray<readonly [SyncMode, ProfileName]> = MODES.flatMap((mode) => PROFILES.map((profile) => [mode, profile] as const));
 
 /** Live engines in tests: a shorter stability wait and hold than the defaults, the same logic. */
 const LIVE_TIMING = { stabilityMs: 120, hold: { settleMs: 600, maxMs: 10_000 }, pollIntervalMs: 3_600_000 } as const;
@@ -61,10 +67,10 @@ export interface Account {
 let counter = 0;
 
 /** A server, an account, and as many "computers" (sync roots with their own mirrors) as a scenario needs. */
-export async function newAccount(server?: TestServer, options: { mode?: SyncMode } = {}): Promise<Account> {
+export async function newAccount(server?: TestServer, options: { mode?: SyncMode; profile?: ProfileName } = {}): Promise<Account> {
   const mode = options.mode ?? 'once';
   const own = !server;
-  const srv = server ?? (await startTestServer());
+  const srv = server ?? (await startTestServer({ profile: options.profile ?? 'documents' }));
   const { token } = await srv.register(`user${++counter}-${process.pid}@example.com`);
   const requests: string[] = [];
   const client = new DriveClient({ origin: srv.url, token, retry: { limit: 2, baseDelayMs: 10 } });

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'n
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nodeFileSystem, type FileSystem } from '../../main/sync/ports.js';
-import { localTree, newAccount, sorted, type Account, MODES } from '../helpers/sync.js';
+import { localTree, newAccount, sorted, type Account, SCENARIO_CASES } from '../helpers/sync.js';
 
 /** node:fs, except that renames onto a path named `blocked` fail with `code` while `failing` holds. */
 function faultyDisk(blocked: string, code: string) {
@@ -24,10 +24,10 @@ function faultyDisk(blocked: string, code: string) {
   return { fs, state };
 }
 
-describe.each(MODES)('disk faults (%s)', (mode) => {
+describe.each(SCENARIO_CASES)('disk faults (%s, %s)', (mode, profile) => {
   let account: Account;
   beforeEach(async () => {
-    account = await newAccount(undefined, { mode });
+    account = await newAccount(undefined, { mode, profile });
   });
   afterEach(() => account.close());
 

@@ -61,6 +61,26 @@ describe('C1: changed locally, same remotely → replace-remote', () => {
     ]);
   });
 
+  it("an atomic save whose freed inode number a new file elsewhere gets is an edit and a new file, not a move", () => {
+    const sim = new Sim();
+    const a = sim.addSynced('a.txt', 'file', 'one');
+    const c = sim.addSynced('c.txt', 'file', 'three');
+    const freed = sim.trees.local.get('a.txt')!.inode;
+    sim.localWrite('a.txt', 'one, saved atomically', true);
+    sim.localWrite('c.txt', 'three, saved atomically over the freed inode', true, freed);
+    expect(opsOf(sim)).toEqual([
+      { kind: 'replace-remote', rule: 'C1', path: 'a.txt', remoteId: a },
+      { kind: 'replace-remote', rule: 'C1', path: 'c.txt', remoteId: c },
+    ]);
+    // A rename keeps size and mtime: then it is a move even with something new at the old place (`mv a b; touch a`).
+    const sim2 = new Sim();
+    const d = sim2.addSynced('d.txt', 'file', 'dee');
+    sim2.localMove('d.txt', 'e.txt');
+    sim2.localWrite('d.txt', 'new');
+    expect(kinds(opsOf(sim2))).toEqual(['rename-remote[M1]', 'upload[N2]']);
+    expect(opsOf(sim2).find((op) => op.kind === 'rename-remote')).toMatchObject({ remoteId: d, name: 'e.txt' });
+  });
+
   it('a local file whose stat changed and whose hash the scan did not compute counts as changed', () => {
     const sim = new Sim();
     const id = sim.addSynced('a.txt', 'file', 'one');
@@ -204,14 +224,6 @@ describe('M1: moved locally, not remotely → rename-remote / move-remote', () =
     expect(opsOf(sim)).toEqual([{ kind: 'move-remote', rule: 'M1', remoteId: id, parentId: 2, name: 'a.txt', path: 'new/a.txt' }]);
   });
 
-  it('a name the service refuses (under 3 characters) is reported and skipped', () => {
-    const sim = new Sim();
-    sim.addSynced('abc.txt', 'file', 'x');
-    sim.localMove('abc.txt', 'ab');
-    const p = plan(sim.snapshot());
-    expect(p.operations).toEqual([]);
-    expect(p.skipped).toEqual([{ path: 'ab', reason: expect.stringContaining('3 to 200 characters') }]);
-  });
 
   it('a local name that was made safe or numbered keeps the remote name when only the folder changes', () => {
     const sim = new Sim();
@@ -472,13 +484,120 @@ describe('N2: local item, no entry → upload / create-remote-folder', () => {
     expect(ops).toEqual([{ kind: 'upload', rule: 'N2', path: 'keep.txt', parentId: null, name: 'keep.txt' }]);
   });
 
-  it('folder names the service refuses (under 3 characters) are reported in skipped; short file names upload', () => {
+  it('short file names upload (only folder names and renames have a length rule)', () => {
+    const sim = new Sim();
+    sim.localWrite('x', 'x');
+    expect(opsOf(sim)).toEqual([{ kind: 'upload', rule: 'N2', path: 'x', parentId: null, name: 'x' }]);
+  });
+});
+
+describe('N6: a new folder whose name the service refuses to create (under 3 or over 200 characters)', () => {
+  it('is made by uploading the shallowest file inside it with a relativePath; the rest follows into it', () => {
+    const sim = new Sim();
+    sim.localMkdir('js');
+    sim.localMkdir('js/ui');
+    sim.localWrite('js/ui/deep.js', 'deep');
+    sim.localWrite('js/app.js', 'app');
+    const p = plan(sim.snapshot());
+    expect(p.operations).toEqual([
+      { kind: 'upload', rule: 'N6', path: 'js/app.js', parentId: null, name: 'app.js', folders: [{ path: 'js', name: 'js' }] },
+    ]);
+    expect(p.skipped).toEqual([]);
+    syncUntilQuiet(sim);
+    expect(remoteNames(sim)).toEqual(['js', 'js/app.js', 'js/ui', 'js/ui/deep.js']);
+  });
+
+  it('a folder whose files are all deeper is made with the folders on the way', () => {
+    const sim = new Sim();
+    sim.localMkdir('fr');
+    sim.localMkdir('fr/lc');
+    sim.localWrite('fr/lc/messages.po', 'bonjour');
+    expect(opsOf(sim)).toEqual([
+      {
+        kind: 'upload',
+        rule: 'N6',
+        path: 'fr/lc/messages.po',
+        parentId: null,
+        name: 'messages.po',
+        folders: [
+          { path: 'fr', name: 'fr' },
+          { path: 'fr/lc', name: 'lc' },
+        ],
+      },
+    ]);
+    syncUntilQuiet(sim);
+    expect(remoteNames(sim)).toEqual(['fr', 'fr/lc', 'fr/lc/messages.po']);
+  });
+
+  it('an empty one cannot be made: reported once as left out, not a failure; it follows once it holds a file', () => {
+    const sim = new Sim();
+    sim.localMkdir('db');
+    const p = plan(sim.snapshot());
+    expect(p.operations).toEqual([]);
+    expect(p.skipped).toEqual([{ path: 'db', reason: expect.stringContaining('empty folder named "db"'), fails: false }]);
+    sim.localWrite('db/rows.sql', 'rows');
+    syncUntilQuiet(sim);
+    expect(remoteNames(sim)).toEqual(['db', 'db/rows.sql']);
+  });
+
+  it('ignored files do not carry it', () => {
     const sim = new Sim();
     sim.localMkdir('ab');
-    sim.localWrite('x', 'x');
+    sim.localWrite('ab/x.tmp', 'temp');
+    const p = plan(sim.snapshot(), { isIgnored: (path) => path.endsWith('.tmp') });
+    expect(p.operations).toEqual([]);
+    expect(p.skipped).toEqual([{ path: 'ab', reason: expect.any(String), fails: false }]);
+  });
+
+  it('a remote folder of that name already there is matched (N3), not made again', () => {
+    const sim = new Sim();
+    const id = sim.remoteCreate(null, 'js', 'folder');
+    sim.localMkdir('js');
+    expect(opsOf(sim)).toEqual([{ kind: 'record', rule: 'N3', remoteId: id, path: 'js' }]);
+  });
+});
+
+describe('M5: renamed locally to a name the service refuses → the entry keeps its name on the drive', () => {
+  it('a file renamed to a short name: recorded, the drive keeps the old name; the user is told once', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('abc.txt', 'file', 'x');
+    sim.localMove('abc.txt', 'ab');
     const p = plan(sim.snapshot());
-    expect(p.operations).toEqual([{ kind: 'upload', rule: 'N2', path: 'x', parentId: null, name: 'x' }]);
-    expect(p.skipped).toEqual([{ path: 'ab', reason: expect.stringContaining('("ab")') }]);
+    expect(p.operations).toEqual([{ kind: 'record', rule: 'M5', remoteId: id, path: 'ab' }]);
+    expect(p.notes).toEqual([{ path: 'ab', message: expect.stringContaining('kept there as "abc.txt"') }]);
+    syncUntilQuiet(sim);
+    expect(remoteNames(sim)).toEqual(['abc.txt']);
+    expect(sim.trees.base.get(id)).toMatchObject({ path: 'ab', remoteName: 'abc.txt' });
+    expect(plan(sim.snapshot()).operations).toEqual([]);
+  });
+
+  it('a folder renamed to a short name keeps its entry, and its children theirs', () => {
+    const sim = new Sim();
+    const dir = sim.addSynced('data', 'folder');
+    const child = sim.addSynced('data/rows.sql', 'file', 'rows');
+    sim.localMove('data', 'db');
+    expect(opsOf(sim)).toEqual([{ kind: 'record', rule: 'M5', remoteId: dir, path: 'db' }]);
+    syncUntilQuiet(sim);
+    expect(remoteNames(sim)).toEqual(['data', 'data/rows.sql']);
+    expect(sim.trees.base.get(child)).toMatchObject({ path: 'db/rows.sql' });
+  });
+
+  it('moved into another folder and renamed short: moved, keeping its name on the drive', () => {
+    const sim = new Sim();
+    const dir = sim.addSynced('dir', 'folder');
+    const id = sim.addSynced('abc.txt', 'file', 'x');
+    sim.localMove('abc.txt', 'dir/ab');
+    expect(opsOf(sim)).toEqual([{ kind: 'move-remote', rule: 'M5', remoteId: id, parentId: dir, name: 'abc.txt', path: 'dir/ab' }]);
+  });
+
+  it('renamed short and edited: the edit is uploaded under the name the drive keeps (C1)', () => {
+    const sim = new Sim();
+    const id = sim.addSynced('abc.txt', 'file', 'x');
+    sim.localMove('abc.txt', 'ab');
+    sim.localWrite('ab', 'edited');
+    expect(opsOf(sim)).toEqual([{ kind: 'replace-remote', rule: 'C1', path: 'ab', remoteId: id }]);
+    syncUntilQuiet(sim);
+    expect(remoteNames(sim)).toEqual(['abc.txt']);
   });
 });
 
@@ -783,8 +902,8 @@ describe('settled trees (docs/sync-rules.md, Terms): no row applies', () => {
   it('both sides exactly as base: settled, and the full table agrees there is nothing to do', () => {
     const { s } = synced();
     expect(settled(s.snapshot())).toBe(true);
-    expect(planChanges(s.snapshot())).toEqual({ operations: [], deletions: 0, skipped: [] });
-    expect(plan(s.snapshot())).toEqual({ operations: [], deletions: 0, skipped: [] });
+    expect(planChanges(s.snapshot())).toEqual({ operations: [], deletions: 0, skipped: [], notes: [] });
+    expect(plan(s.snapshot())).toEqual({ operations: [], deletions: 0, skipped: [], notes: [] });
   });
 
   it.each<[string, (s: Sim, dir: number) => void]>([

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { localTree, newAccount, sorted, type Account, MODES } from '../helpers/sync.js';
+import { localTree, newAccount, sorted, type Account, SCENARIO_CASES } from '../helpers/sync.js';
 
 async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -18,10 +18,10 @@ async function findRemote(account: Account, name: string): Promise<number | unde
   return undefined;
 }
 
-describe.each(MODES)('sync scenarios: basics (%s)', (mode) => {
+describe.each(SCENARIO_CASES)('sync scenarios: basics (%s, %s)', (mode, profile) => {
   let account: Account;
   beforeEach(async () => {
-    account = await newAccount(undefined, { mode });
+    account = await newAccount(undefined, { mode, profile });
   });
   afterEach(() => account.close());
 

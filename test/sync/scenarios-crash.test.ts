@@ -2,7 +2,7 @@ import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Mirror } from '../../main/sync/mirror.js';
-import { localTree, newAccount, sorted, type Account, type Computer, MODES } from '../helpers/sync.js';
+import { localTree, newAccount, sorted, type Account, type Computer, SCENARIO_CASES } from '../helpers/sync.js';
 
 /** Makes the next mirror commit of this engine fail as if the process died right after the request. */
 function crashBeforeNextCommit(computer: Computer): void {
@@ -18,10 +18,10 @@ function crashBeforeNextCommit(computer: Computer): void {
   };
 }
 
-describe.each(MODES)('sync scenarios: crash safety and faults (%s)', (mode) => {
+describe.each(SCENARIO_CASES)('sync scenarios: crash safety and faults (%s, %s)', (mode, profile) => {
   let account: Account;
   beforeEach(async () => {
-    account = await newAccount(undefined, { mode });
+    account = await newAccount(undefined, { mode, profile });
   });
   afterEach(() => account.close());
 

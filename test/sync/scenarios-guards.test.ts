@@ -1,12 +1,12 @@
 import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { localTree, newAccount, sorted, type Account, MODES } from '../helpers/sync.js';
+import { localTree, newAccount, sorted, type Account, SCENARIO_CASES } from '../helpers/sync.js';
 
-describe.each(MODES)('sync scenarios: deletes, ignores and guards (%s)', (mode) => {
+describe.each(SCENARIO_CASES)('sync scenarios: deletes, ignores and guards (%s, %s)', (mode, profile) => {
   let account: Account;
   beforeEach(async () => {
-    account = await newAccount(undefined, { mode });
+    account = await newAccount(undefined, { mode, profile });
   });
   afterEach(() => account.close());
 
@@ -118,19 +118,52 @@ describe.each(MODES)('sync scenarios: deletes, ignores and guards (%s)', (mode) 
     expect((await account.remoteTree()).get('notes.tmp')).toBe('edited here');
   });
 
-  it('a folder whose name the service refuses leaves the pass not in sync, with the reason, until it is renamed', async () => {
+  it('folders with names under 3 characters, at every depth, reach the drive and the other computer; an empty one is left out, not failed', async () => {
     const a = account.computer('alpha');
-    mkdirSync(join(a.root, 'ab'));
-    writeFileSync(join(a.root, 'ab', 'inside.txt'), 'inside');
-    writeFileSync(join(a.root, 'top.txt'), 'top');
+    const b = account.computer('beta');
+    const files = { 'js/app.js': 'app', 'js/ui/menu.js': 'menu', 'docs/en/readme.md': 'readme', 'a/b/c/deep.txt': 'deep', 'top.txt': 'top' };
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(join(a.root, ...path.split('/').slice(0, -1)), { recursive: true });
+      writeFileSync(join(a.root, ...path.split('/')), content);
+    }
+    mkdirSync(join(a.root, 'db'));
     const first = await a.sync();
-    expect(first.inSync).toBe(false);
-    expect(first.failed).toEqual([{ path: 'ab', message: expect.stringContaining('3 to 200 characters') }]);
-    expect(a.engine.state).toBe('error');
-    expect(sorted(await account.remoteTree())).toEqual({ 'top.txt': 'top' });
-    renameSync(join(a.root, 'ab'), join(a.root, 'abc'));
+    expect(first).toMatchObject({ inSync: true, failed: [] });
+    expect(first.skipped).toEqual([{ path: 'db', message: expect.stringContaining('empty folder named "db"') }]);
+    const expected = Object.fromEntries(Object.entries(sorted(localTree(a.root))).filter(([path]) => path !== 'db'));
+    expect(sorted(await account.remoteTree())).toEqual(expected);
+    expect(await b.sync()).toMatchObject({ inSync: true, failed: [] });
+    expect(sorted(localTree(b.root))).toEqual(expected);
+    // Once it holds a file, the empty one follows.
+    writeFileSync(join(a.root, 'db', 'rows.sql'), 'rows');
+    await a.sync();
+    expect((await account.remoteTree()).get('db/rows.sql')).toBe('rows');
+  });
+
+  it('a rename to a name under 3 characters keeps the entry under its old name on the drive; a rename back to a longer one renames it', async () => {
+    const a = account.computer('alpha');
+    mkdirSync(join(a.root, 'data'));
+    writeFileSync(join(a.root, 'data', 'rows.sql'), 'rows');
+    writeFileSync(join(a.root, 'abc.txt'), 'abc');
+    await a.sync();
+    const ids = async () => {
+      const out = new Map<string, number>();
+      for await (const e of account.client.entries.tree()) out.set(e.name, e.id);
+      return out;
+    };
+    const before = await ids();
+    const notices: string[] = [];
+    a.engine.on('notice', (message) => notices.push(message));
+    renameSync(join(a.root, 'data'), join(a.root, 'db'));
+    renameSync(join(a.root, 'abc.txt'), join(a.root, 'ab'));
     expect(await a.sync()).toMatchObject({ inSync: true, failed: [] });
-    expect(sorted(await account.remoteTree())).toEqual({ abc: '/', 'abc/inside.txt': 'inside', 'top.txt': 'top' });
+    expect(await ids()).toEqual(before);
+    expect(sorted(await account.remoteTree())).toEqual({ 'abc.txt': 'abc', data: '/', 'data/rows.sql': 'rows' });
+    expect(notices).toEqual(expect.arrayContaining([expect.stringMatching(/^db: .*kept there as "data"/), expect.stringMatching(/^ab: .*kept there as "abc.txt"/)]));
+    renameSync(join(a.root, 'db'), join(a.root, 'database'));
+    expect(await a.sync()).toMatchObject({ inSync: true, failed: [] });
+    expect((await ids()).get('database')).toBe(before.get('data'));
+    expect(sorted(await account.remoteTree())).toEqual({ 'abc.txt': 'abc', database: '/', 'database/rows.sql': 'rows' });
   });
 
   it('16. a pass that would delete more than half of the files stops and asks; with consent it proceeds', async () => {

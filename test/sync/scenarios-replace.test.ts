@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { localTree, newAccount, sorted, type Account, MODES } from '../helpers/sync.js';
+import { localTree, newAccount, sorted, type Account, SCENARIO_CASES } from '../helpers/sync.js';
 
-describe.each(MODES)('sync scenarios: replacing a file keeps what was attached to it (%s)', (mode) => {
+describe.each(SCENARIO_CASES)('sync scenarios: replacing a file keeps what was attached to it (%s, %s)', (mode, profile) => {
   let account: Account;
   beforeEach(async () => {
-    account = await newAccount(undefined, { mode });
+    account = await newAccount(undefined, { mode, profile });
   });
   afterEach(() => account.close());
 

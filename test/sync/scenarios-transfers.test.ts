@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { appendFileSync, createReadStream, existsSync, openSync, rmSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { localTree, newAccount, sorted, type Account, MODES } from '../helpers/sync.js';
+import { localTree, newAccount, sorted, type Account, SCENARIO_CASES } from '../helpers/sync.js';
 
 async function sha256(path: string): Promise<string> {
   const hash = createHash('sha256');
@@ -17,10 +17,10 @@ function writeBig(path: string, megabytes: number): void {
   closeSync(fd);
 }
 
-describe.each(MODES)('sync scenarios: transfers (%s)', (mode) => {
+describe.each(SCENARIO_CASES)('sync scenarios: transfers (%s, %s)', (mode, profile) => {
   let account: Account;
   beforeEach(async () => {
-    account = await newAccount(undefined, { mode });
+    account = await newAccount(undefined, { mode, profile });
   });
   afterEach(() => account.close());
 

@@ -183,13 +183,16 @@ export class Sim {
   }
 
   // --- the user, on the local disk ------------------------------------------------------------------------------
-  /** Creates a file or writes new content into one (in place: same inode; `atomic`: a new inode, as editors do). */
-  localWrite(path: RelPath, content: string, atomic = false): void {
+  /**
+   * Creates a file or writes new content into one (in place: same inode; `atomic`: a new inode, as editors do).
+   * `reusedInode`: the inode number a file system handed out again (freed by a file deleted or saved over).
+   */
+  localWrite(path: RelPath, content: string, atomic = false, reusedInode?: number): void {
     const existing = this.trees.local.get(path);
     if (existing && existing.type !== 'file') throw new SimError(`localWrite ${path}: a folder`);
     if (!existing && this.localTaken(path)) throw new SimError(`localWrite ${path}: name taken`);
     if (!this.localFolderExists(parentOf(path))) throw new SimError(`localWrite ${path}: no parent`);
-    const inode = existing && !atomic ? existing.inode : this.newInode();
+    const inode = reusedInode ?? (existing && !atomic ? existing.inode : this.newInode());
     this.trees.local.set(path, this.makeLocal(path, 'file', content, inode));
   }
   localMkdir(path: RelPath): void {
@@ -279,7 +282,7 @@ export class Sim {
   apply(op: Operation): void {
     this.log.push(describeOp(op));
     const outcome = this.outcomeOf(op);
-    applyOutcome(this.trees, outcome);
+    for (const each of Array.isArray(outcome) ? outcome : [outcome]) applyOutcome(this.trees, each);
   }
 
   private fail(op: Operation, why: string): never {
@@ -340,6 +343,29 @@ export class Sim {
     }
   }
 
+  /**
+   * An upload whose relativePath makes the folders on its way (any name; a folder of that name already in the parent
+   * is used, as the service does), then the file in the last of them.
+   */
+  private uploadWithFolders(op: Extract<Operation, { kind: 'upload' }>): Outcome[] {
+    this.mustRemoteFolder(op.parentId, describeOp(op));
+    const outcomes: Outcome[] = [];
+    let parentId = op.parentId;
+    for (const folder of op.folders!) {
+      const local = this.mustLocal(op, folder.path, 'folder');
+      const existing = [...this.trees.remote.values()].find((r) => r.parentId === parentId && r.type === 'folder' && r.name === folder.name);
+      const remote: RemoteItem = existing ?? { id: this.newId(), parentId, name: folder.name, type: 'folder', size: 0, updatedAt: this.stamp() };
+      outcomes.push({ kind: 'synced', remote, local });
+      parentId = remote.id;
+    }
+    const local = this.mustLocal(op, op.path, 'file');
+    this.notSyncedElsewhere(op, op.path);
+    const remote: RemoteItem = { id: this.newId(), parentId, name: op.name, type: 'file', size: local.size, updatedAt: this.stamp(), createdAt: this.stamp() };
+    this.remoteContent.set(remote.id, this.localContent.get(op.path)!);
+    outcomes.push({ kind: 'synced', remote, local });
+    return outcomes;
+  }
+
   /** The content side map follows a local move (applyOutcome moves the tree itself). */
   private moveContent(from: RelPath, to: RelPath): void {
     const moved: Array<[RelPath, string]> = [];
@@ -359,11 +385,12 @@ export class Sim {
     return { kind: 'conflicted', copy: { ...item, path: copyPath }, movedFrom: path, remote, local };
   }
 
-  private outcomeOf(op: Operation): Outcome {
+  private outcomeOf(op: Operation): Outcome | Outcome[] {
     const t = this.trees;
     switch (op.kind) {
       case 'upload':
       case 'create-remote-folder': {
+        if (op.kind === 'upload' && op.folders && op.folders.length > 0) return this.uploadWithFolders(op);
         const type: ItemType = op.kind === 'upload' ? 'file' : 'folder';
         const local = this.mustLocal(op, op.path, type);
         this.notSyncedElsewhere(op, op.path);

@@ -1,0 +1,256 @@
+/**
+ * Live mode as a property: random sequences of what people do to files and folders, made on a real folder while the
+ * real engine watches it (with random pauses of 0–500 ms between them), against the real server. When the engine
+ * is quiet again:
+ * - the drive holds exactly what the folder holds;
+ * - an item that was only renamed or moved (never edited) still has the entry it had;
+ * - nothing was uploaded beyond the files created and the edits made;
+ * - no pass failed.
+ * `DRIVESYNC_LIVE_RUNS` sets the number of runs (30 in `npm test`, 1,000 in `npm run soak`).
+ */
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isWithin, parentOf } from '../../main/sync/names.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { localTree, newAccount, settleEngine, sorted, type Account } from '../helpers/sync.js';
+
+const RUNS = Number(process.env.DRIVESYNC_LIVE_RUNS ?? 30);
+
+type Command =
+  | { kind: 'create'; folder: number; name: number }
+  | { kind: 'edit'; file: number }
+  | { kind: 'atomic-save'; file: number }
+  | { kind: 'delete'; file: number }
+  | { kind: 'rename'; file: number; name: number }
+  | { kind: 'move'; file: number; folder: number }
+  | { kind: 'swap'; file: number; other: number }
+  | { kind: 'mkdir'; folder: number; name: number }
+  | { kind: 'rename-folder'; folder: number; name: number }
+  | { kind: 'move-folder'; folder: number; into: number }
+  | { kind: 'rmdir'; folder: number };
+
+const pick = fc.nat(50);
+const command: fc.Arbitrary<Command> = fc.oneof(
+  fc.record({ kind: fc.constant('create' as const), folder: pick, name: fc.nat(20) }),
+  fc.record({ kind: fc.constant('edit' as const), file: pick }),
+  fc.record({ kind: fc.constant('atomic-save' as const), file: pick }),
+  fc.record({ kind: fc.constant('delete' as const), file: pick }),
+  fc.record({ kind: fc.constant('rename' as const), file: pick, name: fc.nat(20) }),
+  fc.record({ kind: fc.constant('rename' as const), file: pick, name: fc.nat(20) }),
+  fc.record({ kind: fc.constant('move' as const), file: pick, folder: pick }),
+  fc.record({ kind: fc.constant('swap' as const), file: pick, other: pick }),
+  fc.record({ kind: fc.constant('mkdir' as const), folder: pick, name: fc.nat(20) }),
+  fc.record({ kind: fc.constant('rename-folder' as const), folder: pick, name: fc.nat(20) }),
+  fc.record({ kind: fc.constant('move-folder' as const), folder: pick, into: pick }),
+  fc.record({ kind: fc.constant('rmdir' as const), folder: pick }),
+);
+const steps = fc.array(fc.tuple(command, fc.integer({ min: 0, max: 500 })), { minLength: 2, maxLength: 7 });
+
+/** What the folder holds, by identity: a path, and for files the content and whether it was edited. */
+interface Item {
+  path: string;
+  folder: boolean;
+  content: string;
+  edited: boolean;
+  /** The entry it had after the first sync (items made later have none to keep). */
+  entryId?: number;
+}
+
+const INITIAL: Record<string, string | null> = {
+  'a.txt': 'alpha',
+  'b.txt': 'bravo, a little longer',
+  'docs': null,
+  'docs/c.txt': 'charlie',
+  'docs/d.txt': 'delta delta',
+  'docs/deep': null,
+  'docs/deep/e.txt': 'echo',
+  'pics': null,
+  'pics/f.jpg': 'foxtrot bytes',
+};
+
+/** Applies one command to the disk and the model; a command that makes no sense here is skipped. */
+function apply(root: string, items: Item[], cmd: Command, serial: number): { uploads: number } {
+  const abs = (path: string) => join(root, ...path.split('/'));
+  const files = items.filter((i) => !i.folder);
+  const folders = [{ path: '', folder: true } as Item, ...items.filter((i) => i.folder)];
+  const taken = (path: string) => items.some((i) => i.path === path);
+  const file = (n: number) => files[n % Math.max(1, files.length)];
+  const folder = (n: number) => folders[n % folders.length]!;
+  const join2 = (dir: string, name: string) => (dir === '' ? name : `${dir}/${name}`);
+  const moveTree = (from: string, to: string) => {
+    for (const i of items) if (i.path === from || isWithin(i.path, from)) i.path = to + i.path.slice(from.length);
+  };
+  switch (cmd.kind) {
+    case 'create': {
+      const path = join2(folder(cmd.folder).path, `new${cmd.name}.txt`);
+      if (taken(path)) return { uploads: 0 };
+      const content = `created ${serial}`;
+      writeFileSync(abs(path), content);
+      items.push({ path, folder: false, content, edited: true });
+      return { uploads: 1 };
+    }
+    case 'edit':
+    case 'atomic-save': {
+      const f = file(cmd.file);
+      if (!f) return { uploads: 0 };
+      f.content = `${f.content} +edit ${serial}`;
+      f.edited = true;
+      if (cmd.kind === 'edit') writeFileSync(abs(f.path), f.content);
+      else {
+        const temp = join2(parentOf(f.path), `.${serial}.tmp`);
+        writeFileSync(abs(temp), f.content);
+        renameSync(abs(temp), abs(f.path));
+      }
+      return { uploads: 1 };
+    }
+    case 'delete': {
+      const f = file(cmd.file);
+      if (!f) return { uploads: 0 };
+      rmSync(abs(f.path));
+      items.splice(items.indexOf(f), 1);
+      return { uploads: 0 };
+    }
+    case 'rename':
+    case 'move': {
+      const f = file(cmd.file);
+      if (!f) return { uploads: 0 };
+      const to = cmd.kind === 'rename' ? join2(parentOf(f.path), `renamed${cmd.name}.txt`) : join2(folder(cmd.folder).path, f.path.split('/').pop()!);
+      if (taken(to)) return { uploads: 0 };
+      renameSync(abs(f.path), abs(to));
+      f.path = to;
+      return { uploads: 0 };
+    }
+    case 'swap': {
+      const f = file(cmd.file);
+      const g = file(cmd.other);
+      if (!f || !g || f === g) return { uploads: 0 };
+      const temp = join2(parentOf(f.path), `swap-${serial}.dat`);
+      renameSync(abs(f.path), abs(temp));
+      renameSync(abs(g.path), abs(f.path));
+      renameSync(abs(temp), abs(g.path));
+      [f.path, g.path] = [g.path, f.path];
+      return { uploads: 0 };
+    }
+    case 'mkdir': {
+      const path = join2(folder(cmd.folder).path, `dir${cmd.name}`);
+      if (taken(path)) return { uploads: 0 };
+      mkdirSync(abs(path));
+      items.push({ path, folder: true, content: '', edited: false });
+      return { uploads: 0 };
+    }
+    case 'rename-folder': {
+      const d = folder(cmd.folder);
+      if (d.path === '') return { uploads: 0 };
+      const to = join2(parentOf(d.path), `folder${cmd.name}`);
+      if (taken(to)) return { uploads: 0 };
+      renameSync(abs(d.path), abs(to));
+      moveTree(d.path, to);
+      return { uploads: 0 };
+    }
+    case 'move-folder': {
+      const d = folder(cmd.folder);
+      const into = folder(cmd.into);
+      if (d.path === '' || into.path === d.path || isWithin(into.path, d.path) || parentOf(d.path) === into.path) return { uploads: 0 };
+      const to = join2(into.path, d.path.split('/').pop()!);
+      if (taken(to)) return { uploads: 0 };
+      renameSync(abs(d.path), abs(to));
+      moveTree(d.path, to);
+      return { uploads: 0 };
+    }
+    case 'rmdir': {
+      const d = folder(cmd.folder);
+      if (d.path === '') return { uploads: 0 };
+      rmSync(abs(d.path), { recursive: true });
+      for (let i = items.length - 1; i >= 0; i--) if (items[i]!.path === d.path || isWithin(items[i]!.path, d.path)) items.splice(i, 1);
+      return { uploads: 0 };
+    }
+  }
+}
+
+describe('live mode, as a property', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  it(`${RUNS} random sequences of changes made while the engine watches end as a full pass would`, async () => {
+    await fc.assert(
+      fc.asyncProperty(steps, async (sequence) => {
+        const account: Account = await newAccount(server, { mode: 'live' });
+        try {
+          const a = account.computer('alpha');
+          const failures: string[] = [];
+          a.engine.on('pass', (summary) => failures.push(...summary.failed.map((f) => `${f.path}: ${f.message}`)));
+          // Deletions are what the guard is for, not what is tested here.
+          a.engine.on('confirm-deletions', () => a.engine.confirmDeletions());
+          // What the engine did, printed when the run fails.
+          const trace: string[] = [];
+          a.engine.on('activity', (x) => trace.push(`${x.kind} ${x.path} ${x.rule ?? ''}`));
+          a.engine.on('state', (st, d) => trace.push(`state ${st} ${d ?? ''}`));
+          a.engine.on('item-error', (e) => trace.push(`item error ${e.path}: ${e.message}`));
+          a.engine.on('notice', (message) => trace.push(`notice ${message}`));
+          a.engine.on('transfer', (t) => {
+            if (t.transferred === 0 || t.transferred === t.total) trace.push(`transfer ${t.direction} ${t.path} ${t.transferred}/${t.total}`);
+          });
+          const items: Item[] = [];
+          for (const [path, content] of Object.entries(INITIAL)) {
+            if (content === null) mkdirSync(join(a.root, ...path.split('/')));
+            else writeFileSync(join(a.root, ...path.split('/')), content);
+            items.push({ path, folder: content === null, content: content ?? '', edited: false });
+          }
+          await a.sync();
+          const entries = async () => {
+            const byId = new Map<number, { name: string; parent: number | null }>();
+            for await (const e of account.client.entries.tree()) byId.set(e.id, { name: e.name, parent: e.parent_id ?? null });
+            const pathOf = (id: number): string => {
+              const e = byId.get(id)!;
+              return e.parent === null ? e.name : `${pathOf(e.parent)}/${e.name}`;
+            };
+            return new Map([...byId.keys()].map((id) => [pathOf(id), id]));
+          };
+          for (const [path, id] of await entries()) {
+            const item = items.find((i) => i.path === path);
+            if (item) item.entryId = id;
+          }
+          const uploadsBefore = account.requests.filter((r) => r === 'POST /uploads').length;
+          let allowedUploads = 0;
+          for (const [serial, [cmd, pause]] of sequence.entries()) {
+            allowedUploads += apply(a.root, items, cmd, serial).uploads;
+            await new Promise((resolve) => setTimeout(resolve, pause));
+          }
+          await a.sync();
+          const check = async () => {
+            const expected = new Map(items.map((i) => [i.path, i.folder ? '/' : i.content]));
+            expect(sorted(localTree(a.root))).toEqual(sorted(expected));
+            expect(sorted(await account.remoteTree())).toEqual(sorted(expected));
+            const now = await entries();
+            for (const item of items) {
+              if (item.entryId !== undefined && !item.edited) expect({ path: item.path, id: now.get(item.path) }).toEqual({ path: item.path, id: item.entryId });
+            }
+            const uploads = account.requests.filter((r) => r === 'POST /uploads').length - uploadsBefore;
+            expect(uploads).toBeLessThanOrEqual(allowedUploads);
+            expect(failures).toEqual([]);
+            expect(a.trashed).toEqual([]);
+            await settleEngine(a.engine);
+          };
+          try {
+            await check();
+          } catch (error) {
+            console.log(`steps: ${JSON.stringify(sequence)}\n${trace.join('\n')}`);
+            throw error;
+          }
+        } finally {
+          await account.close();
+        }
+      }),
+      {
+        numRuns: RUNS,
+        endOnFailure: true,
+        ...(process.env.DRIVESYNC_LIVE_SEED ? { seed: Number(process.env.DRIVESYNC_LIVE_SEED), path: process.env.DRIVESYNC_LIVE_PATH } : {}),
+      },
+    );
+  }, 60_000 + RUNS * 20_000);
+});
