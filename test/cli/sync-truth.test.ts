@@ -100,15 +100,24 @@ describe.concurrent('offline', () => {
         (log) => count(log, /"state":"offline"/) >= 3,
         20_000,
       );
+      // A file saved meanwhile: its upload fails for the reason already said, and is not told again.
+      writeFileSync(join(dir, 'offline.txt'), 'saved offline');
+      await eventually(
+        () => readFileSync(join(home, 'logs', 'drivesync.log'), 'utf8'),
+        (log) => /"msg":"item error"/.test(log) && count(log, /"state":"offline"/) >= 5,
+        20_000,
+      );
       expect(count(running.stdout(), /^offline:/)).toBe(1);
       expect(running.stdout()).not.toMatch(/not in sync/);
       expect(running.stderr()).toBe('');
 
       server = await startTestServer({ dataDir, port });
       await running.waitFor(/^back online: http:\/\/127\.0\.0\.1:\d+ answers again$/m);
+      await running.waitFor(/^uploaded offline\.txt$/m);
+      expect(running.stdout().indexOf('back online')).toBeLessThan(running.stdout().indexOf('uploaded offline.txt'));
       writeFileSync(join(dir, 'after.txt'), 'after');
       await running.waitFor(/^uploaded after\.txt$/m);
-      expect(await remoteTree(server, account.token)).toEqual({ 'a.txt': 'a', 'after.txt': 'after' });
+      expect(await remoteTree(server, account.token)).toEqual({ 'a.txt': 'a', 'after.txt': 'after', 'offline.txt': 'saved offline' });
       expect(count(running.stdout(), /^offline:/)).toBe(1);
       expect(count(running.stdout(), /^back online:/)).toBe(1);
       expect((await statusJson(home)).roots[0]).toMatchObject({ running: true, offline: null });

@@ -38,7 +38,14 @@ export async function openSyncRun(
   session: Session,
   root: string,
   reporter: Reporter,
-  options: { pollIntervalMs?: number; shown?: string; stopping?: () => boolean } = {},
+  options: {
+    pollIntervalMs?: number;
+    shown?: string;
+    /** While true, item problems are not told: transfers cut short by a stop, uploads tried while offline. */
+    quiet?: () => boolean;
+    /** Told of each finished item before it is shown. */
+    beforeActivity?: (activity: Activity) => void;
+  } = {},
 ): Promise<SyncedFolder> {
   const folder = await openFolder(root, {
     paths: session.paths,
@@ -52,10 +59,11 @@ export async function openSyncRun(
   });
 
   const shown = new Set<string>();
-  const stopping = options.stopping ?? (() => false);
+  const quiet = options.quiet ?? (() => false);
   const problem = (path: string, message: string) => {
-    // Transfers cut short by Ctrl-C fail as cancelled: that is the stop the user asked for, not a problem.
-    if (stopping()) return;
+    // Transfers cut short by Ctrl-C fail as cancelled: that is the stop the user asked for, not a problem. Offline,
+    // what was tried failed for the reason already said; it is tried again, and told if it fails once back.
+    if (quiet()) return;
     const line = path ? `${safe(path)}: ${safe(message)}` : safe(message);
     if (shown.has(line)) return;
     shown.add(line);
@@ -68,6 +76,7 @@ export async function openSyncRun(
   });
   folder.on('activity', (activity: Activity) => {
     log().info({ root, kind: activity.kind, path: activity.path, rule: activity.rule }, 'done');
+    options.beforeActivity?.(activity);
     reporter.activity(activity);
   });
   folder.on('transfer', (event) => reporter.transfer(event));
@@ -116,7 +125,13 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
   const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
   const reporter: Reporter = process.stdout.isTTY ? new TtyReporter() : new PlainReporter();
   let stopping = false;
-  const run = await openSyncRun(session, root, reporter, { shown: dir, stopping: () => stopping });
+  let offline = false;
+  let onActivity: (activity: Activity) => void = () => undefined;
+  const run = await openSyncRun(session, root, reporter, {
+    shown: dir,
+    quiet: () => stopping || offline,
+    beforeActivity: (activity) => onActivity(activity),
+  });
   let question = { count: 0, synced: 0 };
   let offlineDetail: string | undefined;
   run.on('state', (state, detail) => {
@@ -186,7 +201,6 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
       }
     } else {
       let asking = false;
-      let offline = false;
       const every = `${session.config.pollIntervalSeconds} s`;
       // Offline is said once when it starts and once when it ends, not on every poll in between. It has ended when
       // something reached the drive, or a pass compared everything without a failure (a pass for a local change
@@ -201,9 +215,9 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
         offline = false;
         reporter.info(`back online: ${safe(session.server)} answers again`);
       };
-      run.on('activity', (activity) => {
+      onActivity = (activity) => {
         if (describeActivity(activity) !== null) online();
-      });
+      };
       run.on('pass', (summary) => {
         if (stopping || summary.offline) return;
         if (summary.failed.length === 0) online();
