@@ -131,6 +131,40 @@ describe.concurrent('offline', () => {
   });
 });
 
+describe.concurrent('offline, then failing for another reason', () => {
+  it('an item that fails once the server is back is told, after back online', async () => {
+    const dataDir = tempDir('drivesync-data-');
+    let server = await startTestServer({ dataDir });
+    const port = Number(new URL(server.url).port);
+    try {
+      const { home } = await pollingHome(server, 'offline-then-failing');
+      const dir = join(tempDir(), 'Drive');
+      makeTree(dir, { 'a.txt': 'a' });
+      const running = spawnCli(['sync', dir], { home });
+      await running.waitFor(/^watching .* for changes/m);
+      await server.close();
+      await running.waitFor(/^offline: /m);
+      writeFileSync(join(dir, 'b.txt'), 'b');
+      await eventually(
+        () => readFileSync(join(home, 'logs', 'drivesync.log'), 'utf8'),
+        (log) => /"msg":"item error"/.test(log),
+        20_000,
+      );
+      expect(running.stderr()).toBe('');
+
+      // Back, but refusing every upload: that failure is no longer the server being away.
+      server = await startTestServer({ dataDir, port, faults: '500=1,match=POST:/api/v1/uploads' });
+      await running.waitFor(/^back online: /m);
+      await eventually(running.stderr, (stderr) => /^drivesync: b\.txt: .*server error 500/m.test(stderr), 20_000);
+      await running.waitFor(/^not in sync: 1 item failed/m);
+      expect(count(running.stdout(), /^offline:/)).toBe(1);
+      expect((await running.stop('SIGTERM')).code).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe.concurrent('what the pass could not do', () => {
   it('a folder the scan cannot read makes the pass not in sync (exit 1), is listed by status, and nothing in it is deleted', async () => {
     const server = await startTestServer();

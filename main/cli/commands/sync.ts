@@ -218,11 +218,24 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
       onActivity = (activity) => {
         if (describeActivity(activity) !== null) online();
       };
+      let probing = false;
+      /** Whether the server answers: a pass with failures while offline may have failed for another reason. */
+      const probe = () => {
+        if (probing) return;
+        probing = true;
+        session.client.entries
+          .page({ perPage: 1 }, 1)
+          .then(online, () => undefined)
+          .finally(() => (probing = false));
+      };
       run.on('pass', (summary) => {
         if (stopping || summary.offline) return;
         if (summary.failed.length === 0) online();
-        // While offline, the uploads a local change tried failed for that reason; each was said once already.
-        else if (offline) return;
+        else if (offline) {
+          // Its failures are told by the next pass once the server is known to answer.
+          probe();
+          return;
+        }
         if (summary.needsConfirmation && !asking) {
           asking = true;
           void consent().then(async (yes) => {
