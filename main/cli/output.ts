@@ -45,3 +45,8 @@ export function safe(text: string): string {
   // eslint-disable-next-line no-control-regex
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
+
+/** The engine's offline detail names the endpoint first (`GET /drive/file-entries: connection refused`). */
+export function offlineReason(detail: string): string {
+  return detail.replace(/^[A-Z]+ \S+: /, '');
+}

@@ -4,7 +4,7 @@
  */
 import type { Activity, EngineState, PassSummary } from '../sync/engine.js';
 import type { TransferEvent } from '../sync/execute.js';
-import { humanBytes, safe } from './output.js';
+import { humanBytes, offlineReason, safe } from './output.js';
 
 const VERBS: Partial<Record<Activity['kind'], string>> = {
   upload: 'uploaded',
@@ -129,15 +129,14 @@ function formatEta(seconds: number): string {
 }
 
 /**
- * The live line: while a pass transfers, a bar with files and bytes done, rate, ETA and current transfers; at rest,
- * only the state in words (an idle line of zeros and `ETA --` says nothing).
+ * The live line: while a pass transfers, a bar with files and bytes done, rate, ETA and current transfers; otherwise
+ * the state in words (a line of zeros and `ETA --` says nothing).
  */
 export function liveLine(label: string, detail: string | undefined, p: PassProgress): string {
   const total = p.bytesTotal;
   const done = p.bytesDone;
   const files = `files ${p.filesDone}/${p.filesTotal}`;
-  if (label === 'in sync') return p.filesTotal > 0 ? `in sync | ${files} | ${humanBytes(done)}` : 'in sync';
-  if (label === 'offline') return `offline${detail ? ` (${safe(detail.replace(/^[A-Z]+ \S+: /, ''))})` : ''}: trying again`;
+  if (label === 'offline') return `offline${detail ? ` (${safe(offlineReason(detail))})` : ''}: trying again`;
   if (label === 'error' || label === 'paused') return `${label}${detail ? `: ${safe(detail)}` : ''}`;
   if (p.filesTotal === 0) return label;
   const ratio = total > 0 ? Math.min(1, done / total) : 0;

@@ -2,13 +2,12 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../state/config.js';
 import { findToken } from '../../state/credentials.js';
-import { print, printJson, safe } from '../output.js';
+import { offlineReason, print, printJson, safe } from '../output.js';
 import { statePaths } from '../../state/paths.js';
 import { isAlive } from '../../state/lock.js';
 import { rootOfAccount } from '../../state/roots.js';
 import { emailFor, serverOf } from '../../state/server.js';
 import { readStatus } from '../../state/status-file.js';
-import { offlineReason } from './sync.js';
 
 export function registerStatusCommand(program: Command): void {
   program

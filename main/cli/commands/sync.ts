@@ -10,7 +10,7 @@ import { canonicalPath, checkFolder } from '../../state/roots.js';
 import { ApiError } from '../../api/errors.js';
 import { failure, SilentExit } from '../errors.js';
 import { log } from '../log.js';
-import { safe } from '../output.js';
+import { offlineReason, safe } from '../output.js';
 import { describeActivity, PlainReporter, TtyReporter, type Reporter } from '../progress.js';
 import { openSession, type Session } from '../session.js';
 
@@ -267,11 +267,6 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
     reporter.close();
   }
   finishWith(exitCode);
-}
-
-/** An engine's offline detail names the endpoint first (`GET /drive/file-entries: connection refused`). */
-export function offlineReason(detail: string): string {
-  return detail.replace(/^[A-Z]+ \S+: /, '');
 }
 
 function finishWith(code: 0 | 1): void {
