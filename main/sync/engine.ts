@@ -8,7 +8,7 @@ import type { DriveClient } from '../api/client.js';
 import { ApiError, isTransient, RateLimitedError } from '../api/errors.js';
 import { adoptLostUploads } from './adopt.js';
 import { Executor, StaleError, type TransferEvent } from './execute.js';
-import { loadIgnoreRules, refreshPaths, scanLocal, STATE_DIR, type IgnoreRule } from './local.js';
+import { loadIgnoreRules, refreshPaths, scanLocal, STATE_DIR, type IgnoreRule, type ScanResult } from './local.js';
 import { Mirror } from './mirror.js';
 import { plan, settled } from './plan.js';
 import { nodeFileSystem, randomId, systemClock, type Clock, type FileSystem, type RandomId } from './ports.js';
@@ -17,7 +17,7 @@ import { isWithin } from './names.js';
 import { BaseTree, LocalTree, RemoteTree } from './trees.js';
 import { DEFAULT_HOLD, DisappearanceHold, type HoldLimits } from './vanished.js';
 import { watchTree, type Watcher, type WatchTree } from './watcher.js';
-import type { BaseItem, LocalItem, Operation, RelPath, RemoteId, RemoteItem } from './types.js';
+import type { BaseItem, EngineRuleId, LocalItem, Operation, RelPath, RemoteId, RemoteItem, RuleId } from './types.js';
 
 export type EngineState = 'idle' | 'scanning' | 'syncing' | 'paused' | 'offline' | 'error';
 
@@ -25,7 +25,7 @@ export interface Activity {
   at: string;
   kind: Operation['kind'] | 'conflict' | 'notice';
   path: string;
-  rule?: string;
+  rule?: RuleId | EngineRuleId;
 }
 
 export interface ItemError {
@@ -38,8 +38,13 @@ export interface PassSummary {
   done: number;
   /** What could not be synced: operations that failed, names the service refuses, folders the scan cannot read. */
   failed: ItemError[];
-  /** What is left out by design (symbolic links): reported, not a failure. */
+  /**
+   * What is left out by design, reported and not a failure: symbolic links, ignored names (temp files,
+   * `.syncignore`; the first IGNORED_LISTED of them), empty folders with a name the drive refuses.
+   */
   skipped: ItemError[];
+  /** How many names the ignore rules left out in all. */
+  ignored: number;
   /** The server could not be reached: nothing was compared, and nothing failed. */
   offline: boolean;
   /** Synced items gone locally whose deletion waits for the folder to settle (live mode): they may have moved. */
@@ -108,8 +113,18 @@ export interface EngineOptions {
 type TimerName = 'poll' | 'rescan' | 'wake' | 'hold';
 
 const SYMLINK = 'symbolic links are not synced';
+const IGNORED = 'left out by the ignore rules (temp files and .syncignore)';
 
-const emptySummary = (): PassSummary => ({ done: 0, failed: [], skipped: [], offline: false, waiting: 0, needsConfirmation: false, inSync: false });
+const emptySummary = (): PassSummary => ({
+  done: 0,
+  failed: [],
+  skipped: [],
+  ignored: 0,
+  offline: false,
+  waiting: 0,
+  needsConfirmation: false,
+  inSync: false,
+});
 
 /** Deletions within this window count together for the mass-delete guard (a folder deleted piece by piece). */
 const DELETION_WINDOW_MS = 10 * 60 * 1000;
@@ -182,6 +197,8 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private readonly unreadable = new Map<RelPath, string>();
   /** Symbolic links the last scans found (left out by design). */
   private readonly symlinks = new Set<RelPath>();
+  /** What the ignore rules left out at the last full scan. */
+  private ignored: ScanResult['ignored'] = { paths: [], count: 0 };
   private localScanned = false;
   /** Synced items gone from where the watcher looked, waiting to be found elsewhere before they count as deleted. */
   private readonly hold: DisappearanceHold;
@@ -280,6 +297,9 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     const base = this.trees.base;
     const options = { isIgnored: this.isIgnored, readDir: this.fs.readDir, ...base.scanLookup() };
     let found: { symlinks: RelPath[]; unreadable: Array<{ path: RelPath; reason: string }> } = { symlinks: [], unreadable: [] };
+    // A name that is not valid UTF-8 reaches the watcher garbled (U+FFFD) and cannot be looked at by that name: the
+    // scan of its folder reports it, and tells when it is gone or renamed.
+    if ([...this.dirtyPaths].some((path) => path.includes('\uFFFD'))) full = true;
     if (full || !this.localScanned) {
       const result = await scanLocal(this.root, options, this.trees.local);
       this.trees.local = result.items;
@@ -287,6 +307,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       this.dirtyPaths.clear();
       this.unreadable.clear();
       this.symlinks.clear();
+      this.ignored = result.ignored;
       found = result;
     } else if (this.dirtyPaths.size > 0) {
       const paths = [...this.dirtyPaths];
@@ -392,11 +413,17 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       this.setState('scanning');
       this.restoreTrees();
       await this.fs.rm(join(this.root, STATE_DIR, 'tmp'), { recursive: true, force: true });
-      const unreadable = await this.scan(options.fullScan);
+      let unreadable = await this.scan(options.fullScan);
       if (options.listRemote || !this.remoteListed) {
         const base = this.trees.base;
         this.trees.remote = await listRemote(this.options.client, this.options.remoteRootId ?? null, (id) => base.has(id), this.abort.signal);
         this.remoteListed = true;
+      }
+      // What changed while the folder was scanned and the drive listed is looked at too, so the plan does not mix the
+      // folder as it was with the folder as it is (one end of a swap seen, the other not).
+      for (let round = 0; round < 5 && this.watcher !== null && this.watcherBusy(); round++) {
+        await this.untilWatcherReported();
+        if (this.dirtyPaths.size > 0) unreadable = await this.scan(false);
       }
       for (const path of await adoptLostUploads(this.root, this.trees, this.mirror, this.options.client, this.fs)) {
         this.record({ kind: 'record', path, rule: 'adopt' });
@@ -417,14 +444,18 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       // Items the service refuses (folder names and renames outside 3–200 characters) are not synced until the user
       // renames them: the pass has not brought the folder in sync. They were reported when first planned.
       const refused = (final?.skipped ?? []).filter((skip) => skip.fails).map((skip) => ({ path: skip.path, message: skip.reason }));
+      summary.ignored = this.ignored.count;
       summary.skipped = [
         ...[...this.symlinks].map((path) => ({ path, message: SYMLINK })),
+        ...this.ignored.paths.map((path) => ({ path, message: IGNORED })),
         ...(final?.skipped ?? []).filter((skip) => !skip.fails).map((skip) => ({ path: skip.path, message: skip.reason })),
       ];
-      const { operations: left, held } = final ? this.hold.filter(final.operations, this.clock.now().getTime()) : { operations: [], held: new Set() };
+      const { operations: left, held } = final
+        ? this.hold.filter(final.operations, this.clock.now().getTime(), this.mayBeMoved())
+        : { operations: [], held: new Set() };
       summary.waiting = held.size;
       summary.failed = [...failures, ...refused, ...unreadable];
-      summary.inSync = !summary.needsConfirmation && left.length === 0 && held.size === 0 && summary.failed.length === 0;
+      summary.inSync = !summary.needsConfirmation && left.length === 0 && !this.hold.holding && summary.failed.length === 0;
       if (quiet) {
         // Nothing differs from base: keep base alone until the next pass needs the other two.
         this.trees.local = new LocalTree();
@@ -491,7 +522,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       for (const note of result.notes) this.tellOnce(`${note.path}: ${note.message}`);
       // What acts on a local disappearance waits until the folder has settled (it may be a move whose other end is
       // not reported yet); operations that already failed this sync wait for the next one.
-      const { operations: ready, heldDeletions } = this.hold.filter(result.operations, this.clock.now().getTime());
+      const { operations: ready, heldDeletions } = this.hold.filter(result.operations, this.clock.now().getTime(), this.mayBeMoved());
       const operations = ready.filter((op) => !failures.has(`${op.kind}:${opPath(op)}`));
       if (operations.length === 0) break;
       const deletions = result.deletions - heldDeletions;
@@ -548,6 +579,21 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       this.hold.changed(this.clock.now().getTime());
       await new Promise<void>((resolve) => this.clock.after(25, resolve));
     }
+  }
+
+  /**
+   * A test for uploads that may be the other end of a move not seen whole yet: the local item has the inode of a
+   * synced item of its type (which the table would have matched, were its old place looked at again already).
+   */
+  private mayBeMoved(): (op: Operation) => boolean {
+    let synced: Set<string> | null = null;
+    return (op) => {
+      if (op.kind !== 'upload' && op.kind !== 'create-remote-folder') return false;
+      const item = this.trees.local.get(op.path);
+      if (!item) return false;
+      synced ??= new Set([...this.trees.base.values()].map((b) => `${b.type}:${b.inode}`));
+      return synced.has(`${item.type}:${item.inode}`);
+    };
   }
 
   private watcherBusy(): boolean {

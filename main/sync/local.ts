@@ -65,6 +65,8 @@ export async function hashFile(path: string): Promise<string> {
 export interface ScanResult {
   items: Map<RelPath, LocalItem>;
   symlinks: RelPath[];
+  /** Names the ignore rules left out (temp files, `.syncignore`), at most IGNORED_LISTED of them, and how many in all. */
+  ignored: { paths: RelPath[]; count: number };
   /** Paths that could not be read, with the reason. */
   unreadable: Array<{ path: RelPath; reason: string }>;
 }
@@ -114,7 +116,7 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Walks the whole tree below `root`, one directory at a time, giving the event loop a turn between them. */
 export async function scanLocal(root: string, options: ScanOptions, previous?: ReadonlyMap<RelPath, LocalItem>): Promise<ScanResult> {
-  const result: ScanResult = { items: new LocalTree(), symlinks: [], unreadable: [] };
+  const result: ScanResult = { items: new LocalTree(), symlinks: [], ignored: { paths: [], count: 0 }, unreadable: [] };
   await scanInto(root, '', options, result);
   if (previous) keepUnreadable(result, previous);
   return result;
@@ -155,6 +157,7 @@ async function scanInto(root: string, start: RelPath, options: ScanOptions, resu
       result.unreadable.push({ path: dir, reason: (error as Error).message });
       continue;
     }
+    if (names.some((name) => name.includes('\uFFFD'))) names = withoutUndecodable(dirAbs, dir, names, result);
     const relative = home !== null && enter(dirAbs);
     try {
       for (const name of names) {
@@ -163,7 +166,10 @@ async function scanInto(root: string, start: RelPath, options: ScanOptions, resu
         try {
           const item = describeSync(relative ? name : dirAbs + sep + name, path);
           // Synced paths stay whatever their name (and a rescan of a synced tree asks the ignore rules nothing).
-          if (item !== null && !options.isSynced(path) && options.isIgnored(path, item === 'symlink' ? 'file' : item.type)) continue;
+          if (item !== null && !options.isSynced(path) && options.isIgnored(path, item === 'symlink' ? 'file' : item.type)) {
+            if (result.ignored.count++ < IGNORED_LISTED) result.ignored.paths.push(path);
+            continue;
+          }
           if (item === 'symlink') result.symlinks.push(path);
           else if (item) {
             if (item.type === 'file' && options.needsHash(item)) toHash.push(item);
@@ -188,6 +194,60 @@ async function scanInto(root: string, start: RelPath, options: ScanOptions, resu
     }
     await yieldToLoop();
   }
+}
+
+/** Ignored paths a scan lists by name (it counts the rest): a user's ignore rules may leave out whole trees. */
+export const IGNORED_LISTED = 200;
+
+/**
+ * A folder's names as bytes, to find those that are not valid UTF-8 (legacy-encoded names on Linux): a name read as
+ * text has U+FFFD where the bytes did not decode and stats as missing, so such an item would be left out without a
+ * word. Each is reported, with its bytes shown as \xNN, as something that cannot be synced; the rest go on.
+ */
+function withoutUndecodable(dirAbs: string, dir: RelPath, names: string[], result: ScanResult): string[] {
+  let raw: Buffer[];
+  try {
+    raw = readdirSync(dirAbs, { encoding: 'buffer' });
+  } catch {
+    return names;
+  }
+  const bad = new Set<string>();
+  for (const bytes of raw) {
+    const text = bytes.toString('utf8');
+    if (Buffer.from(text, 'utf8').equals(bytes)) continue;
+    bad.add(text);
+    const shown = readableName(bytes);
+    result.unreadable.push({
+      path: dir === '' ? shown : `${dir}/${shown}`,
+      reason: 'its name is not valid UTF-8 (a name from an older system), so it is not synced; rename it to sync it',
+    });
+  }
+  return names.filter((name) => !bad.has(name));
+}
+
+/** A name's bytes as text, with each byte that is not part of valid UTF-8 shown as \xNN. */
+export function readableName(bytes: Buffer): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; ) {
+    const length = utf8Length(bytes, i);
+    if (length > 0) {
+      out += bytes.subarray(i, i + length).toString('utf8');
+      i += length;
+    } else {
+      out += `\\x${bytes[i]!.toString(16).padStart(2, '0')}`;
+      i++;
+    }
+  }
+  return out;
+}
+
+/** The length of the valid UTF-8 sequence starting at `i`, or 0 if there is none. */
+function utf8Length(bytes: Buffer, i: number): number {
+  const first = bytes[i]!;
+  const length = first < 0x80 ? 1 : first >= 0xc2 && first <= 0xdf ? 2 : first >= 0xe0 && first <= 0xef ? 3 : first >= 0xf0 && first <= 0xf4 ? 4 : 0;
+  if (length <= 1 || i + length > bytes.length) return length === 1 ? 1 : 0;
+  const chunk = bytes.subarray(i, i + length);
+  return Buffer.from(chunk.toString('utf8'), 'utf8').equals(chunk) ? length : 0;
 }
 
 /** The process's working directory, or null where it cannot be changed and restored (a worker thread). */
@@ -281,7 +341,7 @@ export async function refreshPaths(
   }
   for (const [path, item] of fresh) {
     if (item?.type !== 'folder' || below(path, cleared)) continue;
-    const sub: ScanResult = { items: new Map(), symlinks: [], unreadable: [] };
+    const sub: ScanResult = { items: new Map(), symlinks: [], ignored: { paths: [], count: 0 }, unreadable: [] };
     await scanInto(root, path, options, sub);
     keepUnreadable(sub, removed);
     for (const [key, value] of sub.items) items.set(key, value);

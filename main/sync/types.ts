@@ -51,6 +51,19 @@ export interface Trees {
   remote: ReadonlyMap<RemoteId, RemoteItem>;
 }
 
+/** The rows of docs/sync-rules.md's decision table (C: content, M: moves, D: deletions, N: one side only). */
+export const RULE_IDS = [
+  'C1', 'C2', 'C3', 'C4',
+  'M1', 'M2', 'M3', 'M4', 'M5',
+  'D1', 'D2', 'D3', 'D4', 'D5', 'D6',
+  'N1', 'N2', 'N3', 'N4', 'N5', 'N6',
+] as const;
+export type RuleId = (typeof RULE_IDS)[number];
+
+/** What the engine does outside the planner, named like a row (crash adoption). */
+export const ENGINE_RULE_IDS = ['adopt'] as const;
+export type EngineRuleId = (typeof ENGINE_RULE_IDS)[number];
+
 /**
  * One step of a sync pass. Every operation names the rule (row of docs/sync-rules.md) that produced it, so a log
  * line or a test can say why it happened.
@@ -60,21 +73,21 @@ export type Operation =
    * `folders`: new local folders on the way from `parentId` to the file, created by the upload's relativePath (how
    * a folder whose name the service refuses to create is made: N6).
    */
-  | { kind: 'upload'; rule: string; path: RelPath; parentId: RemoteId | null; name: string; folders?: Array<{ path: RelPath; name: string }> }
-  | { kind: 'replace-remote'; rule: string; path: RelPath; remoteId: RemoteId }
-  | { kind: 'create-remote-folder'; rule: string; path: RelPath; parentId: RemoteId | null; name: string }
-  | { kind: 'rename-remote'; rule: string; remoteId: RemoteId; name: string; path: RelPath }
-  | { kind: 'move-remote'; rule: string; remoteId: RemoteId; parentId: RemoteId | null; name: string; path: RelPath }
-  | { kind: 'trash-remote'; rule: string; remoteId: RemoteId; count: number }
+  | { kind: 'upload'; rule: RuleId; path: RelPath; parentId: RemoteId | null; name: string; folders?: Array<{ path: RelPath; name: string }> }
+  | { kind: 'replace-remote'; rule: RuleId; path: RelPath; remoteId: RemoteId }
+  | { kind: 'create-remote-folder'; rule: RuleId; path: RelPath; parentId: RemoteId | null; name: string }
+  | { kind: 'rename-remote'; rule: RuleId; remoteId: RemoteId; name: string; path: RelPath }
+  | { kind: 'move-remote'; rule: RuleId; remoteId: RemoteId; parentId: RemoteId | null; name: string; path: RelPath }
+  | { kind: 'trash-remote'; rule: RuleId; remoteId: RemoteId; count: number }
   /** `replaces`: the synced entry this one took the place of (the service replaces content by a new entry). */
-  | { kind: 'download'; rule: string; remoteId: RemoteId; path: RelPath; replaces?: RemoteId }
-  | { kind: 'create-local-folder'; rule: string; remoteId: RemoteId; path: RelPath }
-  | { kind: 'move-local'; rule: string; remoteId: RemoteId; from: RelPath; to: RelPath }
-  | { kind: 'trash-local'; rule: string; path: RelPath; remoteId: RemoteId | null; count: number }
-  | { kind: 'conflict'; rule: string; remoteId: RemoteId; path: RelPath; replaces?: RemoteId }
-  | { kind: 'merge'; rule: string; remoteId: RemoteId; path: RelPath }
-  | { kind: 'record'; rule: string; remoteId: RemoteId; path: RelPath }
-  | { kind: 'forget'; rule: string; remoteId: RemoteId };
+  | { kind: 'download'; rule: RuleId; remoteId: RemoteId; path: RelPath; replaces?: RemoteId }
+  | { kind: 'create-local-folder'; rule: RuleId; remoteId: RemoteId; path: RelPath }
+  | { kind: 'move-local'; rule: RuleId; remoteId: RemoteId; from: RelPath; to: RelPath }
+  | { kind: 'trash-local'; rule: RuleId; path: RelPath; remoteId: RemoteId | null; count: number }
+  | { kind: 'conflict'; rule: RuleId; remoteId: RemoteId; path: RelPath; replaces?: RemoteId }
+  | { kind: 'merge'; rule: RuleId; remoteId: RemoteId; path: RelPath }
+  | { kind: 'record'; rule: RuleId; remoteId: RemoteId; path: RelPath }
+  | { kind: 'forget'; rule: RuleId; remoteId: RemoteId };
 
 export type OperationKind = Operation['kind'];
 

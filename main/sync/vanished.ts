@@ -45,21 +45,34 @@ export class DisappearanceHold {
     return this.firstHeld !== null;
   }
 
-  /** The plan's operations without those that wait, and the deletions the waiting ones count. */
-  filter(operations: Operation[], now: number): { operations: Operation[]; heldDeletions: number; held: Set<RemoteId> } {
+  /**
+   * The plan's operations without those that wait, and the deletions the waiting ones count. `mayBeMoved` tells an
+   * upload that may be the other end of a move (its file has a synced item's inode): it waits too.
+   */
+  filter(
+    operations: Operation[],
+    now: number,
+    mayBeMoved: (op: Operation) => boolean = () => false,
+  ): { operations: Operation[]; heldDeletions: number; held: Set<RemoteId> } {
     const held = new Set<RemoteId>();
     if (!this.waits(now)) {
       this.firstHeld = null;
       return { operations, heldDeletions: 0, held };
     }
     let heldDeletions = 0;
+    let waiting = false;
     const kept = operations.filter((op) => {
-      if (!actsOnDisappearance(op)) return true;
+      if (!actsOnDisappearance(op)) {
+        if (!mayBeMoved(op)) return true;
+        waiting = true;
+        return false;
+      }
+      waiting = true;
       if ('remoteId' in op && op.remoteId !== null) held.add(op.remoteId);
       if (op.kind === 'trash-remote') heldDeletions += op.count;
       return false;
     });
-    if (held.size > 0) this.firstHeld ??= now;
+    if (waiting) this.firstHeld ??= now;
     else this.firstHeld = null;
     return { operations: kept, heldDeletions, held };
   }

@@ -113,7 +113,7 @@ export async function newAccount(server?: TestServer, options: { mode?: SyncMode
     };
     /** The passes since the last sync() as one summary: what they did, and how the last one left things. */
     const summarise = (): PassSummary => {
-      const last = passes.at(-1) ?? { done: 0, failed: [], skipped: [], offline: false, waiting: 0, needsConfirmation: false, inSync: false };
+      const last = passes.at(-1) ?? { done: 0, failed: [], skipped: [], ignored: 0, offline: false, waiting: 0, needsConfirmation: false, inSync: false };
       const done = passes.reduce((sum, p) => sum + p.done, 0);
       const needsConfirmation = passes.some((p) => p.needsConfirmation);
       passes = [];

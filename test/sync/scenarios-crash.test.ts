@@ -53,12 +53,17 @@ describe.each(SCENARIO_CASES)('sync scenarios: crash safety and faults (%s, %s)'
     const a = account.computer('alpha');
     account.server.faults.set('apply-drop=1,match=POST:/api/v1/uploads,count=1');
     writeFileSync(join(a.root, 'dropped.txt'), 'the reply was lost');
+    const adopted: string[] = [];
+    a.engine.on('activity', (activity) => {
+      if (activity.rule === 'adopt') adopted.push(`${activity.kind} ${activity.path}`);
+    });
     await a.sync();
     account.server.faults.set(null);
     await a.sync();
     const remote = await account.remoteTree();
     expect(sorted(remote)).toEqual({ 'dropped.txt': 'the reply was lost' });
     expect(count('POST /uploads')).toBe(1);
+    expect(adopted).toEqual(['record dropped.txt']);
   });
 
   it('14. 5xx on some uploads: the others complete and the failed ones are retried next pass', async () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { localTree, newAccount, sorted, type Account, SCENARIO_CASES } from '../helpers/sync.js';
@@ -84,9 +84,31 @@ describe.each(SCENARIO_CASES)('sync scenarios: deletes, ignores and guards (%s, 
     symlinkSync('/etc/hostname', join(a.root, 'link-to-outside'));
     const errors: string[] = [];
     a.engine.on('item-error', (e) => errors.push(`${e.path}: ${e.message}`));
-    await a.sync();
+    const summary = await a.sync();
     expect(sorted(await account.remoteTree())).toEqual({ '.syncignore': 'build/\n*.log\n', 'keep.txt': 'keep' });
     expect(errors).toContain('link-to-outside: symbolic links are not synced');
+    // Left out by design: listed as skipped, and the folder is in sync all the same (as Nextcloud and Maestral do).
+    expect(summary).toMatchObject({ inSync: true, failed: [], ignored: 11 });
+    expect(summary.skipped.map((s) => s.path).sort()).toEqual(
+      ['link-to-outside', '~$report.docx', '.~lock.sheet.ods#', 'edit.swp', 'x.tmp', 'movie.part', 'get.crdownload', '.DS_Store', 'Thumbs.db', 'desktop.ini', 'debug.log', 'build'].sort(),
+    );
+  });
+
+  it('a name that is not valid UTF-8 is reported readably as not synced (a failure), and nothing is deleted on either side', async () => {
+    const a = account.computer('alpha');
+    writeFileSync(join(a.root, 'fine.txt'), 'fine');
+    await a.sync();
+    // Legacy-encoded names: Latin-1 bytes in a file name and in a folder name.
+    const latin1 = (name: string) => Buffer.concat([Buffer.from(join(a.root, '/')), Buffer.from(name, 'latin1')]);
+    writeFileSync(latin1('caf\xe9.txt'), 'coffee');
+    mkdirSync(latin1('r\xe9sum\xe9s'));
+    const summary = await a.sync();
+    expect(summary.inSync).toBe(false);
+    expect(summary.failed.map((f) => f.path).sort()).toEqual(['caf\\xe9.txt', 'r\\xe9sum\\xe9s']);
+    expect(summary.failed[0]?.message).toMatch(/not valid UTF-8.*rename it/);
+    expect(sorted(await account.remoteTree())).toEqual({ 'fine.txt': 'fine' });
+    expect(readdirSync(a.root, { encoding: 'buffer' })).toHaveLength(4); // fine.txt, the two, and .drivesync
+    expect(a.trashed).toEqual([]);
   });
 
   it('13. a file with a temp name another client uploaded is downloaded and stays synced, not trashed', async () => {
