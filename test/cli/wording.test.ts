@@ -46,6 +46,13 @@ describe.concurrent('wording', () => {
     const far = await cli(['frobnicate'], { home: tempDir() });
     expect(far.code).toBe(2);
     expectOneLineError(far, /^drivesync: unknown command 'frobnicate'$/);
+    // Under lists too, which runs on its own (the remembered lists) and so gets what follows it.
+    const sub = await cli(['lists', 'subscriber', 'abc'], { home: tempDir() });
+    expect(sub.code).toBe(2);
+    expectOneLineError(sub, /^drivesync: unknown command 'lists subscriber'; did you mean lists subscribers\?$/);
+    const none = await cli(['lists', 'frobnicate'], { home: tempDir() });
+    expect(none.code).toBe(2);
+    expectOneLineError(none, /^drivesync: unknown command 'lists frobnicate'$/);
   });
 
   it('signing in to a web server that is not a drive says it does not look like one', async () => {

@@ -13,6 +13,7 @@ import { SUBSCRIBER_PAGE } from '../output.js';
 import { print, printJson, printTable, safe } from '../output.js';
 import { listAccount, listLabel, noteListUse, resolveListId, savedLists } from '../remembered-lists.js';
 import { openSession, type Session } from '../session.js';
+import { nearest } from '../suggest.js';
 
 /** A subscriber's own properties; every other key is one of the list's fields. */
 const KNOWN = new Set(['uid', 'email', 'status', 'created_at', 'updated_at']);
@@ -83,7 +84,17 @@ export function registerListCommands(program: Command): void {
   const lists = program
     .command('lists')
     .description('your mailing lists (remembered by name) and their subscribers; alone, the remembered lists')
-    .action(async () => printSaved(await openSession(), false));
+    .argument('[command]')
+    .usage('[command] [options]')
+    .allowExcessArguments()
+    .action(async (given: string | undefined) => {
+      // With an action of its own, commander hands a mistyped sub-command here rather than saying it is unknown.
+      if (given !== undefined) {
+        const meant = nearest(given, lists.commands.map((c) => c.name()));
+        throw usageError(`unknown command 'lists ${given}'${meant ? `; did you mean lists ${meant}?` : ''}`);
+      }
+      printSaved(await openSession(), false);
+    });
 
   lists
     .command('ls')
