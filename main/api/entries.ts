@@ -29,6 +29,8 @@ export interface Page {
   entries: FileEntry[];
   /** The next page number, or null at the end. */
   next: number | null;
+  /** How many entries match in all, when the server says (the paginator's `total`). */
+  total?: number;
 }
 
 /** The service caps moves per request (30 in deployed versions). */
@@ -84,7 +86,7 @@ export class EntriesApi {
     if (next !== null && next <= page) {
       throw new BadResponseError('GET /drive/file-entries', `page ${page} names page ${next} as the next one`);
     }
-    return { entries: data, next };
+    return { entries: data, next, ...(typeof body.total === 'number' ? { total: body.total } : {}) };
   }
 
   /** Every entry matching the filter, page by page, without holding more than one page. */

@@ -13,6 +13,7 @@ import { Mirror } from './mirror.js';
 import { plan, settled } from './plan.js';
 import { nodeFileSystem, randomId, systemClock, type Clock, type FileSystem, type RandomId } from './ports.js';
 import { listRemote } from './remote.js';
+import { fullListingInterval, RemoteChangeCheck, type RemoteSignals } from './remote-changes.js';
 import { isWithin } from './names.js';
 import { BaseTree, LocalTree, RemoteTree } from './trees.js';
 import { DEFAULT_HOLD, DisappearanceHold, type HoldLimits } from './vanished.js';
@@ -202,6 +203,12 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private localScanned = false;
   /** Synced items gone from where the watcher looked, waiting to be found elsewhere before they count as deleted. */
   private readonly hold: DisappearanceHold;
+  /** Tells from three small requests whether the drive changed (main/sync/remote-changes.ts). */
+  private readonly remoteCheck: RemoteChangeCheck;
+  /** When the next full listing is due, even if the cheap check shows nothing. */
+  private nextFullListing = 0;
+  /** A cheap look at the drive is under way. */
+  private checking = false;
   /** The pass running now, and what the next one must do (null: nothing asked). */
   private running: Promise<PassSummary> | null = null;
   private next: { request: PassRequest; promise: Promise<PassSummary> } | null = null;
@@ -219,6 +226,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     this.clock = options.clock ?? systemClock;
     this.fs = options.fs ?? nodeFileSystem;
     this.hold = new DisappearanceHold(options.hold ?? DEFAULT_HOLD);
+    this.remoteCheck = new RemoteChangeCheck(options.client, options.remoteRootId ?? null);
     this.mirror = new Mirror(options.mirrorPath);
     this.trees = { base: this.mirror.loadBase(), local: new LocalTree(), remote: new RemoteTree() };
   }
@@ -240,6 +248,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     return (
       this.running === null &&
       this.next === null &&
+      !this.checking &&
       !this.watcherBusy() &&
       !this.hold.holding
     );
@@ -414,10 +423,17 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       this.restoreTrees();
       await this.fs.rm(join(this.root, STATE_DIR, 'tmp'), { recursive: true, force: true });
       let unreadable = await this.scan(options.fullScan);
+      let listed: RemoteSignals | null = null;
       if (options.listRemote || !this.remoteListed) {
         const base = this.trees.base;
+        // The cheap signals are read first: what they show must be in the listing that follows.
+        const signals = this.live ? await this.remoteCheck.read(this.abort.signal).catch(() => null) : null;
+        const started = this.clock.now().getTime();
         this.trees.remote = await listRemote(this.options.client, this.options.remoteRootId ?? null, (id) => base.has(id), this.abort.signal);
         this.remoteListed = true;
+        const took = this.clock.now().getTime() - started;
+        this.nextFullListing = this.clock.now().getTime() + fullListingInterval({ pollMs: this.pollMs, lastListingMs: took, entries: this.trees.remote.size });
+        listed = signals;
       }
       // What changed while the folder was scanned and the drive listed is looked at too, so the plan does not mix the
       // folder as it was with the folder as it is (one end of a swap seen, the other not).
@@ -439,6 +455,10 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         this.emit('item-error', failure);
       }
       this.errors.length = Math.min(this.errors.length, 200);
+      if (listed) this.remoteCheck.calibrate(listed, this.trees.remote, this.trees.base);
+      // What this pass sent is checked at once (others may have changed something meanwhile): cheap, as it knows
+      // what it sent.
+      if (this.live && summary.done > 0 && this.remoteCheck.usable) this.schedulePoll(0);
       const quiet = settled(this.trees);
       const final = quiet ? null : plan(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.options.caseInsensitive });
       // Items the service refuses (folder names and renames outside 3–200 characters) are not synced until the user
@@ -631,14 +651,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     await this.startWatching();
     const first = await this.syncOnce({ fullScan: true });
     if (this.stopped) return first;
-    const poll = this.options.pollIntervalMs ?? 15_000;
-    const schedulePoll = () =>
-      this.setTimer('poll', poll, () => {
-        void this.syncOnce()
-          .catch(() => undefined)
-          .then(schedulePoll);
-      });
-    schedulePoll();
+    this.schedulePoll(this.pollMs);
     const scheduleRescan = () =>
       this.setTimer('rescan', 60 * 60 * 1000, () => {
         void this.syncOnce({ fullScan: true });
@@ -693,6 +706,41 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     const watcher = this.watcher;
     this.watcher = null;
     await watcher?.close();
+  }
+
+  private get pollMs(): number {
+    return this.options.pollIntervalMs ?? 15_000;
+  }
+
+  /** The poll timer: the next look at the drive in `ms`, then every poll interval. */
+  private schedulePoll(ms: number): void {
+    this.setTimer('poll', ms, () => {
+      void this.poll()
+        .catch(() => undefined)
+        .then(() => this.schedulePoll(this.pollMs));
+    });
+  }
+
+  /**
+   * One look at the drive: the full listing when it is due (or nothing cheaper works here, or the last pass did not
+   * reach the server), otherwise the cheap signals — and a pass with the full listing only if they show a change.
+   */
+  private async poll(): Promise<void> {
+    const now = this.clock.now().getTime();
+    if (!this.remoteCheck.usable || now >= this.nextFullListing || this.stateValue === 'offline') {
+      await this.syncOnce();
+      return;
+    }
+    let changed: string[];
+    this.checking = true;
+    try {
+      changed = this.remoteCheck.differences(await this.remoteCheck.read(this.abort.signal), this.trees.base);
+    } catch {
+      changed = ['the drive did not answer the cheap check'];
+    } finally {
+      this.checking = false;
+    }
+    if (changed.length > 0) await this.syncOnce();
   }
 
   /** Polls the service now (the tray's "sync now"). */

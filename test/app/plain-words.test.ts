@@ -20,9 +20,16 @@ describe('plain words for what the engine reports', () => {
   });
 
   it('names the folder a refused folder name is in, and says to rename it', () => {
-    expect(plainProblem('the service accepts new folder names and renames of 3 to 200 characters ("ab")', where)).toBe(
-      'The drive accepts folder names of 3 to 200 characters only, so “ab” in Drive is not synced. Rename it and it syncs.',
+    expect(plainProblem('the drive accepts folder names and renames of 3 to 200 characters, so "ab (2)" cannot be made there; rename it', where)).toBe(
+      'The drive accepts folder names of 3 to 200 characters only, so “ab (2)” in Drive is not synced. Rename it and it syncs.',
     );
+    expect(
+      plainProblem('an empty folder named "db" cannot be made on the drive (folder names need 3 to 200 characters); it is synced once it holds a file, or under a longer name', where),
+    ).toBe('The drive cannot hold an empty folder named “db” (folder names need 3 to 200 characters), so it is left out in Drive. It syncs once it holds a file, or under a longer name.');
+    expect(plainProblem('the drive does not accept "ab" as a name (3 to 200 characters); it is kept there as "abc.txt"', where)).toBe(
+      'The drive does not accept “ab” as a name (3 to 200 characters), so on the drive it keeps the name “abc.txt”.',
+    );
+    expect(plainProblem('cannot be read: its name is not valid UTF-8 (a name from an older system), so it is not synced; rename it to sync it', where)).toMatch(/not valid UTF-8.*Rename it in Drive/);
   });
 
   it('says what to do about the local disk', () => {

@@ -409,7 +409,7 @@ describe('the window', { timeout: 90_000 }, () => {
     await expect.poll(() => page.getByTestId('status-line').textContent()).toContain('Paused');
     writeFileSync(join(h.folder, 'report.txt'), 'numbers, edited here');
     writeFileSync(join(root, 'report.txt'), 'numbers, edited on the other computer');
-    // A folder name the service refuses (fewer than 3 characters): reported in plain words.
+    // An empty folder with a name the service refuses to create (fewer than 3 characters): reported in plain words.
     mkdirSync(join(h.folder, 'ab'));
     expect((await engine.syncOnce({ fullScan: true })).done).toBeGreaterThan(0);
     await keys.press('Resume syncing');
@@ -432,9 +432,11 @@ describe('the window', { timeout: 90_000 }, () => {
     await expect.poll(() => shown).toContain(join(h.folder, 'report.txt'));
 
     const errors = page.getByTestId('error-list');
-    await expect.poll(() => errors.textContent(), { timeout: 20_000 }).toContain('The drive accepts folder names of 3 to 200 characters only, so “ab” in Drive is not synced. Rename it and it syncs.');
+    await expect
+      .poll(() => errors.textContent(), { timeout: 20_000 })
+      .toContain('The drive cannot hold an empty folder named “ab” (folder names need 3 to 200 characters), so it is left out in Drive.');
     // The technical line is there for a report, folded away; what shows is the plain sentence.
-    expect((await errors.locator('.problem-message').allTextContents()).join(' ')).not.toContain('the service accepts');
+    expect((await errors.locator('.problem-message').allTextContents()).join(' ')).not.toContain('cannot be made on the drive');
     expect(await errors.locator('details').getAttribute('open')).toBeNull();
     await look('conflicts');
     rmSync(join(h.folder, 'ab'), { recursive: true });

@@ -197,8 +197,10 @@ export class Feed {
       run.status.inSync = summary.inSync;
       run.status.synced = folder.syncedCount;
       if (summary.inSync && summary.failed.length === 0) {
-        // Problems a clean pass no longer has are gone.
-        this.errors = this.errors.filter((e) => e.root !== run.root);
+        // Problems a clean pass no longer has are gone; what is left out by design (a symbolic link, an empty folder
+        // the drive cannot hold) stays listed while it is there.
+        const skipped = new Set(summary.skipped.map((s) => s.path));
+        this.errors = this.errors.filter((e) => e.root !== run.root || skipped.has(e.path));
       }
       this.emitState();
     });

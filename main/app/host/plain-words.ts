@@ -75,10 +75,17 @@ const folderName = (root: string) => root.replace(/[/\\]+$/, '').split(/[/\\]/).
 
 /** Lines the engine writes itself (names the service refuses, files it cannot read, what it skips). */
 function localLine(line: string, where: Where): string | null {
-  const refused = /^the service accepts new folder names and renames of (\d+) to (\d+) characters \("(.*)"\)$/.exec(line);
+  const refused = /^the drive accepts folder names and renames of (\d+) to (\d+) characters, so "(.*)" cannot be made there; rename it$/.exec(line);
   if (refused) {
     return `The drive accepts folder names of ${refused[1]} to ${refused[2]} characters only, so “${refused[3]}” in ${folderName(where.root)} is not synced. Rename it and it syncs.`;
   }
+  const empty = /^an empty folder named "(.*)" cannot be made on the drive \(folder names need (\d+) to (\d+) characters\)/.exec(line);
+  if (empty) {
+    return `The drive cannot hold an empty folder named “${empty[1]}” (folder names need ${empty[2]} to ${empty[3]} characters), so it is left out in ${folderName(where.root)}. It syncs once it holds a file, or under a longer name.`;
+  }
+  const kept = /^the drive does not accept "(.*)" as a name \((\d+) to (\d+) characters\); it is kept there as "(.*)"$/.exec(line);
+  if (kept) return `The drive does not accept “${kept[1]}” as a name (${kept[2]} to ${kept[3]} characters), so on the drive it keeps the name “${kept[4]}”.`;
+  if (/name is not valid UTF-8/.test(line)) return `This name is not valid UTF-8 (it comes from an older system), so it is not synced. Rename it in ${folderName(where.root)} and it syncs.`;
   if (line === 'symbolic links are not synced') return 'This is a symbolic link: drivesync does not follow links. Move the real file or folder into the synced folder instead.';
   if (/\bEACCES\b|\bEPERM\b|permission denied/i.test(line)) return `drivesync may not read or change this item in ${folderName(where.root)}. Check its permissions; it is tried again at the next sync.`;
   if (/\bENOSPC\b|no space left/i.test(line)) return 'The disk is full. Free some space; drivesync tries again on its own.';

@@ -1,0 +1,147 @@
+/**
+ * Cheap remote change detection: an idle client must not fetch the whole drive every few seconds (at 100,000 entries
+ * a listing is ~100 requests and ~67 MB). The documented API has no change feed, but three one-page listings tell
+ * most changes apart from none, compared with what base holds:
+ * - `recentOnly` (the newest files first): a file base does not know is new there — an upload, or an edit, which
+ *   this service makes as a new entry;
+ * - `deletedOnly` (the latest trashed first): a synced entry there was trashed;
+ * - the paginator's `total` of a plain listing: the number of entries (every entry, or the root's children on
+ *   deployed versions) differs from base's when something was added, trashed or restored.
+ * Renames and moves change none of these: the full listing finds them, at an interval adapted to its cost.
+ *
+ * Nothing is assumed of the server: after each full listing the signals are compared with the tree it returned,
+ * and a signal that disagrees with a tree known to be complete is not used again on this server.
+ */
+import type { DriveClient } from '../api/client.js';
+import type { FileEntry } from '../api/schemas.js';
+import type { BaseItem, RemoteId, RemoteItem } from './types.js';
+
+/** Entries each one-page listing asks for: enough to see past a few of this client's own uploads. */
+const PAGE = 5;
+
+export interface RemoteSignals {
+  recent: FileEntry[] | null;
+  trashed: FileEntry[] | null;
+  total: number | null;
+}
+
+type Signal = 'recent' | 'trashed' | 'total';
+
+export class RemoteChangeCheck {
+  /** Signals this server has shown it answers usefully (until shown otherwise). */
+  private readonly trusted = new Set<Signal>(['recent', 'trashed', 'total']);
+  /** Calibrations in a row a signal disagreed with the full listing (one may be a change made meanwhile). */
+  private readonly strikes = new Map<Signal, number>();
+  /** What the plain listing's total counts here: every entry, or the root's children (deployed versions). */
+  private totalCounts: 'all' | 'root' | null = null;
+  /** Entries the total counts that base does not hold (listed but not synced): constant while nothing changes. */
+  private totalOffset = 0;
+  /** The ids of the last full listing, sorted (compact: it is kept while idle). */
+  private listed = new Int32Array(0);
+
+  constructor(
+    private readonly client: DriveClient,
+    private readonly rootId: RemoteId | null,
+  ) {}
+
+  /** Whether any signal is still usable; without one, only full listings tell changes. */
+  get usable(): boolean {
+    return this.trusted.size > 0;
+  }
+
+  /** The signals, in at most three small requests. */
+  async read(signal?: AbortSignal): Promise<RemoteSignals> {
+    const entries = this.client.entries;
+    const [recent, trashed, plain] = await Promise.all([
+      this.trusted.has('recent') ? entries.page({ recentOnly: true, perPage: PAGE }, 1, signal) : null,
+      this.trusted.has('trashed') ? entries.page({ deletedOnly: true, perPage: PAGE }, 1, signal) : null,
+      this.trusted.has('total') && this.rootId === null ? entries.page({ perPage: 1 }, 1, signal) : null,
+    ]);
+    return { recent: recent?.entries ?? null, trashed: trashed?.entries ?? null, total: plain?.total ?? null };
+  }
+
+  /** What the signals show that neither base nor the last full listing holds; empty when nothing is new. */
+  differences(signals: RemoteSignals, base: ReadonlyMap<RemoteId, BaseItem>): string[] {
+    const out: string[] = [];
+    if (this.trusted.has('recent')) {
+      for (const entry of signals.recent ?? []) {
+        if (this.inRoot(entry) && !entry.deleted_at && !base.has(entry.id) && !this.wasListed(entry.id)) out.push(`new file ${entry.id}`);
+      }
+    }
+    if (this.trusted.has('trashed')) {
+      for (const entry of signals.trashed ?? []) if (base.has(entry.id)) out.push(`trashed ${entry.id}`);
+    }
+    if (this.trusted.has('total') && signals.total !== null && this.totalCounts !== null) {
+      const expected = this.counted(base) + this.totalOffset;
+      if (signals.total !== expected) out.push(`${signals.total} entries where ${expected} were`);
+    }
+    return out;
+  }
+
+  /**
+   * After a full listing returned `remote` (the authority) and the pass brought base up to date: `signals`, read
+   * just before that listing, must agree with it. A signal that disagrees twice in a row is not used again here.
+   */
+  calibrate(signals: RemoteSignals, remote: ReadonlyMap<RemoteId, RemoteItem>, base: ReadonlyMap<RemoteId, BaseItem>): void {
+    this.listed = Int32Array.from(remote.keys()).sort();
+    if (signals.recent !== null) {
+      this.judge('recent', !signals.recent.some((e) => this.inRoot(e) && !e.deleted_at && e.type !== 'folder' && !remote.has(e.id)));
+    }
+    if (signals.trashed !== null) this.judge('trashed', !signals.trashed.some((e) => remote.has(e.id)));
+    if (signals.total === null) {
+      this.trusted.delete('total');
+    } else {
+      let rootChildren = 0;
+      for (const item of remote.values()) if (item.parentId === null) rootChildren++;
+      this.totalCounts = signals.total === remote.size ? 'all' : signals.total === rootChildren ? 'root' : this.totalCounts;
+      const agrees = signals.total === remote.size || signals.total === rootChildren;
+      this.judge('total', agrees);
+      if (this.totalCounts !== null) this.totalOffset = signals.total - this.counted(base);
+    }
+  }
+
+  private judge(which: Signal, agrees: boolean): void {
+    const strikes = agrees ? 0 : (this.strikes.get(which) ?? 0) + 1;
+    this.strikes.set(which, strikes);
+    if (strikes >= 2) this.trusted.delete(which);
+  }
+
+  private counted(base: ReadonlyMap<RemoteId, BaseItem>): number {
+    return this.totalCounts === 'root' ? countRootChildren(base) : base.size;
+  }
+
+  private wasListed(id: RemoteId): boolean {
+    let lo = 0;
+    let hi = this.listed.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const value = this.listed[mid]!;
+      if (value === id) return true;
+      if (value < id) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
+  }
+
+  /** An entry below the sync root (the whole drive, or a folder whose id is among the entry's ancestors). */
+  private inRoot(entry: FileEntry): boolean {
+    if (this.rootId === null) return true;
+    return (entry.path ?? '').split('/').includes(String(this.rootId));
+  }
+}
+
+function countRootChildren(base: ReadonlyMap<RemoteId, BaseItem>): number {
+  let n = 0;
+  for (const b of base.values()) if (b.parentId === null) n++;
+  return n;
+}
+
+/**
+ * How long to wait between full listings: at least the poll interval; long enough that listings take at most 1 %
+ * of the time; and that they move at most `bytesPerMinute` on average (a listing costs ~700 bytes an entry).
+ */
+export function fullListingInterval(options: { pollMs: number; lastListingMs: number; entries: number; bytesPerMinute?: number }): number {
+  const bytes = options.entries * 700;
+  const budget = options.bytesPerMinute ?? 200 * 1024;
+  return Math.max(options.pollMs, options.lastListingMs * 100, (bytes / budget) * 60_000);
+}
