@@ -271,6 +271,7 @@ export class Executor {
       case 'upload': {
         const folders = op.folders ?? [];
         const relativePath = folders.length > 0 ? [...folders.map((f) => f.name), op.name].join('/') : undefined;
+        const folderItems = await Promise.all(folders.map((folder) => this.localItem(folder.path, false)));
         const { entry, local } = await this.uploadFile(op.path, op.name, op.parentId, signal, relativePath);
         const file: Outcome = { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local };
         if (folders.length === 0) return file;
@@ -279,7 +280,7 @@ export class Executor {
         const made: Outcome[] = [];
         for (const [i, folder] of folders.entries()) {
           const remote: RemoteItem = { id: ids[i]!, parentId: i === 0 ? op.parentId : ids[i - 1]!, name: folder.name, type: 'folder', size: 0, updatedAt: '' };
-          made.push({ kind: 'synced', remote, local: await this.localItem(folder.path, false) });
+          made.push({ kind: 'synced', remote, local: folderItems[i]! });
         }
         return [...made, file];
       }
@@ -295,11 +296,15 @@ export class Executor {
         const folder = await client.entries.createFolder(op.name, this.remoteParent(op.parentId));
         return { kind: 'synced', remote: toRemoteItem(folder, this.rootId), local };
       }
+      // The local item is looked at before the request: once the drive has moved the entry, the move is recorded
+      // even if the local item moved on meanwhile (the next pass sees that), or base would disagree with the drive.
       case 'rename-remote': {
+        const local = await this.localItem(op.path, false);
         const entry = await client.entries.rename(op.remoteId, op.name);
-        return { kind: 'remote-moved', remote: toRemoteItem(entry, this.rootId), local: await this.localItem(op.path, false) };
+        return { kind: 'remote-moved', remote: toRemoteItem(entry, this.rootId), local };
       }
       case 'move-remote': {
+        const local = await this.localItem(op.path, false);
         const current = this.remoteOf(op.remoteId);
         const [moved] = await client.entries.move([op.remoteId], this.remoteParent(op.parentId));
         // Without the entry in the answer its new updated_at is unknown (a move changes it): '' until the next listing.
@@ -307,7 +312,7 @@ export class Executor {
         if (item.name !== op.name) item = toRemoteItem(await client.entries.rename(op.remoteId, op.name), this.rootId);
         // Deployed versions may answer an empty `entries`; the parent is what we asked for.
         item = { ...item, parentId: op.parentId };
-        return { kind: 'remote-moved', remote: item, local: await this.localItem(op.path, false) };
+        return { kind: 'remote-moved', remote: item, local };
       }
       case 'trash-remote': {
         try {

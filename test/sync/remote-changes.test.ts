@@ -1,0 +1,125 @@
+/**
+ * Idle polling: a running engine asks three one-page listings whether the drive changed, and lists the whole drive
+ * only when they show a change (or when the full listing is due). Against the real server, in both profiles.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DriveClient } from '../../main/api/client.js';
+import { fullListingInterval, RemoteChangeCheck } from '../../main/sync/remote-changes.js';
+import type { RemoteItem } from '../../main/sync/types.js';
+import { PROFILES } from '../helpers/server.js';
+import { newAccount, settleEngine, type Account } from '../helpers/sync.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.each(PROFILES)('idle polling (%s)', (profile) => {
+  let account: Account;
+  afterEach(() => account.close());
+
+  /** Every listing request the engine's client sends, with its query. */
+  const listings = (account: Account): { all: string[]; full: () => number; cheap: () => number } => {
+    const all: string[] = [];
+    const http = account.client.http as unknown as { api: typeof account.client.http.api };
+    http.api = account.client.http.api.extend({
+      hooks: {
+        beforeRequest: [
+          (options: { url?: URL | string }) => {
+            const url = new URL(String(options.url));
+            if (url.pathname.endsWith('/drive/file-entries')) all.push(url.search);
+          },
+        ],
+      },
+    });
+    const isCheap = (search: string) => /recentOnly|deletedOnly|perPage=1(&|$)/.test(search) || /perPage=5(&|$)/.test(search);
+    return { all, full: () => all.filter((s) => !isCheap(s)).length, cheap: () => all.filter(isCheap).length };
+  };
+
+  it('an idle engine sends only the cheap check until something changes; an upload elsewhere is seen by it and synced', async () => {
+    account = await newAccount(undefined, { profile });
+    const seen = listings(account);
+    // A long full-listing interval: what is measured is the cheap check alone.
+    const a = account.computer('alpha', { pollIntervalMs: 150 });
+    for (let i = 0; i < 30; i++) writeFileSync(join(a.root, `file-${i}.txt`), `content ${i}`);
+    await a.engine.start();
+    await settleEngine(a.engine);
+    (a.engine as unknown as { nextFullListing: number }).nextFullListing = Date.now() + 3_600_000;
+    const fullBefore = seen.full();
+    const cheapBefore = seen.cheap();
+    await sleep(1500);
+    expect(seen.full()).toBe(fullBefore);
+    expect(seen.cheap() - cheapBefore).toBeGreaterThanOrEqual(6); // about ten ticks of up to three requests each
+
+    // Another client uploads a file: the next tick sees it, and a pass with the full listing brings it here.
+    const other = new DriveClient({ origin: account.server.url, token: account.token });
+    const dir = join(a.root, '..');
+    writeFileSync(join(dir, 'elsewhere.txt'), 'made on another computer');
+    await other.transfers.upload(join(dir, 'elsewhere.txt'), { name: 'elsewhere.txt', parentId: null });
+    for (let waited = 0; waited < 10_000 && !a.engine.isQuiet(); waited += 50) await sleep(50);
+    await sleep(1000);
+    await settleEngine(a.engine);
+    expect(a.file('elsewhere.txt')).toBe('made on another computer');
+    expect(seen.full()).toBeGreaterThan(fullBefore);
+
+    // Trashed elsewhere: seen the same way (deletedOnly), and moved to the OS trash here.
+    const fullAfterUpload = seen.full();
+    let id = 0;
+    for await (const e of other.entries.list({ query: 'file-7.txt' })) id = e.id;
+    await other.entries.trash([id]);
+    for (let waited = 0; waited < 10_000 && !a.trashed.some((p) => p.endsWith('file-7.txt')); waited += 50) await sleep(50);
+    expect(a.trashed.some((p) => p.endsWith('file-7.txt'))).toBe(true);
+    expect(seen.full()).toBeGreaterThan(fullAfterUpload);
+  });
+
+});
+
+describe('the cheap check against the tree a full listing returned', () => {
+  const entry = (id: number, extra: object = {}) => ({ id, name: `e${id}`, type: 'text', parent_id: null, ...extra }) as never;
+  const remote = (...ids: number[]) => new Map<number, RemoteItem>(ids.map((id) => [id, { id, parentId: null, name: `e${id}`, type: 'file', size: 1, updatedAt: 'x' }]));
+  const base = (...ids: number[]) =>
+    new Map(ids.map((id) => [id, { remoteId: id, parentId: null, remoteName: `e${id}`, path: `e${id}`, type: 'file' as const, inode: id, size: 1, mtimeMs: 1, hash: null, remoteSize: 1, remoteUpdatedAt: 'x' }]));
+  const check = () => new RemoteChangeCheck(new DriveClient({ origin: 'http://127.0.0.1:9', token: 't' }), null);
+
+  it('sees a new file, a trashed synced entry, and a changed total; nothing when all agree', () => {
+    const c = check();
+    c.calibrate({ recent: [entry(3)], trashed: [], total: 3 }, remote(1, 2, 3), base(1, 2, 3));
+    expect(c.differences({ recent: [entry(3)], trashed: [], total: 3 }, base(1, 2, 3))).toEqual([]);
+    expect(c.differences({ recent: [entry(4), entry(3)], trashed: [], total: 4 }, base(1, 2, 3))).toEqual(['new file 4', '4 entries where 3 were']);
+    expect(c.differences({ recent: [entry(3)], trashed: [entry(2)], total: 2 }, base(1, 2, 3))).toEqual(['trashed 2', '2 entries where 3 were']);
+  });
+
+  it('entries listed but never synced (a download that keeps failing) do not count as a change on every poll', () => {
+    const c = check();
+    c.calibrate({ recent: [entry(9)], trashed: [], total: 4 }, remote(1, 2, 3, 9), base(1, 2, 3));
+    expect(c.differences({ recent: [entry(9)], trashed: [], total: 4 }, base(1, 2, 3))).toEqual([]);
+  });
+
+  it('a total that counts the root children only (deployed versions) is learnt from the listing', () => {
+    const c = check();
+    const tree = remote(1, 2, 3);
+    tree.set(3, { ...tree.get(3)!, parentId: 1 });
+    c.calibrate({ recent: [], trashed: [], total: 2 }, tree, base(1, 2, 3));
+    expect(c.differences({ recent: [], trashed: [], total: 2 }, base(1, 2, 3))).toEqual([]);
+  });
+
+  it('a signal that disagrees with two full listings in a row is not used again; one disagreement may be a change made meanwhile', () => {
+    const c = check();
+    const trusted = () => [...(c as unknown as { trusted: Set<string> }).trusted].sort();
+    // A server that ignores recentOnly and answers other people's files, and whose total counts something else.
+    c.calibrate({ recent: [entry(50)], trashed: [], total: 999 }, remote(1, 2), base(1, 2));
+    expect(trusted()).toEqual(['recent', 'total', 'trashed']);
+    c.calibrate({ recent: [entry(50)], trashed: [], total: 999 }, remote(1, 2), base(1, 2));
+    expect(trusted()).toEqual(['trashed']);
+    expect(c.usable).toBe(true);
+    c.calibrate({ recent: null, trashed: [entry(1)], total: null }, remote(1, 2), base(1, 2));
+    c.calibrate({ recent: null, trashed: [entry(1)], total: null }, remote(1, 2), base(1, 2));
+    expect(c.usable).toBe(false);
+  });
+
+  it('waits between full listings for at least the poll interval, 100 times a listing, and 200 KiB a minute of listing bytes', () => {
+    expect(fullListingInterval({ pollMs: 15_000, lastListingMs: 50, entries: 10 })).toBe(15_000);
+    expect(fullListingInterval({ pollMs: 15_000, lastListingMs: 2_000, entries: 10 })).toBe(200_000);
+    const big = fullListingInterval({ pollMs: 15_000, lastListingMs: 5_000, entries: 100_000 });
+    expect(big / 60_000).toBeGreaterThan(300); // hours: what a full listing of 100,000 entries costs in bytes
+  });
+});
