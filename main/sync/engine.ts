@@ -113,6 +113,12 @@ export interface EngineOptions {
 
 type TimerName = 'poll' | 'rescan' | 'wake' | 'hold';
 
+/** The server could not be reached (no connection, or no answer in time). */
+const isUnreachable = (error: unknown): boolean => error instanceof ApiError && (error.kind === 'network' || error.kind === 'timeout');
+
+/** A pass whose every operation failed because the server was out of reach. */
+class OfflineError extends Error {}
+
 const SYMLINK = 'symbolic links are not synced';
 const IGNORED = 'left out by the ignore rules (temp files and .syncignore)';
 
@@ -489,7 +495,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       else if (held.size > 0) this.setState('syncing', `looking for where ${held.size} item${held.size === 1 ? '' : 's'} went`);
       else this.setState('idle');
     } catch (error) {
-      const offline = error instanceof ApiError && (error.kind === 'network' || error.kind === 'timeout');
+      const offline = isUnreachable(error) || error instanceof OfflineError;
       const message = describeError(error);
       if (offline) summary.offline = true;
       else summary.failed.push({ path: '', message });
@@ -534,6 +540,8 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     );
     const maxIterations = this.options.maxIterations ?? 200;
     const failures = new Map<string, ItemError>();
+    /** Failures that were the server out of reach, not the item. */
+    const unreachable = new Set<string>();
     const rateLimited = new Map<string, number>();
     for (let iteration = 0; iteration < maxIterations; iteration++) {
       if (this.stopped || this.paused) break;
@@ -575,6 +583,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         }
         const item = { path: labels.get(op) ?? opPath(op), message: describeError(error) };
         failures.set(`${op.kind}:${opPath(op)}`, item);
+        if (isUnreachable(error)) unreachable.add(`${op.kind}:${opPath(op)}`);
       }
       if (outcome.done === 0 && outcome.failed.every((f) => !(f.error instanceof StaleError))) {
         // Passing faults are tried again at once, a few times; a deadline that passed is not (it already cost its
@@ -584,6 +593,12 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         break;
       }
       if (outcome.failed.some((f) => f.error instanceof StaleError)) await this.scan(true);
+    }
+    // Nothing went through and every failure was the server out of reach: the folder is offline, its items did not
+    // fail; they are tried again when the server answers.
+    if (failures.size > 0 && unreachable.size === failures.size && summary.done === 0) {
+      summary.offline = true;
+      throw new OfflineError([...failures.values()][0]!.message);
     }
     return [...failures.values()];
   }

@@ -130,6 +130,14 @@ export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
     const owner = inodeOwner.get(item.inode);
     return owner && owner.type === item.type && owner.path !== item.path && sameFileMoved(owner, item) ? owner : undefined;
   };
+  /**
+   * Another synced item of the item's type, with its inode, recorded at the same path: that one moved here (its row
+   * follows its move while the row of the item it replaced waits, as a vanished item does in live mode).
+   */
+  const recordedHereToo = (item: LocalItem, b: BaseItem): boolean => {
+    const owner = inodeOwner.get(item.inode);
+    return owner !== undefined && owner !== b && owner.type === item.type && owner.path === item.path;
+  };
   const byInode = new Map<number, LocalItem[]>();
   for (const item of local.values()) {
     if (!baseTypesAt.get(item.path)?.has(item.type) || movedOver(item)) {
@@ -153,7 +161,7 @@ export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
       item.type === b.type &&
       !claimedLocal.has(item.path) &&
       folderHere &&
-      (item.inode === b.inode || movedOver(item) === undefined);
+      (item.inode === b.inode || (movedOver(item) === undefined && !recordedHereToo(item, b)));
     // Its inode at a new path means it moved, even when something new now sits at the old path (`mv a b; touch a`).
     // Without that, the item at its path is itself (an atomic save gives a file a new inode in place).
     if (!atPath || item!.inode !== b.inode) {

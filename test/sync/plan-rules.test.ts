@@ -81,6 +81,20 @@ describe('C1: changed locally, same remotely → replace-remote', () => {
     expect(opsOf(sim2).find((op) => op.kind === 'rename-remote')).toMatchObject({ remoteId: d, name: 'e.txt' });
   });
 
+  it("a file moved onto a deleted file's path, its rename recorded while the other's deletion waited: the deletion follows, nothing is replaced", () => {
+    const sim = new Sim();
+    const c = sim.addSynced('c.txt', 'file', 'charlie');
+    const d = sim.addSynced('d.txt', 'file', 'delta');
+    sim.localDelete('c.txt');
+    sim.localMove('d.txt', 'c.txt');
+    const first = opsOf(sim);
+    expect(kinds(first)).toEqual(['rename-remote[M1]', 'trash-remote[D2]']);
+    // Live mode holds D2 while the folder settles; the rename goes first.
+    sim.apply(first.find((op) => op.kind === 'rename-remote')!);
+    expect(sim.trees.base.get(d)?.path).toBe('c.txt');
+    expect(opsOf(sim)).toEqual([{ kind: 'trash-remote', rule: 'D2', remoteId: c, count: 1 }]);
+  });
+
   it('a local file whose stat changed and whose hash the scan did not compute counts as changed', () => {
     const sim = new Sim();
     const id = sim.addSynced('a.txt', 'file', 'one');
