@@ -109,9 +109,11 @@ export interface EngineOptions {
   hold?: HoldLimits;
   /** The watcher's stability wait; 300 ms by default. */
   stabilityMs?: number;
+  /** How often the folder is scanned in full while its watcher has failed; every minute by default. */
+  fallbackRescanMs?: number;
 }
 
-type TimerName = 'poll' | 'rescan' | 'wake' | 'hold';
+type TimerName = 'poll' | 'rescan' | 'wake' | 'hold' | 'fallback';
 
 /** The server could not be reached (no connection, or no answer in time). */
 const isUnreachable = (error: unknown): boolean => error instanceof ApiError && (error.kind === 'network' || error.kind === 'timeout');
@@ -194,6 +196,8 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   /** Cancels the timers of polls, rescans, the wake check and the next look at held disappearances. */
   private readonly timers = new Map<TimerName, () => void>();
   private watcher: Watcher | null = null;
+  /** The watcher failed: it may report some changes or none, so the folder is also scanned in full periodically. */
+  private watchDegraded = false;
   /** Started: watching and polling, not only passes asked for. */
   private live = false;
   /** The number of deletions the user was last asked to consent to; asked again only when it changes. */
@@ -708,7 +712,23 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         for (const path of paths) this.dirtyPaths.add(path);
         void this.syncOnce({ listRemote: false });
       },
-      onError: (error) => this.emit('notice', `watching the folder failed: ${describeError(error)}`),
+      onError: (error, failure) => {
+        if (this.stopped) return;
+        if (failure?.fallback !== 'rescan') {
+          this.emit('notice', `watching the folder failed: ${describeError(error)}`);
+          return;
+        }
+        // The watcher says this once, in a sentence of its own; from now on local changes are found by scanning.
+        this.emit('notice', error.message);
+        this.watchDegraded = true;
+        const every = this.options.fallbackRescanMs ?? 60_000;
+        const rescan = () =>
+          this.setTimer('fallback', every, () => {
+            void this.syncOnce({ fullScan: true, listRemote: false });
+            rescan();
+          });
+        rescan();
+      },
     });
     if (this.stopped) {
       await watcher.close();
@@ -720,6 +740,8 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private async stopWatching(): Promise<void> {
     const watcher = this.watcher;
     this.watcher = null;
+    this.watchDegraded = false;
+    this.cancelTimer('fallback');
     await watcher?.close();
   }
 
@@ -771,7 +793,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   /** Goes on where the pause left off: the watcher kept naming what changed meanwhile; without one, a full scan. */
   resume(): Promise<PassSummary> {
     this.paused = false;
-    return this.syncOnce({ fullScan: this.watcher === null });
+    return this.syncOnce({ fullScan: this.watcher === null || this.watchDegraded });
   }
 
   /** Stops watching and polling; a transfer under way is abandoned (its intent stays for the next start). */

@@ -29,8 +29,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until the engine has nothing left to do: every watcher event reported and acted on, nothing held. */
 export async function settleEngine(engine: SyncEngine, timeoutMs = 60_000): Promise<void> {
-  // The kernel's events reach the watcher on a later turn of the event loop.
-  await sleep(60);
+  // The kernel's events reach the watcher on a later turn of the event loop, and @parcel/watcher batches them (50 ms,
+  // longer while changes keep coming).
+  await sleep(150);
   const deadline = Date.now() + timeoutMs;
   for (let quiet = 0; quiet < 3; ) {
     if (Date.now() > deadline) throw new Error('the engine did not settle');

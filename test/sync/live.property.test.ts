@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isWithin, parentOf } from '../../main/sync/names.js';
+import { watchTree } from '../../main/sync/watcher.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { localTree, newAccount, settleEngine, sorted, type Account } from '../helpers/sync.js';
 
@@ -181,7 +182,18 @@ describe('live mode, as a property', () => {
       fc.asyncProperty(steps, async (sequence) => {
         const account: Account = await newAccount(server, { mode: 'live' });
         try {
-          const a = account.computer('alpha');
+          // What the watcher reported, for the trace of a failing run.
+          const reported: string[] = [];
+          const a = account.computer('alpha', {
+            watch: (root, options) =>
+              watchTree(root, {
+                ...options,
+                onChange: (paths) => {
+                  reported.push(`watcher: ${paths.join(', ')}`);
+                  options.onChange(paths);
+                },
+              }),
+          });
           const failures: string[] = [];
           a.engine.on('pass', (summary) => failures.push(...summary.failed.map((f) => `${f.path}: ${f.message}`)));
           // Deletions are what the guard is for, not what is tested here.
@@ -189,7 +201,7 @@ describe('live mode, as a property', () => {
           // What the engine did, printed when the run fails.
           const trace: string[] = [];
           a.engine.on('activity', (x) => trace.push(`${x.kind} ${x.path} ${x.rule ?? ''}`));
-          a.engine.on('state', (st, d) => trace.push(`state ${st} ${d ?? ''}`));
+          a.engine.on('state', (st, d) => trace.push(`state ${st} ${d ?? ''}`, ...reported.splice(0)));
           a.engine.on('item-error', (e) => trace.push(`item error ${e.path}: ${e.message}`));
           a.engine.on('notice', (message) => trace.push(`notice ${message}`));
           a.engine.on('transfer', (t) => {

@@ -314,6 +314,25 @@ describe('the running engine', () => {
     account = undefined;
   });
 
+  it('when its watcher fails, says so once and finds local changes by rescanning the folder', async () => {
+    account = await newAccount();
+    const notices: string[] = [];
+    const a = account.computer('alpha', {
+      pollIntervalMs: 3_600_000,
+      fallbackRescanMs: 200,
+      watch: createWatchTree(async () => {
+        throw new Error('No prebuild or local build of @parcel/watcher found. Tried @parcel/watcher-sunos-x64.');
+      }),
+    });
+    a.engine.on('notice', (m) => notices.push(m));
+    await a.engine.start();
+    for (const name of ['first.txt', 'second.txt']) {
+      writeFileSync(join(a.root, name), `${name}, found by a rescan`);
+      await until(async () => ((await account!.remoteTree()).get(name) === `${name}, found by a rescan` ? true : undefined));
+    }
+    expect(notices).toEqual(['the folder watcher could not be loaded on this system; changes in the folder are found by rescanning it regularly instead']);
+  });
+
   it('after the machine slept, scans in full when the clock jumps ahead, finding what no watcher event or poll reported', async () => {
     account = await newAccount();
     let offset = 0;
