@@ -145,6 +145,7 @@ class OpenedFolder implements SyncedFolder {
         this.status.inSync = summary.inSync;
         this.status.counts.done = summary.done;
         this.status.counts.failed = summary.failed.length;
+        this.status.skipped = { items: summary.skipped.slice(0, MAX_STATUS_ERRORS), ignored: summary.ignored };
         if (summary.inSync && summary.failed.length === 0) this.status.errors = [];
         // Failures the pass found without an operation (a folder the scan cannot read, a name the service refuses).
         else if (!this.closing) this.addErrors(summary.failed);

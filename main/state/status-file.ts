@@ -22,6 +22,11 @@ export interface RootStatus {
   offline?: { since: string; reason: string } | null;
   counts: { synced: number; done: number; failed: number };
   errors: Array<{ path: string; message: string }>;
+  /**
+   * What the last pass left out by design, not failures: symbolic links, ignored names (temp files, `.syncignore`),
+   * empty folders the drive cannot hold; `ignored` counts every ignored name, the list names the first few.
+   */
+  skipped?: { items: Array<{ path: string; message: string }>; ignored: number };
 }
 
 export function writeStatus(paths: StatePaths, key: string, status: RootStatus): void {

@@ -12,7 +12,7 @@
  *   BENCH_REPS             timed repetitions of the rescan and listing benchmarks (default 5; 3 with BENCH_QUICK)
  *   BENCH_UPLOAD_REPS      timed repetitions of the upload benchmark, each side (default 3; 2 with BENCH_QUICK)
  *   BENCH_RENAME_FILES     files in the folder renamed while watching (default 10,000; 1,000 with BENCH_QUICK)
- *   BENCH_ONLY             comma-separated ids to run: rescan,poll,upload,save,rename,memory,bigfile
+ *   BENCH_ONLY             comma-separated ids to run: rescan,poll,upload,save,rename,memory,watch,bigfile
  *   BENCH_TIMEOUT_MIN      per-benchmark time limit in minutes (default 30)
  */
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROFILES, startTestServer, uploadForm } from '../helpers/server.js';
@@ -27,6 +27,25 @@ describe.each(PROFILES)('sync against the %s profile', (profile) => {
   const ANSI = /\u001b\[/;
 
   describe.concurrent('drivesync sync --once', () => {
+    it('symbolic links and ignored names are left out without failing the pass; status lists them as skipped', async () => {
+      const account = await newAccount(server, 'skipped');
+      const home = await signedInHome(server, account);
+      const dir = join(tempDir(), 'Drive');
+      makeTree(dir, { 'keep.txt': 'keep', 'draft.tmp': 'temp', '.DS_Store': 'clutter' });
+      symlinkSync('/etc/hostname', join(dir, 'outside-link'));
+      const result = await cli(['sync', dir, '--once'], { home });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/^in sync \(1 change\)$/m);
+      const status = await statusJson(home);
+      expect(status.roots[0]).toMatchObject({ inSync: true, counts: { failed: 0 } });
+      const skipped = (status.roots[0] as unknown as { skipped: { items: Array<{ path: string }>; ignored: number } }).skipped;
+      expect(skipped.ignored).toBe(2);
+      expect(skipped.items.map((i) => i.path).sort()).toEqual(['.DS_Store', 'draft.tmp', 'outside-link']);
+      const text = await cli(['status'], { home });
+      expect(text.stdout).toMatch(/skipped: +2 ignored \(temp files and \.syncignore\), 1 other: left out by design, not failures/);
+      expect(text.stdout).toContain('outside-link: symbolic links are not synced');
+    });
+
     it('uploads a folder, prints plain lines when stdout is not a TTY, exits 0 in sync, and records its status', async () => {
       const account = await newAccount(server, 'once');
       const home = await signedInHome(server, account);

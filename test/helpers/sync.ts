@@ -62,6 +62,8 @@ export interface Account {
   computer(name: string, options?: Partial<EngineOptions>): Computer;
   /** The remote drive as path → content ('/' for folders), read through the API. */
   remoteTree(): Promise<Map<string, string>>;
+  /** The remote drive as path → entry id. */
+  entryIds(): Promise<Map<string, number>>;
   close(): Promise<void>;
 }
 
@@ -184,8 +186,18 @@ export async function newAccount(server?: TestServer, options: { mode?: SyncMode
     }
     return out;
   };
+  const entryIds = async () => {
+    const byId = new Map<number, { name: string; parent: number | null }>();
+    for await (const e of client.entries.tree()) byId.set(e.id, { name: e.name, parent: e.parent_id ?? null });
+    const pathOf = (id: number): string => {
+      const e = byId.get(id)!;
+      return e.parent === null ? e.name : `${pathOf(e.parent)}/${e.name}`;
+    };
+    return new Map([...byId.keys()].map((id) => [pathOf(id), id]));
+  };
   return {
     server: srv,
+    entryIds,
     token,
     client,
     requests,

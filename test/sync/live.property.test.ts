@@ -214,15 +214,7 @@ describe('live mode, as a property', () => {
             items.push({ path, folder: content === null, content: content ?? '', edited: false });
           }
           await a.sync();
-          const entries = async () => {
-            const byId = new Map<number, { name: string; parent: number | null }>();
-            for await (const e of account.client.entries.tree()) byId.set(e.id, { name: e.name, parent: e.parent_id ?? null });
-            const pathOf = (id: number): string => {
-              const e = byId.get(id)!;
-              return e.parent === null ? e.name : `${pathOf(e.parent)}/${e.name}`;
-            };
-            return new Map([...byId.keys()].map((id) => [pathOf(id), id]));
-          };
+          const entries = () => account.entryIds();
           for (const [path, id] of await entries()) {
             const item = items.find((i) => i.path === path);
             if (item) item.entryId = id;

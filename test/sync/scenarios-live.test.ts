@@ -19,16 +19,7 @@ describe.each(SCENARIO_CASES)('what people do to a watched folder (%s, %s)', (mo
   });
   afterEach(() => account.close());
 
-  /** Remote path → entry id. */
-  const ids = async (): Promise<Map<string, number>> => {
-    const byId = new Map<number, { name: string; parent: number | null }>();
-    for await (const e of account.client.entries.tree()) byId.set(e.id, { name: e.name, parent: e.parent_id ?? null });
-    const pathOf = (id: number): string => {
-      const e = byId.get(id)!;
-      return e.parent === null ? e.name : `${pathOf(e.parent)}/${e.name}`;
-    };
-    return new Map([...byId.keys()].map((id) => [pathOf(id), id]));
-  };
+  const ids = () => account.entryIds();
   /** Requests other than listings since `mark`. */
   const sent = (mark: number) => account.requests.slice(mark).filter((r) => !r.startsWith('GET /drive/file-entries'));
   const uploads = (mark: number) => sent(mark).filter((r) => r === 'POST /uploads');

@@ -33,6 +33,7 @@ export function registerStatusCommand(program: Command): void {
           offline: status?.offline ?? null,
           counts: status?.counts ?? null,
           errors: status?.errors ?? [],
+          skipped: status?.skipped ?? { items: [], ignored: 0 },
         };
       });
       const result = {
@@ -72,6 +73,12 @@ export function registerStatusCommand(program: Command): void {
         if (root.counts) print(`    items:     ${root.counts.synced} synced, ${root.counts.done} changed in the last pass, ${root.counts.failed} failed`);
         for (const error of root.errors.slice(0, 5)) print(`    error:     ${safe(error.path ? `${error.path}: ${error.message}` : error.message)}`);
         if (root.errors.length > 5) print(`    … and ${root.errors.length - 5} more errors (status --json lists them)`);
+        const links = root.skipped.items.filter((s) => !s.message.startsWith('left out by the ignore rules'));
+        if (links.length > 0 || root.skipped.ignored > 0) {
+          const parts = [...(root.skipped.ignored > 0 ? [`${root.skipped.ignored} ignored (temp files and .syncignore)`] : []), ...(links.length > 0 ? [`${links.length} other`] : [])];
+          print(`    skipped:   ${parts.join(', ')}: left out by design, not failures`);
+          for (const item of links.slice(0, 5)) print(`      ${safe(`${item.path}: ${item.message}`)}`);
+        }
       }
     });
 }
