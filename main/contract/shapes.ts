@@ -34,6 +34,11 @@ export interface FolderStatus {
   /** Items the folder's mirror holds as synced. */
   synced: number;
   inSync: boolean | null;
+  /**
+   * What the last pass left out by design, not failures: symbolic links, ignored names (temp files, `.syncignore`),
+   * empty folders the drive cannot hold.
+   */
+  skipped: number;
 }
 
 export interface DeletionQuestion {

@@ -2,7 +2,7 @@
  * The pure-Node host against the real reference server and real engines on temp folders: sign-in, status, browse,
  * sharing, links, settings, errors answered as Results, and the mass-delete question.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
@@ -45,6 +45,8 @@ describe('the desktop host', { timeout: 90_000 }, () => {
     const h = newHost('ann');
     hosts.push(h);
     write(h.folder, 'notes/todo.txt', 'buy milk');
+    write(h.folder, 'notes/todo.txt.swp', 'an editor swap file');
+    symlinkSync('/etc/hostname', join(h.folder, 'outside-link'));
     await h.host.init();
     expect((await dispatch(h.host, 'status:get', undefined)) as { value: { state: string } }).toMatchObject({ ok: true, value: { state: 'signed-out' } });
 
@@ -65,6 +67,9 @@ describe('the desktop host', { timeout: 90_000 }, () => {
     expect(status.account).toEqual({ server: server.url, email: 'ann@example.com' });
     expect(status.folders.map((f) => f.root)).toEqual([h.folder]);
     expect(status.folders[0]!.synced).toBe(2);
+    // Left out by design, and still in sync: the swap file (ignored) and the link.
+    expect(status.folders[0]!.skipped).toBe(2);
+    expect(status.folders[0]!.inSync).toBe(true);
     // The command line's config now names the server, the account and the folder (and never a token).
     const config = loadConfig(h.paths);
     expect(config).toMatchObject({ server: server.url, email: 'ann@example.com', roots: [h.folder] });

@@ -451,8 +451,14 @@ describe('the window', { timeout: 90_000 }, () => {
     const { plainProblem } = await import('../../main/app/host/plain-words.js');
     item.message = plainProblem(item.technical, { root: h.folder, server: server.url });
     expect(item.message).toBe(`Cannot reach the server ${server.url}: connection refused. Check your internet connection; drivesync tries again on its own.`);
-    await emit('state', { ...(await h.host.handle('status:get', undefined)), state: 'offline', stateText: 'Offline', detail: item.message });
-    await expect.poll(() => page.getByTestId('status-line').textContent()).toContain('Cannot reach the server');
+    // Sent again on each look: the running engine's own state events (its settling scan) may come in between.
+    const offline = { ...(await h.host.handle('status:get', undefined)), state: 'offline' as const, stateText: 'Offline', detail: item.message };
+    await expect
+      .poll(async () => {
+        await emit('state', offline);
+        return page.getByTestId('status-line').textContent();
+      })
+      .toContain('Cannot reach the server');
     await look('status-offline');
     await emit('state', await h.host.handle('status:get', undefined));
   });

@@ -195,6 +195,8 @@ export class Feed {
       if (!current()) return;
       run.status.lastSync = at();
       run.status.inSync = summary.inSync;
+      // Ignored names are counted in full; the list names only the first of them.
+      run.status.skipped = summary.ignored + summary.skipped.filter((s) => !s.message.startsWith('left out by the ignore rules')).length;
       run.status.synced = folder.syncedCount;
       if (summary.inSync && summary.failed.length === 0) {
         // Problems a clean pass no longer has are gone; what is left out by design (a symbolic link, an empty folder

@@ -14,7 +14,9 @@ function FolderRow({ folder, showState }: { folder: FolderView; showState: boole
       </div>
       <div class="folder-facts small">
         {showState ? <span class={`state-word state-${folder.state}`}>{folder.stateText} · </span> : null}
-        {folder.synced} {folder.synced === 1 ? 'item' : 'items'} · last sync {folder.lastSync ? formatWhen(folder.lastSync) : 'not yet'}
+        {folder.synced} {folder.synced === 1 ? 'item' : 'items'}
+        {folder.skipped > 0 ? ` · ${folder.skipped} left out by design (links, ignored names)` : ''} · last sync{' '}
+        {folder.lastSync ? formatWhen(folder.lastSync) : 'not yet'}
         {showState && folder.detail ? <div class="muted">{folder.detail}</div> : null}
       </div>
     </li>
