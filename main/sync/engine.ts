@@ -16,7 +16,7 @@ import { listRemote } from './remote.js';
 import { fullListingInterval, RemoteChangeCheck, type RemoteSignals } from './remote-changes.js';
 import { isWithin } from './names.js';
 import { BaseTree, LocalTree, RemoteTree } from './trees.js';
-import { DEFAULT_HOLD, DisappearanceHold, type HoldLimits } from './vanished.js';
+import { DEFAULT_HOLD, DisappearanceHold, type HoldLimits } from './hold.js';
 import { watchTree, type Watcher, type WatchTree } from './watcher.js';
 import type { BaseItem, EngineRuleId, LocalItem, Operation, RelPath, RemoteId, RemoteItem, RuleId } from './types.js';
 

@@ -132,7 +132,7 @@ export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
   };
   /**
    * Another synced item of the item's type, with its inode, recorded at the same path: that one moved here (its row
-   * follows its move while the row of the item it replaced waits, as a vanished item does in live mode).
+   * follows its move while the row of the item it replaced waits for the folder to settle in live mode).
    */
   const recordedHereToo = (item: LocalItem, b: BaseItem): boolean => {
     const owner = inodeOwner.get(item.inode);
