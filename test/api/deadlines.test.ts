@@ -2,6 +2,7 @@
 // the whole body, retries and the waits between them included); a transfer has none, but fails when no byte has moved
 // for the stall time, in either direction. Each test configures short limits (1–2 s); what is timed is only a generous
 // upper bound on a deliberately hung request.
+import { drip } from '../helpers/slow-responses.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -35,21 +36,6 @@ const hits = new Map<string, number>();
 /** Per behaviour: whether the server saw its connection closed by the client (a given-up request lets go). */
 const closed = new Map<string, number>();
 
-/** Writes `text` one byte per `everyMs`, until done or the client goes away. */
-function drip(res: ServerResponse, text: string, everyMs: number) {
-  let i = 0;
-  const timer = setInterval(() => {
-    if (res.destroyed || i >= text.length) {
-      clearInterval(timer);
-      timers.delete(timer);
-      if (!res.destroyed) res.end();
-      return;
-    }
-    res.write(text[i++]!);
-  }, everyMs);
-  timers.add(timer);
-}
-
 /** Sends `content` in pieces of `size`, one every `everyMs`. */
 function trickle(res: ServerResponse, content: Buffer, size: number, everyMs: number, stopAt = content.length) {
   let sent = 0;
@@ -74,7 +60,7 @@ const behaviours: Record<string, Handler> = {
   // A listing one byte a second: headers at once, then a body that would take minutes.
   'drip-listing': (_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    drip(res, LISTING + ' '.repeat(600), 1000);
+    drip(res, LISTING + ' '.repeat(600), 1000, timers);
   },
   // Headers never come; every attempt of a GET waits for them.
   silent: () => {},

@@ -2,6 +2,7 @@
 // listings that never end or go backwards, odd error bodies and a redirect off the server. Every call must end in the
 // right typed error, within its timeout. The server picks its behaviour from the bearer token (one per test), so
 // every behaviour answers whatever path the client calls; a few are chosen by path instead.
+import { drip } from '../helpers/slow-responses.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -90,18 +91,7 @@ const behaviours: Record<string, Handler> = {
   'huge-error': (_req, res) => endless(res, 500, 80 * 1024 * 1024, hugeError),
   drip: (_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    const text = JSON.stringify({ current_page: 1, data: [], next_page: null });
-    let i = 0;
-    const timer = setInterval(() => {
-      if (res.destroyed || i >= text.length) {
-        clearInterval(timer);
-        timers.delete(timer);
-        if (!res.destroyed) res.end();
-        return;
-      }
-      res.write(text[i++]!);
-    }, 200);
-    timers.add(timer);
+    drip(res, JSON.stringify({ current_page: 1, data: [], next_page: null }), 200, timers);
   },
   silent: () => {
     // Never answers; the socket stays open until the client gives up.

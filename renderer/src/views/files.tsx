@@ -4,6 +4,7 @@ import { call, messageOf } from '../api.js';
 import { folderName, formatBytes, formatWhen } from '../format.js';
 import { Icon } from '../icons.js';
 import { ShareDialog } from './share-dialog.js';
+import { ViewMessages } from '../view-messages.js';
 
 export function FilesView({ folders }: { folders: string[] }) {
   const [root, setRoot] = useState(folders[0] ?? '');
@@ -110,14 +111,7 @@ export function FilesView({ folders }: { folders: string[] }) {
           ))}
         </ol>
       </nav>
-      <p role="status" aria-live="polite" class="inline-message" data-testid="files-message">
-        {message}
-      </p>
-      {error ? (
-        <p role="alert" class="error-summary">
-          {error}
-        </p>
-      ) : null}
+      <ViewMessages message={message} error={error} testId="files-message" />
       {markersProblem ? <p class="muted small">Shared, starred and link markers are not shown: {markersProblem}</p> : null}
       {entries === null ? (
         <p class="muted">Loading…</p>

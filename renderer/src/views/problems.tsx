@@ -3,6 +3,7 @@ import type { ConflictItem, EntryRef, ErrorItem } from '../../../main/contract/i
 import { call, messageOf, subscribe } from '../api.js';
 import { baseName, folderName, formatTime, parentOf } from '../format.js';
 import { PathText } from '../path-text.js';
+import { ViewMessages } from '../view-messages.js';
 
 /** Where a problem is: the file's folder inside the synced folder, named by its last part. */
 function Where({ root, path }: { root: string; path: string }) {
@@ -55,14 +56,7 @@ export function ProblemsView() {
       <h2 id="problems-title" tabIndex={-1}>
         Conflicts and errors
       </h2>
-      <p role="status" aria-live="polite" class="inline-message" data-testid="problems-message">
-        {message}
-      </p>
-      {failure ? (
-        <p role="alert" class="error-summary">
-          {failure}
-        </p>
-      ) : null}
+      <ViewMessages message={message} error={failure} testId="problems-message" />
       <section aria-labelledby="conflicts-title" class="panel">
         <h3 id="conflicts-title">Conflicts</h3>
         {conflicts === null ? null : conflicts.length === 0 ? (

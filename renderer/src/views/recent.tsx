@@ -4,6 +4,7 @@ import { call, messageOf, subscribe } from '../api.js';
 import { folderName, formatWhen, parentOf } from '../format.js';
 import { Icon } from '../icons.js';
 import { PathText } from '../path-text.js';
+import { ViewMessages } from '../view-messages.js';
 
 /** Files listed before "Show all". */
 const SHOWN = 8;
@@ -57,14 +58,7 @@ export function RecentFiles({ multipleFolders }: { multipleFolders: boolean }) {
   return (
     <section aria-labelledby="recent-title" class="panel recent">
       <h3 id="recent-title">Recent files</h3>
-      <p role="status" aria-live="polite" class="inline-message" data-testid="recent-message">
-        {message}
-      </p>
-      {error ? (
-        <p role="alert" class="error-summary">
-          {error}
-        </p>
-      ) : null}
+      <ViewMessages message={message} error={error} testId="recent-message" />
       {files === null ? (
         <p class="muted">Loading…</p>
       ) : files.length === 0 ? (
