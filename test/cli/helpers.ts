@@ -109,7 +109,9 @@ const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Runs `drivesync ARGS` on a pseudo-terminal (util-linux `script`), so stdin and stdout are TTYs. */
 export function cliOnTty(args: readonly string[], options: RunOptions & { onOutput?: (all: string, child: ChildProcess) => void }): Promise<Finished> {
-  const command = [process.execPath, BIN, ...args].map(quote).join(' ');
+  // `exec`: the shell `script` starts (dash where SHELL is unset, as in CI) would otherwise stay in the terminal's
+  // foreground group and die of a Ctrl-C, so the exit code would be the shell's 130, not drivesync's.
+  const command = `exec ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
   const child = spawn('script', ['-qfec', command, '/dev/null'], {
     cwd: options.cwd ?? ROOT,
     env: { ...cliEnv(options.home, options.env), TERM: 'xterm-256color', COLUMNS: '160', LINES: '40' },
