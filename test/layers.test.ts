@@ -135,6 +135,39 @@ export function layerViolations(imports: readonly Import[]): string[] {
   return out;
 }
 
+/** The mirror's tables, read from the schema its owner creates (main/sync/mirror.ts). */
+export const MIRROR_TABLES = [...readFileSync(join(REPO, 'main/sync/mirror.ts'), 'utf8').matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/gi)].map((m) => m[1]!);
+
+/** The owners of the mirror's SQL: `Mirror` and its read-only companion for the front ends. */
+const ownsMirrorSql = (path: string) => /^main\/sync\/mirror[\w-]*\.ts$/.test(path);
+
+/** Which SQLite bindings count as opening a database. */
+const isSqlite = (s: string) => s === 'better-sqlite3' || s === 'node:sqlite' || s === 'sqlite3';
+
+/**
+ * SQL on the mirror's tables in a source's strings (literals and templates, a template's expressions read as `?`),
+ * one line each; prose in comments is not SQL and is not read.
+ */
+export function mirrorSqlIn(file: string, text = readFileSync(file, 'utf8')): string[] {
+  const tables = MIRROR_TABLES.join('|');
+  const sql = new RegExp(
+    String.raw`\b(?:from|into|update|join|on|table(?:\s+if\s+(?:not\s+)?exists)?)\s+["'\`\[]?(?:${tables})\b|\bname\s*=\s*'(?:${tables})'`,
+    'i',
+  );
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const found: string[] = [];
+  const check = (node: ts.Node, literal: string) => {
+    if (sql.test(literal)) found.push(`${rel(file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${literal.trim().split(/\s+/).join(' ')}`);
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) check(node, node.text);
+    else if (ts.isTemplateExpression(node)) check(node, node.head.text + node.templateSpans.map((span) => `?${span.literal.text}`).join(''));
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
 const ALL = [...['main', 'server', 'preload', 'renderer', 'scripts'].flatMap((d) => sources(join(REPO, d))), join(REPO, 'vite.renderer.config.ts')];
 
 const at = (path: string, text: string) => importsOf(join(REPO, path), text);
@@ -203,5 +236,38 @@ describe('the layer rule (DESIGN §1)', () => {
     expect(layerViolations(at('renderer/src/x.ts', "import type { Settings } from '../../main/contract/index.js';"))).toEqual([]);
     expect(layerViolations(at('renderer/src/x.ts', "import { type Settings } from '../../main/contract/index.js';"))).toEqual([]);
     expect(layerViolations(at('preload/x.ts', "import { ipcRenderer } from 'electron';"))).toEqual([]);
+  });
+});
+
+describe("the mirror's SQL has one owner (main/sync/mirror*.ts)", () => {
+  it('reads the tables from the schema', () => {
+    expect(MIRROR_TABLES).toEqual(expect.arrayContaining(['base', 'intents']));
+  });
+
+  it('finds SQL on the mirror only in its owners, where it is', () => {
+    const owners = ALL.filter((f) => ownsMirrorSql(rel(f)));
+    expect(owners.map(rel)).toEqual(expect.arrayContaining(['main/sync/mirror.ts', 'main/sync/mirror-read.ts']));
+    for (const file of owners) expect(mirrorSqlIn(file).length, rel(file)).toBeGreaterThan(0);
+  });
+
+  it('finds none anywhere else in main/', () => {
+    expect(ALL.filter((f) => rel(f).startsWith('main/') && !ownsMirrorSql(rel(f))).flatMap((f) => mirrorSqlIn(f))).toEqual([]);
+  });
+
+  it('lets nothing else in main/ open a SQLite database', () => {
+    const opens = ALL.flatMap((f) => importsOf(f)).filter((i) => isSqlite(i.specifier) && !i.typeOnly);
+    expect(opens.map((i) => rel(i.file)).filter((f) => f.startsWith('main/') && !ownsMirrorSql(f))).toEqual([]);
+    expect(opens.some((i) => rel(i.file) === 'main/sync/mirror.ts')).toBe(true);
+  });
+
+  it('catches each kind of breach (the check can fail)', () => {
+    const file = join(REPO, 'main/cli/x.ts');
+    expect(mirrorSqlIn(file, "db.prepare('SELECT remote_id FROM base WHERE path = ?');")).toHaveLength(1);
+    expect(mirrorSqlIn(file, 'db.prepare(`SELECT ${columns} FROM base WHERE parent_id = ?`);')).toHaveLength(1);
+    expect(mirrorSqlIn(file, "db.exec('DELETE FROM intents');")).toHaveLength(1);
+    expect(mirrorSqlIn(file, 'db.exec(`INSERT INTO "base" (remote_id) VALUES (${id})`);')).toHaveLength(1);
+    expect(mirrorSqlIn(file, "db.prepare(\"SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'base'\");")).toHaveLength(1);
+    expect(mirrorSqlIn(file, '// what differs from base is planned\nconst x = 1;')).toEqual([]);
+    expect(mirrorSqlIn(file, "const message = 'the base of the tree';")).toEqual([]);
   });
 });

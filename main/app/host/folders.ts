@@ -13,7 +13,7 @@ import type { HandlersOf, HostContext } from './context.js';
 import type { Feed, FolderRun } from './feed.js';
 import { HostError } from './failures.js';
 import { entryMarkers } from './markers.js';
-import { mirrorChildren, mirrorItem, type MirrorRow } from './mirror-read.js';
+import { syncedChildrenOf, syncedItemAt, type MirrorEntry } from '../../sync/mirror-read.js';
 
 export class Folders {
   readonly runs = new Map<string, FolderRun>();
@@ -49,7 +49,7 @@ export class Folders {
     },
     'entries:browse': async (ref) => {
       const run = this.require(ref.root);
-      return mirrorChildren(run.mirror, ref.path).map((row) => toEntry(run.root, row));
+      return syncedChildrenOf(run.mirror, ref.path).map((row) => toEntry(run.root, row));
     },
     'folder:open': async (arg) => {
       const root = arg.root ?? this.host.config.roots[0];
@@ -60,9 +60,9 @@ export class Folders {
     'entries:markers': async (ref) => {
       const client = this.host.requireClient();
       const run = this.require(ref.root);
-      const parent = ref.path === '' ? null : mirrorItem(run.mirror, ref.path);
+      const parent = ref.path === '' ? null : syncedItemAt(run.mirror, ref.path);
       if (ref.path !== '' && !parent) throw new HostError('not-synced', `${ref.path} is not synced yet.`);
-      return entryMarkers(client, parent?.remoteId ?? null, mirrorChildren(run.mirror, ref.path));
+      return entryMarkers(client, parent?.remoteId ?? null, syncedChildrenOf(run.mirror, ref.path));
     },
     'entries:star': async (arg) => {
       const { client, item } = this.resolve(arg);
@@ -132,11 +132,11 @@ export class Folders {
   }
 
   /** The remote entry an entry of the window is synced with. */
-  resolve(ref: EntryRef): { client: DriveClient; item: MirrorRow } {
+  resolve(ref: EntryRef): { client: DriveClient; item: MirrorEntry } {
     const client = this.host.requireClient();
     const run = this.require(ref.root);
     if (ref.path === '') throw new HostError('invalid-argument', 'Name a file or folder inside the synced folder.');
-    const item = mirrorItem(run.mirror, ref.path);
+    const item = syncedItemAt(run.mirror, ref.path);
     if (!item) throw new HostError('not-synced', `${ref.path} is not synced yet.`);
     return { client, item };
   }
@@ -202,7 +202,7 @@ export class Folders {
   }
 }
 
-function toEntry(root: string, row: MirrorRow): SyncedEntry {
+function toEntry(root: string, row: MirrorEntry): SyncedEntry {
   const name = row.path.slice(row.path.lastIndexOf('/') + 1);
   const modifiedAt = Number.isFinite(row.mtimeMs) && row.mtimeMs > 0 ? new Date(row.mtimeMs).toISOString() : null;
   return { root, path: row.path, name, type: row.type, remoteId: row.remoteId, size: row.size, modifiedAt };

@@ -5,13 +5,13 @@
  */
 import type { DriveClient } from '../../api/client.js';
 import type { EntryMarkers } from '../../contract/index.js';
-import type { MirrorRow } from './mirror-read.js';
+import type { MirrorEntry } from '../../sync/mirror-read.js';
 
 /** Entries looked at for links at most; a bigger folder shows no link marker past them. */
 const MAX_LINK_LOOKUPS = 200;
 const AT_ONCE = 4;
 
-export async function entryMarkers(client: DriveClient, parentId: number | null, rows: readonly MirrorRow[]): Promise<EntryMarkers[]> {
+export async function entryMarkers(client: DriveClient, parentId: number | null, rows: readonly MirrorEntry[]): Promise<EntryMarkers[]> {
   const wanted = new Set(rows.map((r) => r.remoteId));
   const shared = new Set<number>();
   const starred = new Set<number>();

@@ -8,7 +8,7 @@ import type { InvokeArg, LinkInput, LinkView, ListShareOutcome, Permission, Pers
 import type { HandlersOf, HostContext } from './context.js';
 import type { Folders } from './folders.js';
 import { HostError } from './failures.js';
-import type { MirrorRow } from './mirror-read.js';
+import type { MirrorEntry } from '../../sync/mirror-read.js';
 import { countSubscribed, forgetList, listsInOrder, loadSavedLists, rememberList } from './saved-lists.js';
 
 type SharingCalls =
@@ -109,7 +109,7 @@ export class SharingJob {
     },
   };
 
-  private async peopleOfEntry(client: DriveClient, item: MirrorRow): Promise<Person[]> {
+  private async peopleOfEntry(client: DriveClient, item: MirrorEntry): Promise<Person[]> {
     // There is no "show entry" endpoint: the entry is found in its folder's listing (or by name at the root).
     const filter = item.parentId !== null ? { parentIds: [item.parentId], perPage: 200 } : { query: item.remoteName, perPage: 200 };
     for await (const entry of client.entries.list(filter)) {

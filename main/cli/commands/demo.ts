@@ -102,7 +102,7 @@ async function runDemo(): Promise<void> {
     if (!first.inSync) throw new CliError(`the demo folder did not get in sync: ${summaryLine(first)}`);
 
     const { mirror } = rootOfAccount(demoPaths, folder, server.url, email);
-    const hello = await withMirror(mirror, (q) => q.byPath('hello.txt'));
+    const hello = await withMirror(mirror, (reader) => reader.itemAt('hello.txt'));
     if (!hello) throw new CliError('the sample file was not synced');
     let linkUrl: string;
     try {

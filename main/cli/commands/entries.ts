@@ -24,10 +24,10 @@ async function parentPaths(session: Session, ids: ReadonlySet<number>): Promise<
   const found = new Map<number, string>();
   for (const root of session.config.roots) {
     const { mirror } = rootOfAccount(session.paths, root, session.server, session.email);
-    await withMirror(mirror, (q) => {
+    await withMirror(mirror, (reader) => {
       for (const id of ids) {
         if (found.has(id)) continue;
-        const item = q.byId(id);
+        const item = reader.itemById(id);
         if (item) found.set(id, item.path);
       }
     }).catch(() => undefined);
