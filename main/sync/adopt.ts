@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import type { DriveClient } from '../api/client.js';
-import { applyOutcome, type MutableTrees } from './apply.js';
+import { commitOutcome, type MutableTrees } from './apply.js';
 import type { Mirror } from './mirror.js';
 import type { FileSystem } from './ports.js';
 import type { BaseTree } from './trees.js';
@@ -55,14 +55,14 @@ export async function adoptLostUploads(
     if (intent.kind === 'replace-remote' && p.remoteId !== undefined && trees.remote.has(p.remoteId)) {
       await client.entries.trash([p.remoteId]);
     }
-    applyOutcome(trees, {
-      kind: 'synced',
-      remote: match,
-      local: hashed,
-      ...(intent.kind === 'replace-remote' && p.remoteId !== undefined ? { replaces: p.remoteId } : {}),
-    });
-    const { upserts, deletes } = trees.base.drain();
-    mirror.commit(intent.id, upserts, deletes);
+    commitOutcome(trees, mirror, intent.id, [
+      {
+        kind: 'synced',
+        remote: match,
+        local: hashed,
+        ...(intent.kind === 'replace-remote' && p.remoteId !== undefined ? { replaces: p.remoteId } : {}),
+      },
+    ]);
     known.add(match.id);
     adopted.push(path);
   }

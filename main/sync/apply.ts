@@ -1,9 +1,12 @@
 /**
  * How a finished operation changes the three trees. The executor calls this with what really happened (new ids
  * from the service, new inodes from the disk); the simulation tests call it with made-up ones. Either way the
- * trees change by the same rules, so the tests exercise the engine's own bookkeeping.
+ * trees change by the same rules, so the tests exercise the engine's own bookkeeping. `commitOutcome` is how the
+ * engine keeps such a change: in the trees and, with the operation's intent cleared, in the mirror.
  */
+import type { Mirror } from './mirror.js';
 import { isWithin, rebase } from './names.js';
+import type { BaseTree } from './trees.js';
 import type { BaseItem, LocalItem, RelPath, RemoteId, RemoteItem } from './types.js';
 
 export interface MutableTrees {
@@ -225,4 +228,20 @@ export function applyOutcome(trees: MutableTrees, outcome: Outcome): void {
       return;
     }
   }
+}
+
+/**
+ * The one way a finished operation's result is kept, by the executor and by crash adoption alike: the trees change
+ * by `applyOutcome`, then the base rows that changed are written and the operation's intent is cleared in one
+ * transaction, so a crash leaves the intent or the result, never both.
+ */
+export function commitOutcome(
+  trees: MutableTrees & { base: BaseTree },
+  mirror: Pick<Mirror, 'commit'>,
+  intentId: number,
+  outcomes: readonly Outcome[],
+): void {
+  for (const each of outcomes) applyOutcome(trees, each);
+  const { upserts, deletes } = trees.base.drain();
+  mirror.commit(intentId, upserts, deletes);
 }

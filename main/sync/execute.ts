@@ -9,7 +9,7 @@ import PQueue from 'p-queue';
 import type { DriveClient } from '../api/client.js';
 import { ApiError, isTransient, NotFoundError, RateLimitedError } from '../api/errors.js';
 import type { FileEntry } from '../api/schemas.js';
-import { applyOutcome, type MutableTrees, type Outcome } from './apply.js';
+import { commitOutcome, type MutableTrees, type Outcome } from './apply.js';
 import { STATE_DIR } from './local.js';
 import type { Clock, FileSystem, RandomId } from './ports.js';
 import type { Mirror } from './mirror.js';
@@ -170,9 +170,7 @@ export class Executor {
       throw error;
     }
     const outcomes = Array.isArray(outcome) ? outcome : [outcome];
-    for (const each of outcomes) applyOutcome(this.trees, each);
-    const { upserts, deletes } = this.trees.base.drain();
-    this.mirror.commit(intent, upserts, deletes);
+    commitOutcome(this.trees, this.mirror, intent, outcomes);
     this.events.done?.(op, outcomes.at(-1)!);
   }
 

@@ -1,0 +1,121 @@
+/**
+ * The mirror's one owner: the front ends' read-only answers (main/sync/mirror-read.ts) on a database `Mirror`
+ * writes, read while the writer is open; and `commitOutcome`, the one way the executor and crash adoption keep a
+ * result: the trees, the rows and the cleared intent in one transaction.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { commitOutcome } from '../../main/sync/apply.js';
+import { Mirror } from '../../main/sync/mirror.js';
+import { readMirror, syncedChildrenOf, syncedItemAt } from '../../main/sync/mirror-read.js';
+import { LocalTree, RemoteTree } from '../../main/sync/trees.js';
+import type { BaseItem, LocalItem, RemoteItem } from '../../main/sync/types.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mirror-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const row = (remoteId: number, parentId: number | null, path: string, type: 'file' | 'folder', size = 0): BaseItem => ({
+  remoteId,
+  parentId,
+  remoteName: path.split('/').at(-1)!,
+  path,
+  type,
+  inode: 1000 + remoteId,
+  size,
+  mtimeMs: 1_700_000_000_000 + remoteId,
+  hash: type === 'file' ? `h${remoteId}` : null,
+  remoteSize: size,
+  remoteUpdatedAt: '2026-11-23T10:00:00Z',
+});
+
+describe("the front ends' read-only answers", () => {
+  it('read what Mirror wrote, while it is open: by path, by id, and a folder’s children folders first', () => {
+    const file = join(dir, 'm.sqlite');
+    const mirror = new Mirror(file);
+    try {
+      mirror.commit(null, [row(1, null, 'b.txt', 'file', 5), row(2, null, 'a', 'folder'), row(3, 2, 'a/z.txt', 'file', 7), row(4, 2, 'a/inner', 'folder'), row(5, null, 'Z', 'folder')], []);
+      const entry = { remoteId: 3, parentId: 2, remoteName: 'z.txt', path: 'a/z.txt', type: 'file', size: 7, mtimeMs: 1_700_000_000_003 };
+      expect(syncedItemAt(file, 'a/z.txt')).toEqual(entry);
+      expect(readMirror(file, (m) => [m.itemAt('a/z.txt'), m.itemById(3), m.itemById(99), m.itemAt('nope')])).toEqual([entry, entry, undefined, undefined]);
+      expect(syncedChildrenOf(file, '').map((e) => e.path)).toEqual(['a', 'Z', 'b.txt']);
+      expect(syncedChildrenOf(file, 'a').map((e) => e.path)).toEqual(['a/inner', 'a/z.txt']);
+      expect(syncedChildrenOf(file, 'a/inner')).toEqual([]);
+      expect(syncedChildrenOf(file, 'not/there')).toEqual([]);
+      expect(syncedItemAt(file, 'gone')).toBeNull();
+      // A later commit shows at the next read.
+      mirror.commit(null, [], [3]);
+      expect(syncedItemAt(file, 'a/z.txt')).toBeNull();
+    } finally {
+      mirror.close();
+    }
+  });
+
+  it('find nothing where there is no mirror yet: no file, or a database without its tables', () => {
+    const none = join(dir, 'none.sqlite');
+    expect(readMirror(none, () => 'read')).toBeNull();
+    expect(syncedItemAt(none, 'a')).toBeNull();
+    expect(syncedChildrenOf(none, '')).toEqual([]);
+    const empty = join(dir, 'empty.sqlite');
+    writeFileSync(empty, '');
+    expect(readMirror(empty, () => 'read')).toBeNull();
+    expect(syncedChildrenOf(empty, '')).toEqual([]);
+    // Reading created nothing.
+    expect(readMirror(none, () => 'read')).toBeNull();
+  });
+
+  it('a view shows a mirror that cannot be opened as empty; readMirror says it cannot', () => {
+    const unopenable = join(dir, 'a-folder.sqlite');
+    mkdirSync(unopenable);
+    expect(() => readMirror(unopenable, () => 'read')).toThrow();
+    expect(syncedItemAt(unopenable, 'a')).toBeNull();
+    expect(syncedChildrenOf(unopenable, '')).toEqual([]);
+  });
+});
+
+describe('commitOutcome', () => {
+  const remote = (id: number, parentId: number | null, name: string): RemoteItem => ({ id, parentId, name, type: 'file', size: 3, updatedAt: '2026-11-23T11:00:00Z' });
+  const local = (path: string): LocalItem => ({ path, type: 'file', inode: 77, size: 3, mtimeMs: 1_700_000_000_500, hash: 'abc' });
+
+  it('changes the trees, writes the rows and clears the intent, kept across a reopen', () => {
+    const file = join(dir, 'm.sqlite');
+    const mirror = new Mirror(file);
+    mirror.commit(null, [row(1, null, 'old.txt', 'file', 3)], []);
+    const trees = { base: mirror.loadBase(), local: new LocalTree(), remote: new RemoteTree() };
+    const intent = mirror.beginIntent('replace-remote', { path: 'new.txt', remoteId: 1 }, '2026-11-23T11:00:00Z');
+    commitOutcome(trees, mirror, intent, [{ kind: 'synced', remote: remote(2, null, 'new.txt'), local: local('new.txt'), replaces: 1 }]);
+    expect([...trees.base.keys()]).toEqual([2]);
+    expect(trees.local.get('new.txt')?.inode).toBe(77);
+    expect(trees.base.touched.size).toBe(0);
+    mirror.close();
+    const again = new Mirror(file);
+    try {
+      expect(again.intents()).toEqual([]);
+      expect([...again.loadBase().values()].map((b) => [b.remoteId, b.path, b.hash])).toEqual([[2, 'new.txt', 'abc']]);
+    } finally {
+      again.close();
+    }
+  });
+
+  it('keeps nothing of a result it cannot write whole: the rows and the intent stay as they were', () => {
+    const file = join(dir, 'm.sqlite');
+    const mirror = new Mirror(file);
+    try {
+      mirror.commit(null, [row(1, null, 'old.txt', 'file', 3)], []);
+      const trees = { base: mirror.loadBase(), local: new LocalTree(), remote: new RemoteTree() };
+      const intent = mirror.beginIntent('upload', { path: 'bad' }, '2026-11-23T11:00:00Z');
+      // The delete of row 1 comes first in the transaction; the row the schema refuses (no size: NaN binds as NULL)
+      // comes after.
+      const refused = { ...remote(2, null, 'bad'), size: Number.NaN };
+      expect(() => commitOutcome(trees, mirror, intent, [{ kind: 'synced', remote: refused, local: local('bad'), replaces: 1 }])).toThrow(/NOT NULL/);
+      expect(mirror.intents().map((i) => i.id)).toEqual([intent]);
+      expect([...mirror.loadBase().keys()]).toEqual([1]);
+    } finally {
+      mirror.close();
+    }
+  });
+});
