@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import type { DriveClient } from '../api/client.js';
 import { ApiError, isTransient, RateLimitedError } from '../api/errors.js';
 import { adoptLostUploads } from './adopt.js';
-import { Executor, StaleError, type TransferEvent } from './execute.js';
+import { BusyError, Executor, StaleError, type TransferEvent } from './execute.js';
 import { loadIgnoreRules, refreshPaths, scanLocal, STATE_DIR, type IgnoreRule, type ScanResult } from './local.js';
 import { Mirror } from './mirror.js';
 import { plan, settled } from './plan.js';
-import { nodeFileSystem, randomId, systemClock, type Clock, type FileSystem, type RandomId } from './ports.js';
+import { nodeFileSystem, randomId, systemClock, type Clock, type FileSystem, type RandomId, type VolumeTraits } from './ports.js';
 import { listRemote } from './remote.js';
 import { fullListingInterval, RemoteChangeCheck, type RemoteSignals } from './remote-changes.js';
 import { isWithin } from './names.js';
@@ -96,6 +96,7 @@ export interface EngineOptions {
   maxDeletions?: number;
   /** Passes within one sync before giving up on convergence. */
   maxIterations?: number;
+  /** Names that differ only by case are one name on the folder's volume; by default the volume is asked (FileSystem.volume). */
   caseInsensitive?: boolean;
   /** The Watcher port; one `fs.watch` per folder by default. */
   watch?: WatchTree;
@@ -111,9 +112,11 @@ export interface EngineOptions {
   stabilityMs?: number;
   /** How often the folder is scanned in full while its watcher has failed; every minute by default. */
   fallbackRescanMs?: number;
+  /** When items another program held locked are tried again (live mode; closing a file is no change to watch); 10 s by default. */
+  busyRetryMs?: number;
 }
 
-type TimerName = 'poll' | 'rescan' | 'wake' | 'hold' | 'fallback' | 'verify';
+type TimerName = 'poll' | 'rescan' | 'wake' | 'hold' | 'fallback' | 'verify' | 'busy';
 
 /** The server could not be reached (no connection, or no answer in time). */
 const isUnreachable = (error: unknown): boolean => error instanceof ApiError && (error.kind === 'network' || error.kind === 'timeout');
@@ -211,6 +214,8 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   /** What the ignore rules left out at the last full scan. */
   private ignored: ScanResult['ignored'] = { paths: [], count: 0 };
   private localScanned = false;
+  /** How the folder's volume compares names, asked once it can be written to. */
+  private volume: VolumeTraits | null = null;
   /** Synced items gone from where the watcher looked, waiting to be found elsewhere before they count as deleted. */
   private readonly hold: DisappearanceHold;
   /** Tells from three small requests whether the drive changed (main/sync/remote-changes.ts). */
@@ -303,6 +308,17 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   confirmDeletions(): void {
     this.consent = true;
     if (this.live && this.askedFor !== null) void this.syncOnce({ listRemote: false });
+  }
+
+  /** Names that differ only by case are one local name: as the options say, else as the volume answered. */
+  private get caseInsensitive(): boolean {
+    return this.options.caseInsensitive ?? this.volume?.caseInsensitive ?? false;
+  }
+
+  private async askVolume(): Promise<VolumeTraits> {
+    const dir = join(this.root, STATE_DIR);
+    await this.fs.mkdir(dir, { recursive: true });
+    return (await this.fs.volume?.(dir)) ?? { caseInsensitive: false, normalisesUnicode: false };
   }
 
   private async rootProblem(): Promise<string | null> {
@@ -438,8 +454,10 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       this.setState('scanning');
       this.restoreTrees();
       await this.fs.rm(join(this.root, STATE_DIR, 'tmp'), { recursive: true, force: true });
+      this.volume ??= await this.askVolume();
       let unreadable = await this.scan(options.fullScan);
       let listed: RemoteSignals | null = null;
+      let listingMs: number | null = null;
       if (options.listRemote || !this.remoteListed) {
         const base = this.trees.base;
         // The cheap signals are read first: what they show must be in the listing that follows.
@@ -447,8 +465,8 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         const started = this.clock.now().getTime();
         this.trees.remote = await listRemote(this.options.client, this.options.remoteRootId ?? null, (id) => base.has(id), this.abort.signal);
         this.remoteListed = true;
-        const took = this.clock.now().getTime() - started;
-        this.nextFullListing = this.clock.now().getTime() + fullListingInterval({ pollMs: this.pollMs, lastListingMs: took, entries: this.trees.remote.size });
+        listingMs = this.clock.now().getTime() - started;
+        if (signals) this.remoteCheck.calibrate(signals, this.trees.remote);
         listed = signals;
       }
       // What changed while the folder was scanned and the drive listed is looked at too, so the plan does not mix the
@@ -471,12 +489,17 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         this.emit('item-error', failure);
       }
       this.errors.length = Math.min(this.errors.length, 200);
-      if (listed) this.remoteCheck.calibrate(listed, this.trees.remote, this.trees.base);
+      if (listed) this.remoteCheck.settle(this.trees.remote, this.trees.base);
+      if (listingMs !== null) {
+        // Spaced by the drive as this pass left it: an initial sync lists an empty drive, then fills it.
+        const entries = this.trees.remote.size;
+        this.nextFullListing = this.clock.now().getTime() + fullListingInterval({ pollMs: this.pollMs, lastListingMs: listingMs, entries });
+      }
       // What this pass sent is checked at once (others may have changed something meanwhile): cheap, as it knows
       // what it sent.
       if (this.live && summary.done > 0 && this.remoteCheck.usable) this.schedulePoll(0);
       const quiet = settled(this.trees);
-      const final = quiet ? null : plan(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.options.caseInsensitive });
+      const final = quiet ? null : plan(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.caseInsensitive });
       // Items the service refuses (folder names and renames outside 3–200 characters) are not synced until the user
       // renames them: the pass has not brought the folder in sync. They were reported when first planned.
       const refused = (final?.skipped ?? []).filter((skip) => skip.fails).map((skip) => ({ path: skip.path, message: skip.reason }));
@@ -555,7 +578,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     const rateLimited = new Map<string, number>();
     for (let iteration = 0; iteration < maxIterations; iteration++) {
       if (this.stopped || this.paused) break;
-      const result = plan(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.options.caseInsensitive });
+      const result = plan(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.caseInsensitive });
       for (const skip of result.skipped) this.reportSkipped(skip.path, skip.reason);
       for (const note of result.notes) this.tellOnce(`${note.path}: ${note.message}`);
       // What acts on a local disappearance waits until the folder has settled (it may be a move whose other end is
@@ -594,6 +617,9 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         const item = { path: labels.get(op) ?? opPath(op), message: describeError(error) };
         failures.set(`${op.kind}:${opPath(op)}`, item);
         if (isUnreachable(error)) unreachable.add(`${op.kind}:${opPath(op)}`);
+        if (error instanceof BusyError && this.live) {
+          this.setTimer('busy', this.options.busyRetryMs ?? 10_000, () => void this.syncOnce({ listRemote: false }));
+        }
       }
       if (outcome.done === 0 && outcome.failed.every((f) => !(f.error instanceof StaleError))) {
         // Passing faults are tried again at once, a few times; a deadline that passed is not (it already cost its

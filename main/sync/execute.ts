@@ -79,6 +79,16 @@ const opLabel = (op: Operation): string => ('path' in op ? op.path : op.kind ===
 /** The disk or the listing moved on since the plan was made; the next pass plans again. */
 export class StaleError extends Error {}
 
+/** Another program holds the item open and the disk refuses to rename or delete it (Windows): tried again later. */
+export class BusyError extends Error {
+  readonly code = 'EBUSY';
+}
+
+/** The disk refuses to create this name or a path this long (Windows' name rules and MAX_PATH). */
+export class RefusedPathError extends Error {}
+
+const errorCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | null)?.code;
+
 export class Executor {
   private readonly queue: PQueue;
 
@@ -123,7 +133,12 @@ export class Executor {
     };
     signal?.addEventListener('abort', stop, { once: true });
     this.queue.start();
+    // A bounded window of queued operations: an initial sync of 100,000 files would otherwise hold 100,000 queued
+    // closures and their promises at once.
+    const window = Math.max(64, this.queue.concurrency * 16);
     for (const op of operations) {
+      if (signal?.aborted) break;
+      if (this.queue.size >= window) await this.queue.onSizeLessThan(window);
       void this.queue
         .add(async () => {
           if (signal?.aborted) return;
@@ -166,7 +181,8 @@ export class Executor {
       // A request whose answer was lost may have taken effect: keep the intent for adoption; else clear it.
       if (!(op.kind === 'upload' || op.kind === 'replace-remote') || !isTransient(error)) this.mirror.clearIntent(intent);
       // A local path gone since the plan was made (moved on again, as while someone is still renaming): plan again.
-      if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') throw new StaleError(`${opLabel(op)} is no longer where it was`);
+      if (errorCode(error) === 'ENOENT') throw new StaleError(`${opLabel(op)} is no longer where it was`);
+      if (errorCode(error) === 'EBUSY') throw new BusyError('it is open in another program, which locks it; it is tried again shortly');
       throw error;
     }
     const outcomes = Array.isArray(outcome) ? outcome : [outcome];
@@ -331,13 +347,15 @@ export class Executor {
         return { kind: 'synced', remote, local, ...(op.replaces !== undefined ? { replaces: op.replaces } : {}) };
       }
       case 'create-local-folder': {
-        await this.ports.fs.mkdir(this.abs(op.path));
+        await this.placing(op.path, () => this.ports.fs.mkdir(this.abs(op.path)));
         return { kind: 'synced', remote: this.remoteOf(op.remoteId), local: await this.localItem(op.path, false) };
       }
       case 'move-local': {
-        await this.unchangedLocal(op.from);
-        if (await this.exists(op.to)) throw new StaleError(`${op.to} already exists`);
-        await this.ports.fs.rename(this.abs(op.from), this.abs(op.to));
+        const from = await this.unchangedLocal(op.from);
+        // On a volume that folds case, a rename that changes only case finds the item itself at its new name.
+        const there = await this.ports.fs.stat(this.abs(op.to)).catch(() => null);
+        if (there && !(from && there.ino === from.inode)) throw new StaleError(`${op.to} already exists`);
+        await this.placing(op.to, () => this.ports.fs.rename(this.abs(op.from), this.abs(op.to)), this.abs(op.from));
         return { kind: 'local-moved', from: op.from, to: op.to, remote: this.remoteOf(op.remoteId) };
       }
       case 'trash-local': {
@@ -355,6 +373,25 @@ export class Executor {
       case 'merge':
       case 'conflict':
         return this.resolveBothChanged(op, signal);
+    }
+  }
+
+  /**
+   * Makes something at `path`. A disk that refuses the name or the path's length says ENOENT (Windows), which would
+   * read as something moved on: when the folder it goes into is there, it is the name, and the item fails plainly.
+   */
+  private async placing(path: RelPath, make: () => Promise<unknown>, source?: string): Promise<void> {
+    try {
+      await make();
+    } catch (error) {
+      const code = errorCode(error);
+      const refused = code === 'ENOENT' || code === 'EINVAL' || code === 'ENAMETOOLONG';
+      const sourceThere = source === undefined || (await this.ports.fs.stat(source).then(() => true, () => false));
+      if (refused && sourceThere && (await this.exists(parentOf(path)))) {
+        const length = this.abs(path).length;
+        throw new RefusedPathError(`this disk does not accept its name or a path of its length (${length} characters), so it is not synced here; rename it on the drive or move it up`);
+      }
+      throw error;
     }
   }
 
@@ -387,7 +424,7 @@ export class Executor {
       const hash = await this.ports.fs.hash(tmp);
       const current = await this.localItem(path, false).catch(() => null);
       if (!mayReplace(current)) throw new StaleError(`${path} changed while it was being downloaded`);
-      await this.ports.fs.rename(tmp, this.abs(path));
+      await this.placing(path, () => this.ports.fs.rename(tmp, this.abs(path)), tmp);
       return { ...(await this.localItem(path, false)), hash };
     } finally {
       await this.ports.fs.rm(tmp, { force: true });

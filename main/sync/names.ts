@@ -40,11 +40,12 @@ function cutToBytes(text: string, maxBytes: number): string {
 }
 
 /**
- * A local file name for an untrusted remote name: never a path separator, NUL or control character, never `.` or
- * `..`, at most 255 bytes, no trailing dot or space, no reserved device name. A name that needs no change is kept.
+ * A local file name for an untrusted remote name: never a path separator, NUL or control character, none of the
+ * characters Windows refuses (`<>:"|?*`), never `.` or `..`, at most 255 bytes, no trailing dot or space, no reserved
+ * device name. A name that needs no change is kept.
  */
 export function safeLocalName(remoteName: string): string {
-  let name = remoteName.normalize('NFC').replace(/[/\\\0-\x1f\x7f]/g, '_');
+  let name = remoteName.normalize('NFC').replace(/[/\\\0-\x1f\x7f<>:"|?*]/g, '_');
   if (name === '' || name === '.' || name === '..') name = `_${name}`;
   name = name.replace(/[. ]+$/, (tail) => '_'.repeat(tail.length));
   if (RESERVED.test(name)) name = `_${name}`;

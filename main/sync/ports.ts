@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
-import { mkdir, rename, rm, utimes } from 'node:fs/promises';
+import { mkdir, rename, rm, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { hashFile } from './local.js';
 
 export interface FileStats {
@@ -25,6 +26,40 @@ export interface FileSystem {
   hash(path: string): Promise<string>;
   /** A folder's entry names, synchronously (the scan's hot path). */
   readDir(path: string): string[];
+  /** How the volume holding `dir` (an existing folder the engine may write in) compares names. */
+  volume?(dir: string): Promise<VolumeTraits>;
+}
+
+/** How a volume compares names: what makes two names one on it (macOS and Windows fold case by default). */
+export interface VolumeTraits {
+  /** `a.txt` and `A.TXT` are one name. */
+  caseInsensitive: boolean;
+  /** `café` in NFC and in NFD are one name (macOS). */
+  normalisesUnicode: boolean;
+}
+
+/**
+ * Asks the volume itself: a file made under one name is looked for under its upper-case and its NFD spelling. A
+ * volume that cannot be asked is taken as Linux's are (both false).
+ */
+export async function probeVolume(dir: string): Promise<VolumeTraits> {
+  const stem = `.volume-probe-${randomUUID()}-`;
+  const made = join(dir, `${stem}a\u00e9`);
+  const found = (name: string) => {
+    try {
+      return statSync(join(dir, name)).isFile();
+    } catch {
+      return false;
+    }
+  };
+  try {
+    await writeFile(made, '');
+    return { caseInsensitive: found(`${stem}A\u00e9`), normalisesUnicode: found(`${stem}ae\u0301`) };
+  } catch {
+    return { caseInsensitive: false, normalisesUnicode: false };
+  } finally {
+    await rm(made, { force: true }).catch(() => undefined);
+  }
 }
 
 export const nodeFileSystem: FileSystem = {
@@ -37,6 +72,7 @@ export const nodeFileSystem: FileSystem = {
   rm,
   hash: hashFile,
   readDir: (path) => readdirSync(path),
+  volume: probeVolume,
 };
 
 /**

@@ -1,0 +1,225 @@
+/**
+ * The engine on volumes other than ext4, simulated through its FileSystem port over real temp folders (so the
+ * watcher still sees them): macOS (case- and normalisation-insensitive), Windows (case-insensitive, its name rules,
+ * MAX_PATH, files locked while open). A Linux computer beside it makes what those volumes cannot hold twice.
+ */
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { EngineOptions } from '../../main/sync/engine.js';
+import { MACOS, SimulatedVolume, WINDOWS, type VolumeRules } from '../helpers/simulated-fs.js';
+import { localTree, newAccount, sorted, type Account, SCENARIO_CASES } from '../helpers/sync.js';
+
+const NFC = 'caf\u00e9.txt';
+const NFD = 'cafe\u0301.txt';
+
+/** Names Windows refuses or changes, each a valid name on Linux and on the drive. */
+const WINDOWS_HOSTILE = ['CON.txt', 'aux', 'a:b.txt', 'why?.txt', 'pipe|star*.txt', 'quote".txt', 'angle<>.txt', 'dot.', 'space '];
+
+const files = (tree: Map<string, string>) => [...tree.values()].filter((v) => v !== '/').sort();
+
+describe.each(SCENARIO_CASES)('file systems other than ext4 (%s, %s)', (mode, profile) => {
+  let account: Account;
+  beforeEach(async () => {
+    account = await newAccount(undefined, { mode, profile });
+  });
+  afterEach(() => account.close());
+
+  const onVolume = (name: string, rules: VolumeRules, options: Partial<EngineOptions> = {}) => {
+    const volume = new SimulatedVolume(rules);
+    const trashed: string[] = [];
+    const computer = account.computer(name, {
+      fs: volume.fs,
+      trash: async (path) => {
+        await volume.trash(path);
+        trashed.push(path);
+      },
+      ...options,
+    });
+    volume.mount(computer.root);
+    return { volume, computer, trashed };
+  };
+  const nonListing = (from: number) => account.requests.slice(from).filter((r) => !r.startsWith('GET /drive/file-entries'));
+  const idOf = async (name: string): Promise<number> => {
+    for await (const e of account.client.entries.list({ query: name })) if (e.name === name) return e.id;
+    throw new Error(`no remote entry named ${name}`);
+  };
+
+  it('case-insensitive: remote names that differ only by case get distinct local names and never overwrite each other', async () => {
+    const linux = account.computer('linux');
+    writeFileSync(join(linux.root, 'Report.txt'), 'capital R');
+    writeFileSync(join(linux.root, 'report.txt'), 'small r');
+    mkdirSync(join(linux.root, 'Docs'));
+    mkdirSync(join(linux.root, 'docs'));
+    writeFileSync(join(linux.root, 'Docs', 'a.txt'), 'in Docs');
+    writeFileSync(join(linux.root, 'docs', 'a.txt'), 'in docs');
+    expect(await linux.sync()).toMatchObject({ inSync: true });
+    const drive = sorted(await account.remoteTree());
+
+    const { computer: mac, volume } = onVolume('mac', MACOS);
+    expect(await mac.sync()).toMatchObject({ inSync: true, failed: [] });
+    const tree = localTree(mac.root);
+    expect(files(tree)).toEqual(['capital R', 'in Docs', 'in docs', 'small r']);
+    const keys = [...tree.keys()].map((path) => path.toLowerCase());
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(sorted(await account.remoteTree())).toEqual(drive);
+    expect(await mac.sync()).toMatchObject({ inSync: true, done: 0 });
+
+    // Each local twin is its own entry: an edit on the Mac reaches the one it came from.
+    const small = [...tree].find(([, content]) => content === 'small r')![0];
+    volume.write(small, 'small r, edited on the Mac');
+    expect(await mac.sync()).toMatchObject({ inSync: true, failed: [] });
+    await linux.sync();
+    expect(linux.file('report.txt')).toBe('small r, edited on the Mac');
+    expect(linux.file('Report.txt')).toBe('capital R');
+    expect(sorted(localTree(linux.root))).toEqual(sorted(await account.remoteTree()));
+  });
+
+  it('case-insensitive: a local rename that changes only case is one rename request, same entry', async () => {
+    const { computer: mac, volume } = onVolume('mac', MACOS);
+    volume.write('notes.txt', 'notes');
+    volume.mkdirUser('photos');
+    volume.write('photos/cat.jpg', 'cat');
+    expect(await mac.sync()).toMatchObject({ inSync: true });
+    const before = await account.entryIds();
+
+    const mark = account.requests.length;
+    volume.rename('notes.txt', 'Notes.txt');
+    volume.rename('photos', 'Photos');
+    expect(await mac.sync()).toMatchObject({ inSync: true, failed: [] });
+    const sent = nonListing(mark);
+    expect(sent).toHaveLength(2);
+    for (const request of sent) expect(request).toMatch(/^PUT \/file-entries\/\d+$/);
+    const after = await account.entryIds();
+    expect(after.get('Notes.txt')).toBe(before.get('notes.txt'));
+    expect(after.get('Photos')).toBe(before.get('photos'));
+    expect(after.get('Photos/cat.jpg')).toBe(before.get('photos/cat.jpg'));
+    expect(sorted(localTree(mac.root))).toEqual({ 'Notes.txt': 'notes', Photos: '/', 'Photos/cat.jpg': 'cat' });
+  });
+
+  it('case-insensitive: a remote rename that changes only case renames the local file; nothing is downloaded', async () => {
+    const { computer: mac, volume } = onVolume('mac', MACOS);
+    volume.write('memo.txt', 'memo');
+    expect(await mac.sync()).toMatchObject({ inSync: true });
+    await account.client.entries.rename(await idOf('memo.txt'), 'MEMO.txt');
+    const mark = account.requests.length;
+    expect(await mac.sync()).toMatchObject({ inSync: true, failed: [] });
+    expect(nonListing(mark)).toEqual([]);
+    expect(sorted(localTree(mac.root))).toEqual({ 'MEMO.txt': 'memo' });
+  });
+
+  it('normalisation-insensitive: café in NFC and in NFD are one local name', async () => {
+    const linux = account.computer('linux');
+    writeFileSync(join(linux.root, NFC), 'composed');
+    writeFileSync(join(linux.root, NFD), 'decomposed');
+    expect(await linux.sync()).toMatchObject({ inSync: true });
+    const { computer: mac, volume } = onVolume('mac', MACOS);
+    expect(await mac.sync()).toMatchObject({ inSync: true, failed: [] });
+    const tree = localTree(mac.root);
+    expect(files(tree)).toEqual(['composed', 'decomposed']);
+    expect(new Set([...tree.keys()].map((path) => path.normalize('NFC'))).size).toBe(2);
+
+    // A program on the Mac saving under the other spelling edits the file that has the name.
+    const holder = tree.get(NFC)!;
+    volume.write(NFD, 'saved through the NFD spelling');
+    expect(await mac.sync()).toMatchObject({ inSync: true, failed: [] });
+    expect(files(localTree(mac.root))).toHaveLength(2);
+    await linux.sync();
+    const onLinux = localTree(linux.root);
+    expect(onLinux.get(holder === 'composed' ? NFC : NFD)).toBe('saved through the NFD spelling');
+    expect(onLinux.get(holder === 'composed' ? NFD : NFC)).toBe(holder === 'composed' ? 'decomposed' : 'composed');
+    expect(files(onLinux)).toHaveLength(2);
+  });
+
+  it('Windows names: reserved, refused characters and trailing dots get names Windows takes; a path over 260 characters fails alone, plainly', async () => {
+    const linux = account.computer('linux');
+    for (const name of WINDOWS_HOSTILE) writeFileSync(join(linux.root, name), `content of ${name}`);
+    const deep = 'f'.repeat(120);
+    const long = `${deep}/${'g'.repeat(140)}.txt`;
+    mkdirSync(join(linux.root, deep));
+    writeFileSync(join(linux.root, ...long.split('/')), 'far down');
+    expect(await linux.sync()).toMatchObject({ inSync: true });
+    const drive = sorted(await account.remoteTree());
+
+    const { computer: win, volume, trashed } = onVolume('win', WINDOWS);
+    for (let round = 0; round < 2; round++) {
+      const summary = await win.sync();
+      expect(summary.inSync).toBe(false);
+      expect(summary.failed).toEqual([{ path: long, message: expect.stringMatching(/path of its length/) }]);
+      expect(summary.failed[0]!.message.split('\n')).toHaveLength(1);
+      const tree = localTree(win.root);
+      expect(files(tree)).toEqual(WINDOWS_HOSTILE.map((name) => `content of ${name}`).sort());
+      expect(tree.get(deep)).toBe('/');
+      for (const path of tree.keys()) {
+        const name = path.split('/').at(-1)!;
+        expect(name).not.toMatch(/[<>:"|?*]|[. ]$|^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\.|$)/i);
+        expect(volume.windowsLength(join(win.root, ...path.split('/')))).toBeLessThanOrEqual(260);
+      }
+      // Nothing was taken as deleted or changed on the drive.
+      expect(sorted(await account.remoteTree())).toEqual(drive);
+      expect(trashed).toEqual([]);
+    }
+    expect(await linux.sync()).toMatchObject({ inSync: true, done: 0 });
+  });
+
+  it('files locked while open: a rename or delete the disk refuses is reported plainly, tried again, and nothing is lost', async () => {
+    const linux = account.computer('linux');
+    writeFileSync(join(linux.root, 'report.docx'), 'v1');
+    writeFileSync(join(linux.root, 'old.txt'), 'old');
+    writeFileSync(join(linux.root, 'draft.txt'), 'draft');
+    await linux.sync();
+    const { computer: win, volume, trashed } = onVolume('win', WINDOWS);
+    expect(await win.sync()).toMatchObject({ inSync: true });
+    for (const name of ['report.docx', 'old.txt', 'draft.txt']) volume.lock(name);
+
+    writeFileSync(join(linux.root, 'report.docx'), 'v2 from linux');
+    rmSync(join(linux.root, 'old.txt'));
+    renameSync(join(linux.root, 'draft.txt'), join(linux.root, 'final.txt'));
+    expect(await linux.sync()).toMatchObject({ inSync: true });
+    const drive = sorted(await account.remoteTree());
+
+    for (let round = 0; round < 2; round++) {
+      const summary = await win.sync();
+      expect(summary.inSync).toBe(false);
+      // A local move is named by where it goes.
+      expect(summary.failed.map((f) => f.path).sort()).toEqual(['final.txt', 'old.txt', 'report.docx']);
+      for (const failure of summary.failed) expect(failure.message).toBe('it is open in another program, which locks it; it is tried again shortly');
+      expect(sorted(localTree(win.root))).toEqual({ 'draft.txt': 'draft', 'old.txt': 'old', 'report.docx': 'v1' });
+      expect(sorted(await account.remoteTree())).toEqual(drive);
+    }
+
+    for (const name of ['report.docx', 'old.txt', 'draft.txt']) volume.unlock(name);
+    expect(await win.sync()).toMatchObject({ inSync: true, failed: [] });
+    expect(sorted(localTree(win.root))).toEqual(drive);
+    expect(trashed).toEqual([join(win.root, 'old.txt')]);
+    expect(await linux.sync()).toMatchObject({ inSync: true, done: 0 });
+    expect(sorted(await account.remoteTree())).toEqual(drive);
+  });
+});
+
+describe('file systems other than ext4, live only', () => {
+  let account: Account;
+  beforeEach(async () => {
+    account = await newAccount(undefined, { mode: 'live' });
+  });
+  afterEach(() => account.close());
+
+  it('a locked file is tried again on its own once the other program lets go (closing a file is no change to watch)', async () => {
+    const volume = new SimulatedVolume(WINDOWS);
+    const win = account.computer('win', { fs: volume.fs, trash: (path) => volume.trash(path), busyRetryMs: 300 });
+    volume.mount(win.root);
+    volume.write('draft.txt', 'draft');
+    expect(await win.sync()).toMatchObject({ inSync: true });
+    let id = 0;
+    for await (const e of account.client.entries.list({ query: 'draft.txt' })) id = e.id;
+    volume.lock('draft.txt');
+    await account.client.entries.rename(id, 'final.txt');
+    const summary = await win.sync();
+    expect(summary.failed).toEqual([{ path: 'final.txt', message: expect.stringMatching(/open in another program/) }]);
+
+    volume.unlock('draft.txt');
+    const deadline = Date.now() + 20_000;
+    while (!localTree(win.root).has('final.txt') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sorted(localTree(win.root))).toEqual({ 'final.txt': 'draft' });
+  });
+});
