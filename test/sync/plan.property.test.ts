@@ -27,6 +27,18 @@ const NAMES = ['alpha', 'beta', 'Alpha', 'gamma.txt', 'gamma (2).txt', 'alpha_',
 const REMOTE_ONLY = ['alpha.', 'e\u0301te\u0301', 'notes.tmp'];
 /** Names only the local user gives: a temp name that is never uploaded. */
 const LOCAL_ONLY = ['notes.tmp'];
+/** On a case- and normalisation-insensitive volume (macOS) the local user also types the NFD spelling of `été`. */
+const LOCAL_ONLY_FOLDING = [...LOCAL_ONLY, 'e\u0301te\u0301'];
+/**
+ * What every tree of the folding-volume runs starts with, at the root: case twins (`alpha`, `Alpha`) and NFC/NFD
+ * twins (`été` as a folder, `e\u0301te\u0301` as a file), as indices into NAMES and REMOTE_ONLY.
+ */
+const TWINS: Case['initial'] = [
+  { parent: 0, name: 0, folder: false },
+  { parent: 0, name: 2, folder: false },
+  { parent: 0, name: 6, folder: true },
+  { parent: 0, name: 8, folder: false },
+];
 /** The name both sides may create at the root (N3, N4, N5). */
 const TWIN = 'twin.txt';
 /** Temp names are ignored, and so is everything inside an ignored folder. */
@@ -64,6 +76,8 @@ const pick = <T>(list: readonly T[], n: number): T | undefined => (list.length =
 
 interface World {
   sim: Sim;
+  /** The folding-volume runs: the local user types NFD names too. */
+  folding: boolean;
   /** What was done, as code, for failure reports. */
   script: string[];
   nextContent: number;
@@ -115,7 +129,7 @@ function localAct(world: World, action: Action): void {
   const all = [...sim.trees.local.values()].sort((x, y) => (x.path < y.path ? -1 : 1));
   const files = all.filter((l) => l.type === 'file').map((l) => l.path);
   const folders = ['', ...all.filter((l) => l.type === 'folder').map((l) => l.path)];
-  const names = [...NAMES, ...LOCAL_ONLY];
+  const names = [...NAMES, ...(world.sim.caseInsensitive && world.folding ? LOCAL_ONLY_FOLDING : LOCAL_ONLY)];
   const say = (line: string) => world.script.push(line);
   switch (action.op) {
     case 'twin':
@@ -263,6 +277,8 @@ function orderOps(ops: Operation[], keys: readonly number[] | undefined): Operat
 
 interface Case {
   caseInsensitive: boolean;
+  /** A run of the folding volume: case-insensitive, twins in the initial tree, NFD names typed locally. */
+  folding?: boolean;
   initial: Array<{ parent: number; name: number; folder: boolean }>;
   /** The same rename made on both sides (M4). */
   same: Array<{ a: number; name: number }>;
@@ -279,8 +295,9 @@ const ruleCounts = new Map<string, number>();
 /** Runs one case; throws with a full report when a check fails. */
 function runCase(c: Case): { passes: number } {
   const sim = new Sim({ caseInsensitive: c.caseInsensitive });
-  const world: World = { sim, script: [`const sim = new Sim({ caseInsensitive: ${c.caseInsensitive} });`], nextContent: 0 };
-  buildInitial(world, c.initial);
+  const folding = c.folding ?? false;
+  const world: World = { sim, folding, script: [`const sim = new Sim({ caseInsensitive: ${c.caseInsensitive} });`], nextContent: 0 };
+  buildInitial(world, folding ? [...TWINS, ...c.initial] : c.initial);
   initialContents.set(world, new Map(sim.remoteContent));
   const start = new Set(sim.localContent.values());
   for (const rename of c.same) sameRename(world, rename);
@@ -379,8 +396,30 @@ describe('planner convergence (CanopyCheck-style property)', () => {
     soakTimeoutMs(),
   );
 
+  it(
+    'on a case- and normalisation-insensitive volume, trees with case and NFC/NFD twins converge the same way',
+    () => {
+      const details = fc.check(
+        fc.property(
+          caseArb.map((c) => ({ ...c, caseInsensitive: true, folding: true })),
+          (c) => {
+            runCase(c);
+          },
+        ),
+        soakParameters(),
+      );
+      if (details.failed) {
+        console.error(replayHint(details.seed, details.counterexamplePath));
+        throw new Error(fc.defaultReportMessage(details), { cause: details.errorInstance });
+      }
+    },
+    soakTimeoutMs(),
+  );
+
   it('the names used by the generator are distinct keys where they must be', () => {
     expect(nameKey('Alpha', true)).toBe(nameKey('alpha', true));
+    expect(nameKey(LOCAL_ONLY_FOLDING.at(-1)!, true)).toBe(nameKey('été', true));
+    expect([...NAMES, ...REMOTE_ONLY].slice(0, 9).filter((_, i) => TWINS.some((t) => t.name === i))).toEqual(['alpha', 'Alpha', 'été', 'e\u0301te\u0301']);
     expect(nameKey('e\u0301te\u0301', false)).toBe(nameKey('été', false));
     expect(safeLocalName('alpha.')).toBe('alpha_');
   });
