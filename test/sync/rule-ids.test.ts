@@ -1,16 +1,35 @@
 /**
  * The decision table is written three times — docs/sync-rules.md, the planner, its tests — and they must name the
  * same rows: every row of the document is a RuleId, is emitted by the planner and has a `describe` of its own in
- * test/sync/plan-rules.test.ts (or, for rows outside the planner, a test that names it).
+ * test/sync/plan-rules.test.ts (or, for rows outside the planner, a test that names it). Within the planner, every
+ * row has a row function that emits its id and no other, and the table's cells apply only the rows they name.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { LOCAL_STATES, REMOTE_STATES } from '../../main/sync/plan/classify.js';
+import { rows } from '../../main/sync/plan/rows.js';
+import { ALL_CELLS, NEW_LOCAL, NEW_REMOTE, SYNCED_TABLE } from '../../main/sync/plan/table.js';
 import { ENGINE_RULE_IDS, RULE_IDS } from '../../main/sync/types.js';
 
 const PROJECT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const read = (path: string) => readFileSync(join(PROJECT, path), 'utf8');
+
+/** The planner's source: main/sync/plan.ts and its stages in main/sync/plan/. */
+const plannerSource = () =>
+  [
+    'main/sync/plan.ts',
+    ...readdirSync(join(PROJECT, 'main/sync/plan'))
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => `main/sync/plan/${f}`),
+  ]
+    .map(read)
+    .join('\n');
+
+/** The row ids a compiled function's source names, as strings ('C1') or as row functions (rows.C1). */
+const quotedIds = (fn: unknown) => [...String(fn).matchAll(/["'`]([CMDN]\d)["'`]/g)].map((m) => m[1]!);
+const rowCalls = (fn: unknown) => [...String(fn).matchAll(/\brows\.([CMDN]\d)\b/g)].map((m) => m[1]!);
 
 /** The ids in the first column of the document's tables. */
 function documentedRows(): string[] {
@@ -23,10 +42,36 @@ describe('the rule ids of the document, the planner and the tests', () => {
   });
 
   it('the planner emits every row of the table', () => {
-    const planner = read('main/sync/plan.ts');
+    const planner = plannerSource();
     const emitted = new Set([...planner.matchAll(/'([CMDN]\d)'/g)].map((m) => m[1]!));
     expect([...RULE_IDS].filter((id) => !emitted.has(id))).toEqual([]);
     expect([...emitted].filter((id) => !(RULE_IDS as readonly string[]).includes(id))).toEqual([]);
+  });
+
+  it('every row has a row function, which emits its own id and no other', () => {
+    expect(Object.keys(rows).sort()).toEqual([...RULE_IDS].sort());
+    for (const id of RULE_IDS) {
+      const named = quotedIds(rows[id]);
+      expect(named.length, `row function ${id} names its id`).toBeGreaterThan(0);
+      expect(
+        named.filter((other) => other !== id),
+        `row function ${id} emits another row's id`,
+      ).toEqual([]);
+    }
+  });
+
+  it('the table has a cell for every (local state, remote state); the cells apply every row, each only rows it names', () => {
+    for (const localState of LOCAL_STATES) {
+      for (const remoteState of REMOTE_STATES) expect(SYNCED_TABLE[localState][remoteState], `${localState} × ${remoteState}`).toBeDefined();
+    }
+    expect(ALL_CELLS).toContain(NEW_REMOTE);
+    expect(ALL_CELLS).toContain(NEW_LOCAL);
+    const named = new Set(ALL_CELLS.flatMap((cell) => cell.rows));
+    expect([...RULE_IDS].filter((id) => !named.has(id))).toEqual([]);
+    for (const cell of ALL_CELLS) {
+      const called = rowCalls(cell.decide);
+      expect(called.filter((id) => !cell.rows.includes(id as (typeof RULE_IDS)[number])), `cell ${cell.rows.join(',')}`).toEqual([]);
+    }
   });
 
   it('every row has its own describe in the table tests', () => {

@@ -1,0 +1,288 @@
+/**
+ * Stage 1 of the planner: classify. For every synced item, which local item it is now and what each side did to it
+ * (the Terms of docs/sync-rules.md): its local state and its remote state, the two keys of the row table. Nothing
+ * here decides an operation.
+ */
+import { baseName, joinPath, parentOf } from '../names.js';
+import type { BaseItem, LocalItem, RelPath, RemoteId, RemoteItem, Trees } from '../types.js';
+
+/** What became of a synced item's content locally. */
+export type LocalContent = 'same' | 'touched' | 'changed' | 'deleted';
+
+/**
+ * Where a synced item is locally: gone, at its recorded place, moved by the user, or moved only because its folder
+ * moved (same name in the folder's new place).
+ */
+export type LocalState = 'deleted' | 'in-place' | 'moved' | 'moved-with-folder';
+
+/**
+ * What the listing says of a synced item: gone, replaced by a new entry with its folder and name (how clients of the
+ * service save an edit), in its recorded place (its content may have changed), or moved.
+ */
+export type RemoteState = 'deleted' | 'replaced' | 'in-place' | 'moved';
+
+export const LOCAL_STATES = ['deleted', 'in-place', 'moved', 'moved-with-folder'] as const satisfies readonly LocalState[];
+export const REMOTE_STATES = ['deleted', 'replaced', 'in-place', 'moved'] as const satisfies readonly RemoteState[];
+
+export interface Status {
+  base: BaseItem;
+  remote: RemoteItem | undefined;
+  /** Where the item is locally now (its base path, or where it moved), if it still exists. */
+  local: LocalItem | undefined;
+  localContent: LocalContent;
+  localMoved: boolean;
+  /** It moved only along with its moved folder. */
+  followedFolder: boolean;
+  remoteChanged: boolean;
+  remoteMoved: boolean;
+  /** The new entry that replaced it remotely. */
+  replacement: RemoteId | undefined;
+  localState: LocalState;
+  remoteState: RemoteState;
+}
+
+export interface Classified {
+  /** The remote entries reachable from the sync root (the others count as deleted). */
+  remote: ReadonlyMap<RemoteId, RemoteItem>;
+  /** Every synced item, parents before children. */
+  statuses: ReadonlyMap<RemoteId, Status>;
+  /** Local paths that are a synced item. */
+  claimedLocal: ReadonlySet<RelPath>;
+  /** New remote entries that are a synced file's replacement (not new items). */
+  replacing: ReadonlySet<RemoteId>;
+}
+
+export interface ClassifyOptions {
+  isIgnored: (path: RelPath, type: LocalItem['type']) => boolean;
+}
+
+export function classify(trees: Trees, { isIgnored }: ClassifyOptions): Classified {
+  const { base, local } = trees;
+  const remote = reachableRemote(trees.remote);
+  const { statuses, claimedLocal } = findLocal(base, local, remote, isIgnored);
+  for (const s of statuses.values()) s.followedFolder = s.localMoved && followedItsFolder(s, statuses);
+  const replacing = pairReplacements(base, remote, statuses);
+  for (const s of statuses.values()) {
+    s.localState = !s.local ? 'deleted' : !s.localMoved ? 'in-place' : s.followedFolder ? 'moved-with-folder' : 'moved';
+    s.remoteState = !s.remote ? (s.replacement !== undefined ? 'replaced' : 'deleted') : s.remoteMoved ? 'moved' : 'in-place';
+  }
+  return { remote, statuses, claimedLocal, replacing };
+}
+
+/** Remote items whose chain of parents reaches the sync root; anything else is outside the synced tree. */
+function reachableRemote(remote: ReadonlyMap<RemoteId, RemoteItem>): Map<RemoteId, RemoteItem> {
+  const verdict = new Map<RemoteId, boolean>();
+  const walk = (id: RemoteId): boolean => {
+    const known = verdict.get(id);
+    if (known !== undefined) return known;
+    verdict.set(id, false); // a cycle ends here as unreachable
+    const item = remote.get(id);
+    const ok = item !== undefined && (item.parentId === null || (remote.get(item.parentId)?.type === 'folder' && walk(item.parentId)));
+    verdict.set(id, ok);
+    return ok;
+  };
+  const out = new Map<RemoteId, RemoteItem>();
+  for (const [id, item] of remote) if (walk(id)) out.set(id, item);
+  return out;
+}
+
+function localContentOf(base: BaseItem, local: LocalItem): LocalContent {
+  if (base.type === 'folder') return 'same';
+  if (local.size === base.size && local.mtimeMs === base.mtimeMs && local.inode === base.inode) return 'same';
+  if (local.hash !== undefined && base.hash !== null && local.hash === base.hash) return 'touched';
+  return 'changed';
+}
+
+/** Which local item each synced item is now, and what the listing says of it. */
+function findLocal(
+  base: Trees['base'],
+  local: Trees['local'],
+  remote: ReadonlyMap<RemoteId, RemoteItem>,
+  isIgnored: ClassifyOptions['isIgnored'],
+): { statuses: Map<RemoteId, Status>; claimedLocal: Set<RelPath> } {
+  const basePaths = new Set<RelPath>();
+  for (const b of base.values()) basePaths.add(b.path);
+  const claimedLocal = new Set<RelPath>(); // local paths explained by a base item
+  // Which synced item a local item is: at the recorded path of a synced item of its type, that item (even with a
+  // new inode, as after an atomic save) — unless its inode is another synced item's, which then moved over it.
+  // Anything else may be a synced item that moved, found by inode.
+  const baseTypesAt = new Map<RelPath, Set<LocalItem['type']>>();
+  for (const b of base.values()) baseTypesAt.set(b.path, (baseTypesAt.get(b.path) ?? new Set()).add(b.type));
+  const inodeOwner = new Map<number, BaseItem>();
+  for (const b of base.values()) if (b.inode > 0 && !inodeOwner.has(b.inode)) inodeOwner.set(b.inode, b);
+  /**
+   * A file system gives a freed inode number to the next file made, so a file with a synced file's inode is that
+   * file moved only if the synced file left its own place (nothing there, or another synced file moved in, as in a
+   * swap), or kept its size and mtime (a rename keeps both): an atomic save of `a` (its old inode freed) followed by
+   * a new file `b` is not `a` moved to `b`.
+   */
+  const sameFileMoved = (b: BaseItem, candidate: LocalItem): boolean => {
+    if (b.type !== 'file') return true;
+    const there = local.get(b.path);
+    if (there === undefined || there.type !== 'file') return true;
+    const owner = inodeOwner.get(there.inode);
+    if (owner !== undefined && owner !== b) return true;
+    return candidate.size === b.size && candidate.mtimeMs === b.mtimeMs;
+  };
+  /** The synced item (other than one recorded at the item's own path) whose inode this local item has. */
+  const movedOver = (item: LocalItem): BaseItem | undefined => {
+    const owner = inodeOwner.get(item.inode);
+    return owner && owner.type === item.type && owner.path !== item.path && sameFileMoved(owner, item) ? owner : undefined;
+  };
+  /**
+   * Another synced item of the item's type, with its inode, recorded at the same path: that one moved here (its row
+   * follows its move while the row of the item it replaced waits for the folder to settle in live mode).
+   */
+  const recordedHereToo = (item: LocalItem, b: BaseItem): boolean => {
+    const owner = inodeOwner.get(item.inode);
+    return owner !== undefined && owner !== b && owner.type === item.type && owner.path === item.path;
+  };
+  const byInode = new Map<number, LocalItem[]>();
+  for (const item of local.values()) {
+    if (!baseTypesAt.get(item.path)?.has(item.type) || movedOver(item)) {
+      const list = byInode.get(item.inode) ?? [];
+      list.push(item);
+      byInode.set(item.inode, list);
+    }
+  }
+  const statuses = new Map<RemoteId, Status>();
+  // Parents before children (a child's status looks at its folder's).
+  const ordered = byDepthThenPath([...base.values()], (b) => b.path, (b) => b.remoteId);
+  for (const b of ordered) {
+    let item = local.get(b.path);
+    let moved = false;
+    // Its path says what it is only while its folder is still the one at the parent path (a folder deleted or
+    // replaced takes the meaning of the paths below it along). A row whose folder has no row goes by its path.
+    const folder = b.parentId === null ? undefined : statuses.get(b.parentId);
+    const folderHere = b.parentId === null ? parentOf(b.path) === '' : folder === undefined || folder.local?.path === parentOf(b.path);
+    const atPath =
+      item !== undefined &&
+      item.type === b.type &&
+      !claimedLocal.has(item.path) &&
+      folderHere &&
+      (item.inode === b.inode || (movedOver(item) === undefined && !recordedHereToo(item, b)));
+    // Its inode at a new path means it moved, even when something new now sits at the old path (`mv a b; touch a`).
+    // Without that, the item at its path is itself (an atomic save gives a file a new inode in place).
+    if (!atPath || item!.inode !== b.inode) {
+      // Moved to an ignored path (into a temp name or an ignored folder): it left the synced tree, as if deleted.
+      // (An item synced under an ignored name, as a temp-named file another client uploaded, may keep its name.)
+      const baseIgnored = isIgnored(b.path, b.type);
+      const inTree = (path: RelPath, type: LocalItem['type']) =>
+        (parentOf(path) === '' || !isIgnored(parentOf(path), 'folder')) && (baseIgnored || !isIgnored(path, type));
+      const candidates =
+        b.inode > 0
+          ? (byInode.get(b.inode) ?? []).filter(
+              (c) => c.type === b.type && !claimedLocal.has(c.path) && inTree(c.path, c.type) && sameFileMoved(b, c),
+            )
+          : [];
+      if (candidates.length > 0) {
+        item = candidates[0];
+        moved = true;
+      } else if (!atPath) {
+        item = undefined;
+        // Not at its path and its inode gone (an atomic save), but its folder moved: it is what now has its name in
+        // the folder's new place.
+        const folderNow = folder?.local;
+        if (folderNow && folderNow.path !== parentOf(b.path)) {
+          const expected = joinPath(folderNow.path, baseName(b.path));
+          const found = local.get(expected);
+          if (
+            found !== undefined &&
+            found.type === b.type &&
+            !claimedLocal.has(expected) &&
+            !basePaths.has(expected) &&
+            inTree(expected, found.type)
+          ) {
+            item = found;
+            moved = true;
+          }
+        }
+      }
+    }
+    if (item) claimedLocal.add(item.path);
+    const r = remote.get(b.remoteId);
+    const remoteMoved = r !== undefined && (r.parentId !== b.parentId || r.name !== b.remoteName);
+    // An updated_at recorded as '' is unknown (a move whose answer did not carry the entry): only the size tells.
+    const remoteChanged =
+      r !== undefined &&
+      b.type === 'file' &&
+      (r.size !== b.remoteSize || (!remoteMoved && b.remoteUpdatedAt !== '' && r.updatedAt !== b.remoteUpdatedAt));
+    statuses.set(b.remoteId, {
+      base: b,
+      remote: r,
+      local: item,
+      localContent: item ? localContentOf(b, item) : 'deleted',
+      localMoved: moved,
+      followedFolder: false,
+      remoteChanged,
+      remoteMoved,
+      replacement: undefined,
+      // Set once every item is placed.
+      localState: 'deleted',
+      remoteState: 'deleted',
+    });
+  }
+  return { statuses, claimedLocal };
+}
+
+/** A synced item that is where its synced folder's move took it (same name, the folder moved locally). */
+function followedItsFolder(s: Status, statuses: ReadonlyMap<RemoteId, Status>): boolean {
+  const b = s.base;
+  if (b.parentId === null || !s.local) return false;
+  const folder = statuses.get(b.parentId);
+  const folderNow = folder?.local?.path;
+  return (
+    folder !== undefined &&
+    folder.localMoved &&
+    folderNow !== undefined &&
+    folderNow !== parentOf(b.path) &&
+    s.local.path === joinPath(folderNow, baseName(b.path))
+  );
+}
+
+/**
+ * A synced file whose entry is gone while a new file entry has its folder and name is that file replaced: how
+ * clients of this service save an edit (upload a new entry, trash the old). Paired oldest first; only for a file
+ * still at its place locally (else the rules for a deleted entry and a new one apply). Sets each replaced item's
+ * `replacement`; returns the replacing entries.
+ */
+function pairReplacements(
+  base: Trees['base'],
+  remote: ReadonlyMap<RemoteId, RemoteItem>,
+  statuses: ReadonlyMap<RemoteId, Status>,
+): Set<RemoteId> {
+  const replacing = new Set<RemoteId>();
+  const fresh = new Map<string, RemoteItem[]>();
+  const candidates = [...remote.values()].filter((r) => r.type === 'file' && !base.has(r.id));
+  for (const r of candidates.sort((x, y) => x.id - y.id)) {
+    const k = folderKey(r.parentId, r.name);
+    const list = fresh.get(k);
+    if (list) list.push(r);
+    else fresh.set(k, [r]);
+  }
+  const gone = candidates.length === 0 ? [] : [...statuses.values()].filter((st) => !st.remote && st.local && !st.localMoved);
+  for (const st of gone.sort((x, y) => x.base.remoteId - y.base.remoteId)) {
+    const b = st.base;
+    if (b.type !== 'file' || (b.parentId !== null && !remote.has(b.parentId))) continue;
+    const next = fresh.get(folderKey(b.parentId, b.remoteName))?.shift();
+    if (next === undefined) continue;
+    st.replacement = next.id;
+    replacing.add(next.id);
+  }
+  return replacing;
+}
+
+/** A remote name in a remote folder, as one key. */
+export const folderKey = (parentId: RemoteId | null, name: string) => `${parentId}\u0000${name}`;
+
+/** Sorted shallowest path first, then by path (code units), then by id; keys computed once. */
+export function byDepthThenPath<T>(items: T[], pathOf: (item: T) => RelPath, idOf: (item: T) => number): T[] {
+  const keyed = items.map((item) => {
+    const path = pathOf(item);
+    let depth = 1;
+    for (let i = 0; i < path.length; i++) if (path.charCodeAt(i) === 47) depth++;
+    return { item, path, depth, id: idOf(item) };
+  });
+  keyed.sort((a, b) => a.depth - b.depth || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.id - b.id));
+  return keyed.map((k) => k.item);
+}

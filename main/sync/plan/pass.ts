@@ -1,0 +1,233 @@
+/**
+ * The state of one planning pass, shared by the rows and the constraints: the operations emitted so far, and what
+ * they already claim (local paths taken or vacated, remote parents and folder names to come). Its questions answer
+ * for the trees as this pass's operations leave them, so a later row sees what an earlier one planned.
+ */
+import { baseName, isWithin, joinPath, nameKey, numberedName, parentOf, safeLocalName } from '../names.js';
+import type { LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, Trees } from '../types.js';
+import { folderKey, type Classified, type Status } from './classify.js';
+
+export interface PassOptions {
+  caseInsensitive: boolean;
+  isIgnored: (path: RelPath, type: LocalItem['type']) => boolean;
+}
+
+export class Pass {
+  readonly base: Trees['base'];
+  readonly local: Trees['local'];
+  readonly remote: ReadonlyMap<RemoteId, RemoteItem>;
+  readonly statuses: ReadonlyMap<RemoteId, Status>;
+  readonly claimedLocal: ReadonlySet<RelPath>;
+  readonly replacing: ReadonlySet<RemoteId>;
+  readonly isIgnored: PassOptions['isIgnored'];
+  private readonly caseInsensitive: boolean;
+
+  readonly operations: Operation[] = [];
+  deletions = 0;
+  readonly skipped: Plan['skipped'] = [];
+  readonly notes: Plan['notes'] = [];
+
+  /** Base items covered by an ancestor's operation this pass. */
+  readonly handled = new Set<RemoteId>();
+  /** Local paths this pass deletes, moves away from or moves aside. */
+  readonly vacating = new Set<RelPath>();
+  /** Local items not synced that a new remote entry matched (N3–N5). */
+  readonly matchedLocal = new Set<RelPath>();
+  /** Locally moved items whose remote place is inside them locally: they wait for something else to move. */
+  readonly stuck = new Set<RemoteId>();
+  /** Local moves the remote contradicts with a cycle (M1 ↔ M3), for the tie-break at the end of the pass. */
+  readonly crossMoves: Status[] = [];
+  /** Remote parents as they will be once this pass's move-remote operations are done. */
+  readonly plannedParent = new Map<RemoteId, RemoteId | null>();
+  /** Remote folder names this pass creates or moves in (the service refuses twins). */
+  readonly newRemoteFolders = new Set<string>();
+  /** Local items, sorted by path. */
+  readonly sortedLocal: LocalItem[];
+
+  private readonly byCurrentPath = new Map<RelPath, Status>();
+  private readonly remoteChildren = new Map<RemoteId | null, RemoteItem[]>();
+  private readonly baseChildren = new Map<RemoteId, RemoteId[]>();
+  /** Paths taken by this pass's operations or by items that stay, for free-name checks: key(parent/name) → path. */
+  private readonly occupied = new Map<string, RelPath>();
+  /** Recorded paths of synced items that are nowhere locally. */
+  private readonly goneFrom = new Set<RelPath>();
+
+  constructor(trees: Trees, classified: Classified, options: PassOptions) {
+    this.base = trees.base;
+    this.local = trees.local;
+    this.remote = classified.remote;
+    this.statuses = classified.statuses;
+    this.claimedLocal = classified.claimedLocal;
+    this.replacing = classified.replacing;
+    this.isIgnored = options.isIgnored;
+    this.caseInsensitive = options.caseInsensitive;
+    for (const s of this.statuses.values()) if (s.local) this.byCurrentPath.set(s.local.path, s);
+    for (const r of this.remote.values()) {
+      const list = this.remoteChildren.get(r.parentId) ?? [];
+      list.push(r);
+      this.remoteChildren.set(r.parentId, list);
+    }
+    this.sortedLocal = [...this.local.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    for (const l of this.local.values()) this.occupied.set(this.occKey(l.path), l.path);
+    for (const b of this.base.values()) {
+      if (b.parentId === null) continue;
+      const list = this.baseChildren.get(b.parentId);
+      if (list) list.push(b.remoteId);
+      else this.baseChildren.set(b.parentId, [b.remoteId]);
+    }
+    for (const st of this.statuses.values()) if (!st.local) this.goneFrom.add(st.base.path);
+  }
+
+  /** Adds an operation and what it claims for the rest of the pass (remote parents, remote folder names). */
+  emit(op: Operation): void {
+    this.operations.push(op);
+    if (op.kind === 'create-remote-folder') this.newRemoteFolders.add(folderKey(op.parentId, op.name));
+    if (op.kind === 'move-remote') this.plannedParent.set(op.remoteId, op.parentId);
+    if ((op.kind === 'move-remote' || op.kind === 'rename-remote') && this.remote.get(op.remoteId)?.type === 'folder') {
+      this.newRemoteFolders.add(folderKey(op.kind === 'move-remote' ? op.parentId : this.remote.get(op.remoteId)!.parentId, op.name));
+    }
+  }
+
+  // --- Local questions ----------------------------------------------------------------------------------------
+
+  /** Current local path of a synced item, if it exists locally ('' is the root). */
+  currentPath(id: RemoteId | null): RelPath | undefined {
+    return id === null ? '' : this.statuses.get(id)?.local?.path;
+  }
+
+  /** The synced item whose current local path is `path`. */
+  syncedAt(path: RelPath): Status | undefined {
+    return this.byCurrentPath.get(path);
+  }
+
+  /** The remote id of the synced folder now at a local path (null: the root), if it has a remote entry. */
+  remoteIdAt(path: RelPath): RemoteId | null | undefined {
+    if (path === '') return null;
+    const s = this.byCurrentPath.get(path);
+    return s && s.remote && s.base.type === 'folder' ? s.base.remoteId : undefined;
+  }
+
+  /** Local items below `path`, sorted by path. */
+  localSubtree(path: RelPath): LocalItem[] {
+    return this.sortedLocal.filter((l) => l.path !== path && isWithin(l.path, path));
+  }
+
+  /** A local folder that exists and stays this pass, so something can be put into it. */
+  parentReady(parent: RelPath | undefined): parent is RelPath {
+    return parent !== undefined && (parent === '' || (this.local.has(parent) && !this.vacating.has(parent) && !this.underVacating(parent)));
+  }
+
+  /** True when an ancestor of `path` is deleted or moved by this pass: anything inside waits for the next one. */
+  underVacating(path: RelPath): boolean {
+    for (let p = parentOf(path); p !== ''; p = parentOf(p)) if (this.vacating.has(p)) return true;
+    return false;
+  }
+
+  /** The first free local path for `name` in `parent` (`name (2)`, …); `self` may keep its own path. */
+  freeLocalPath(parent: RelPath, name: string, self?: RelPath): RelPath {
+    const safe = safeLocalName(name);
+    for (let n = 1; ; n++) {
+      const candidate = joinPath(parent, numberedName(safe, n));
+      const holder = this.occupied.get(this.occKey(candidate));
+      if (holder === undefined || holder === self) return candidate;
+    }
+  }
+
+  /** The local path now or about to be at a place (the same name on this volume), if any. */
+  occupant(path: RelPath): RelPath | undefined {
+    return this.occupied.get(this.occKey(path));
+  }
+
+  occupy(path: RelPath): void {
+    this.occupied.set(this.occKey(path), path);
+  }
+
+  /**
+   * A local item at the recorded path of a synced item it is not (a file replaced by a folder, or the reverse):
+   * the synced item's row leaves that path this pass (trashed, forgotten or brought back elsewhere), then the
+   * new item is handled. (An item recorded there that moved away locally does not count: its row follows when its
+   * move is sent.)
+   */
+  replacesSynced(path: RelPath): boolean {
+    return this.goneFrom.has(path) && !this.claimedLocal.has(path);
+  }
+
+  private occKey(path: RelPath): string {
+    return `${nameKey(parentOf(path), this.caseInsensitive)}\u0000${nameKey(baseName(path), this.caseInsensitive)}`;
+  }
+
+  // --- Remote questions ---------------------------------------------------------------------------------------
+
+  remoteChildrenOf(id: RemoteId | null): readonly RemoteItem[] {
+    return this.remoteChildren.get(id) ?? [];
+  }
+
+  remoteSubtree(id: RemoteId): RemoteItem[] {
+    const out: RemoteItem[] = [];
+    const stack = [...(this.remoteChildren.get(id) ?? [])];
+    while (stack.length > 0) {
+      const r = stack.pop()!;
+      out.push(r);
+      stack.push(...(this.remoteChildren.get(r.id) ?? []));
+    }
+    return out;
+  }
+
+  /** A remote entry's parent as this pass's moves leave it. */
+  remoteParent(id: RemoteId): RemoteId | null {
+    return this.plannedParent.has(id) ? this.plannedParent.get(id)! : (this.remote.get(id)?.parentId ?? null);
+  }
+
+  /**
+   * Could `ancestor` be above `id` at some point of this pass: now, after some of its moves (the executor runs them
+   * in any order), or after all of them? Follows both the current and the planned parent of every entry.
+   */
+  mayBeRemoteAncestor(ancestor: RemoteId, id: RemoteId | null): boolean {
+    const seen = new Set<RemoteId>();
+    const stack: Array<RemoteId | null> = [id];
+    while (stack.length > 0) {
+      const cur = stack.pop()!;
+      if (cur === null || seen.has(cur)) continue;
+      if (cur === ancestor) return true;
+      seen.add(cur);
+      stack.push(this.remote.get(cur)?.parentId ?? null);
+      if (this.plannedParent.has(cur)) stack.push(this.plannedParent.get(cur)!);
+    }
+    return false;
+  }
+
+  /** Is `ancestor` above `id` in the remote tree as this pass's moves leave it? */
+  isRemoteAncestor(ancestor: RemoteId, id: RemoteId | null): boolean {
+    for (let cur = id, guard = 0; cur !== null && guard < 10_000; guard++) {
+      if (cur === ancestor) return true;
+      cur = this.remoteParent(cur);
+    }
+    return false;
+  }
+
+  // --- Synced items -------------------------------------------------------------------------------------------
+
+  /** Synced items below `id` by their recorded remote parents, not going below an item `prune` rejects. */
+  baseDescendants(id: RemoteId, prune: (id: RemoteId) => boolean = () => false): RemoteId[] {
+    const out: RemoteId[] = [];
+    const seen = new Set<RemoteId>([id]);
+    const stack = [...(this.baseChildren.get(id) ?? [])];
+    while (stack.length > 0) {
+      const cur = stack.pop()!;
+      if (seen.has(cur) || prune(cur)) continue;
+      seen.add(cur);
+      out.push(cur);
+      stack.push(...(this.baseChildren.get(cur) ?? []));
+    }
+    return out;
+  }
+
+  /** Where a locally moved item goes back to its remote place (M3), if that is possible this pass. */
+  goBack(s: Status): RelPath | undefined {
+    const here = s.local!;
+    const home = this.currentPath(s.remote!.parentId);
+    if (!this.parentReady(home)) return undefined;
+    const target = this.freeLocalPath(home, s.remote!.name, here.path);
+    return target === here.path || isWithin(target, here.path) ? undefined : target;
+  }
+}
