@@ -8,7 +8,7 @@ import type { DriveClient } from '../api/client.js';
 import { ApiError, isTransient, RateLimitedError } from '../api/errors.js';
 import { adoptLostUploads } from './adopt.js';
 import { BusyError, Executor, StaleError, type TransferEvent } from './execute.js';
-import { loadIgnoreRules, refreshPaths, scanLocal, STATE_DIR, type IgnoreRule, type ScanResult } from './local.js';
+import { loadIgnoreRules, refreshPaths, scanLocal, STATE_DIR, type IgnoreRule, type ScanOptions, type ScanResult } from './local.js';
 import { Mirror } from './mirror.js';
 import { plan, settled } from './plan.js';
 import { nodeFileSystem, randomId, systemClock, type Clock, type FileSystem, type RandomId, type VolumeTraits } from './ports.js';
@@ -293,7 +293,9 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     const key = `${event.direction}:${event.path}`;
     const now = this.clock.now().getTime();
     const started = this.transferStarts.get(key) ?? now;
-    this.transferStarts.set(key, started);
+    // A finished transfer is forgotten at once: a pass of 100,000 uploads would otherwise keep a key for each.
+    if (event.total !== undefined && event.transferred >= event.total) this.transferStarts.delete(key);
+    else this.transferStarts.set(key, started);
     const seconds = (now - started) / 1000;
     if (seconds <= 0) return event;
     const rate = event.transferred / seconds;
@@ -315,6 +317,12 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     return this.options.caseInsensitive ?? this.volume?.caseInsensitive ?? false;
   }
 
+  /** How the scan reads the disk: through the port, and knowing whether the volume finds names by other spellings. */
+  private diskLookups(): Pick<ScanOptions, 'readDir' | 'lstat' | 'foldsNames'> {
+    const folds = this.caseInsensitive || (this.volume?.normalisesUnicode ?? false);
+    return { readDir: this.fs.readDir, ...(this.fs.lstat ? { lstat: this.fs.lstat } : {}), foldsNames: folds };
+  }
+
   private async askVolume(): Promise<VolumeTraits> {
     const dir = join(this.root, STATE_DIR);
     await this.fs.mkdir(dir, { recursive: true });
@@ -334,7 +342,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private async scan(full: boolean): Promise<ItemError[]> {
     this.isIgnored = await loadIgnoreRules(this.root);
     const base = this.trees.base;
-    const options = { isIgnored: this.isIgnored, readDir: this.fs.readDir, ...base.scanLookup() };
+    const options = { isIgnored: this.isIgnored, ...this.diskLookups(), ...base.scanLookup() };
     let found: { symlinks: RelPath[]; unreadable: Array<{ path: RelPath; reason: string }> } = { symlinks: [], unreadable: [] };
     // A name that is not valid UTF-8 reaches the watcher garbled (U+FFFD) and cannot be looked at by that name: the
     // scan of its folder reports it, and tells when it is gone or renamed.
@@ -554,7 +562,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         randomId: this.options.randomId ?? randomId,
         scanFolder: async (path) => {
           const items = new Map<RelPath, LocalItem>();
-          const options = { isIgnored: this.isIgnored, readDir: this.fs.readDir, ...this.trees.base.scanLookup() };
+          const options = { isIgnored: this.isIgnored, ...this.diskLookups(), ...this.trees.base.scanLookup() };
           await refreshPaths(this.root, items, [path], options);
           return items;
         },

@@ -3,9 +3,9 @@
  * Symlinks are never followed; they are reported. The engine's own folder `.drivesync` is never part of the tree.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, lstatSync, readdirSync } from 'node:fs';
+import { createReadStream, lstatSync, readdirSync, type Stats } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join, parse, sep } from 'node:path';
+import { basename, dirname, join, parse, sep } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import ignore from 'ignore';
 import { baseName, parentOf } from './names.js';
@@ -85,6 +85,13 @@ export interface ScanOptions {
   isSynced: (path: RelPath) => boolean;
   /** A folder's entry names (synchronously: see scanInto); readdirSync by default, a fault-injecting one in tests. */
   readDir?: (path: string) => string[];
+  /** Looks at a path the watcher named (see FileSystem.lstat); lstatSync by default. */
+  lstat?: (path: string) => Stats | undefined;
+  /**
+   * The volume finds a name by another spelling (case, Unicode normalisation): a path the watcher named is an item
+   * only under the name its folder lists, or an item renamed in case only would be in the tree under both names.
+   */
+  foldsNames?: boolean;
 }
 
 /**
@@ -92,8 +99,8 @@ export interface ScanOptions {
  * of an async one costs several times the stat itself (a 100,000-file rescan went from ~3.5 s to under 1 s).
  * A path that vanished since its folder was read is null, without the cost of an exception.
  */
-function describeSync(abs: string, path: RelPath): LocalItem | 'symlink' | null {
-  const stats = lstatSync(abs, { throwIfNoEntry: false });
+function describeSync(abs: string, path: RelPath, lstat?: ScanOptions['lstat']): LocalItem | 'symlink' | null {
+  const stats = lstat ? lstat(abs) : lstatSync(abs, { throwIfNoEntry: false });
   if (stats === undefined) return null;
   if (stats.isSymbolicLink()) return 'symlink';
   if (!stats.isFile() && !stats.isDirectory()) return null;
@@ -107,9 +114,29 @@ async function withHash(item: LocalItem, abs: string, options: ScanOptions): Pro
   return item;
 }
 
-async function describe(abs: string, path: RelPath, options: ScanOptions): Promise<LocalItem | 'symlink' | null> {
-  const item = describeSync(abs, path);
-  return item === 'symlink' || item === null ? item : withHash(item, abs, options);
+async function describe(abs: string, path: RelPath, options: ScanOptions, listings: Listings): Promise<LocalItem | 'symlink' | null> {
+  const item = describeSync(abs, path, options.lstat);
+  if (item === null || (options.foldsNames && !listedAsNamed(abs, options, listings))) return null;
+  return item === 'symlink' ? item : withHash(item, abs, options);
+}
+
+/** Folders' names as listed, read once per refresh (a burst names many paths in one folder). */
+type Listings = Map<string, ReadonlySet<string> | null>;
+
+/** True when the folder holding `abs` lists its name spelled exactly so. */
+function listedAsNamed(abs: string, options: ScanOptions, listings: Listings): boolean {
+  const dir = dirname(abs);
+  let names = listings.get(dir);
+  if (names === undefined) {
+    const readDir = options.readDir ?? ((path: string) => readdirSync(path));
+    try {
+      names = new Set(readDir(dir));
+    } catch {
+      names = null;
+    }
+    listings.set(dir, names);
+  }
+  return names?.has(basename(abs)) ?? false;
 }
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -307,11 +334,12 @@ export async function refreshPaths(
   const unreadable: ScanResult['unreadable'] = [];
   const fresh = new Map<RelPath, LocalItem | null>();
   const cleared = new Set<RelPath>(); // paths whose whole subtree is dropped (and rescanned if a folder)
+  const listings: Listings = new Map();
   for (const path of new Set(paths)) {
     if (path === '' || path.split('/')[0] === STATE_DIR) continue;
     let item: LocalItem | 'symlink' | null = null;
     try {
-      item = await describe(join(root, ...path.split('/')), path, options);
+      item = await describe(join(root, ...path.split('/')), path, options, listings);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
         // Unreadable now, not gone: what the tree had stays.

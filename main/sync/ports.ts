@@ -4,7 +4,7 @@
  * these with faults injected; the defaults are node:fs and node:crypto.
  */
 import { randomUUID } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { mkdir, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hashFile } from './local.js';
@@ -26,6 +26,12 @@ export interface FileSystem {
   hash(path: string): Promise<string>;
   /** A folder's entry names, synchronously (the scan's hot path). */
   readDir(path: string): string[];
+  /**
+   * A path looked at without following a symbolic link, synchronously; undefined when nothing is there. Paths the
+   * watcher names are looked at through it (on a volume that folds names it finds `A.TXT` for `a.txt`); the full
+   * scan stats the names its folders list directly, for speed.
+   */
+  lstat?(path: string): Stats | undefined;
   /** How the volume holding `dir` (an existing folder the engine may write in) compares names. */
   volume?(dir: string): Promise<VolumeTraits>;
 }
@@ -72,6 +78,7 @@ export const nodeFileSystem: FileSystem = {
   rm,
   hash: hashFile,
   readDir: (path) => readdirSync(path),
+  lstat: (path) => lstatSync(path, { throwIfNoEntry: false }),
   volume: probeVolume,
 };
 

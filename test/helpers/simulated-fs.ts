@@ -7,7 +7,7 @@
  * The "user" of a simulated volume writes, renames and deletes through `write`, `rename`, `remove` here, so a user
  * saving `CAFÉ.TXT` over `café.txt` edits that file, as on the real system.
  */
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { hashFile } from '../../main/sync/local.js';
 import { moveToOsTrash } from '../../main/sync/trash.js';
@@ -60,6 +60,10 @@ export class SimulatedVolume {
       rm: async (path, options) => volume.rm(path, options?.force ?? false),
       hash: async (path) => hashFile(volume.existing(path, 'open')),
       readDir: (path) => readdirSync(volume.existing(path, 'scandir')),
+      lstat: (path) => {
+        const { stored, exists } = volume.resolve(path);
+        return exists ? lstatSync(stored) : undefined;
+      },
       volume: async () => traits,
     };
   }

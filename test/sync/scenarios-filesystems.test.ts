@@ -3,10 +3,13 @@
  * watcher still sees them): macOS (case- and normalisation-insensitive), Windows (case-insensitive, its name rules,
  * MAX_PATH, files locked while open). A Linux computer beside it makes what those volumes cannot hold twice.
  */
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EngineOptions } from '../../main/sync/engine.js';
+import { refreshPaths, scanLocal, type ScanOptions } from '../../main/sync/local.js';
+import type { LocalItem } from '../../main/sync/types.js';
 import { MACOS, SimulatedVolume, WINDOWS, type VolumeRules } from '../helpers/simulated-fs.js';
 import { localTree, newAccount, sorted, type Account, SCENARIO_CASES } from '../helpers/sync.js';
 
@@ -108,6 +111,59 @@ describe.each(SCENARIO_CASES)('file systems other than ext4 (%s, %s)', (mode, pr
     expect(sorted(localTree(mac.root))).toEqual({ 'MEMO.txt': 'memo' });
   });
 
+  it('case-insensitive: both sides create one name in different cases; both versions are kept, folders merge', async () => {
+    const linux = account.computer('linux');
+    const { computer: win, volume } = onVolume('win', WINDOWS);
+    writeFileSync(join(linux.root, 'plan.txt'), 'plan from linux');
+    mkdirSync(join(linux.root, 'music'));
+    writeFileSync(join(linux.root, 'music', 'a.mp3'), 'a from linux');
+    volume.write('Plan.txt', 'Plan from windows, longer');
+    volume.mkdirUser('Music');
+    volume.write('Music/b.mp3', 'b from windows');
+    await linux.sync();
+    expect(await win.sync()).toMatchObject({ failed: [] });
+    await linux.sync();
+    expect(await win.sync()).toMatchObject({ inSync: true, failed: [] });
+    const onWin = localTree(win.root);
+    expect(files(onWin)).toEqual(['Plan from windows, longer', 'a from linux', 'b from windows', 'plan from linux']);
+    const keys = [...onWin.keys()].map((path) => path.toLowerCase());
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(onWin.get('Music')).toBe('/');
+    expect(files(localTree(linux.root))).toEqual(files(onWin));
+    expect(await linux.sync()).toMatchObject({ inSync: true, done: 0 });
+  });
+
+  it('Windows names: a remote rename to a name Windows refuses renames the local file to a name it takes; nothing goes back', async () => {
+    const { computer: win, volume } = onVolume('win', WINDOWS);
+    volume.write('notes.txt', 'notes');
+    expect(await win.sync()).toMatchObject({ inSync: true });
+    const id = await idOf('notes.txt');
+    await account.client.entries.rename(id, 'notes: final?.txt');
+    const mark = account.requests.length;
+    expect(await win.sync()).toMatchObject({ inSync: true, failed: [] });
+    expect(nonListing(mark)).toEqual([]);
+    expect(sorted(localTree(win.root))).toEqual({ 'notes_ final_.txt': 'notes' });
+    expect(await win.sync()).toMatchObject({ inSync: true, done: 0 });
+    expect((await account.entryIds()).get('notes: final?.txt')).toBe(id);
+  });
+
+  it('Windows paths: a folder whose path would pass 260 characters fails alone; what is inside waits, nothing is lost', async () => {
+    const linux = account.computer('linux');
+    const outer = 'o'.repeat(150);
+    const inner = `${outer}/${'i'.repeat(100)}`;
+    mkdirSync(join(linux.root, ...inner.split('/')), { recursive: true });
+    writeFileSync(join(linux.root, ...inner.split('/'), 'x.txt'), 'deep inside');
+    writeFileSync(join(linux.root, outer, 'near.txt'), 'near the top');
+    expect(await linux.sync()).toMatchObject({ inSync: true });
+    const drive = sorted(await account.remoteTree());
+    const { computer: win } = onVolume('win', WINDOWS);
+    const summary = await win.sync();
+    expect(summary.failed).toEqual([{ path: inner, message: expect.stringMatching(/path of its length/) }]);
+    expect(sorted(localTree(win.root))).toEqual({ [outer]: '/', [`${outer}/near.txt`]: 'near the top' });
+    expect(sorted(await account.remoteTree())).toEqual(drive);
+    expect(await linux.sync()).toMatchObject({ inSync: true, done: 0 });
+  });
+
   it('normalisation-insensitive: café in NFC and in NFD are one local name', async () => {
     const linux = account.computer('linux');
     writeFileSync(join(linux.root, NFC), 'composed');
@@ -167,14 +223,19 @@ describe.each(SCENARIO_CASES)('file systems other than ext4 (%s, %s)', (mode, pr
     writeFileSync(join(linux.root, 'report.docx'), 'v1');
     writeFileSync(join(linux.root, 'old.txt'), 'old');
     writeFileSync(join(linux.root, 'draft.txt'), 'draft');
+    mkdirSync(join(linux.root, 'project'));
+    writeFileSync(join(linux.root, 'project', 'open.doc'), 'open');
     await linux.sync();
     const { computer: win, volume, trashed } = onVolume('win', WINDOWS);
     expect(await win.sync()).toMatchObject({ inSync: true });
-    for (const name of ['report.docx', 'old.txt', 'draft.txt']) volume.lock(name);
+    // A folder holding an open file cannot be renamed either.
+    const locked = ['report.docx', 'old.txt', 'draft.txt', 'project/open.doc'];
+    for (const name of locked) volume.lock(name);
 
     writeFileSync(join(linux.root, 'report.docx'), 'v2 from linux');
     rmSync(join(linux.root, 'old.txt'));
     renameSync(join(linux.root, 'draft.txt'), join(linux.root, 'final.txt'));
+    renameSync(join(linux.root, 'project'), join(linux.root, 'project 2024'));
     expect(await linux.sync()).toMatchObject({ inSync: true });
     const drive = sorted(await account.remoteTree());
 
@@ -182,13 +243,13 @@ describe.each(SCENARIO_CASES)('file systems other than ext4 (%s, %s)', (mode, pr
       const summary = await win.sync();
       expect(summary.inSync).toBe(false);
       // A local move is named by where it goes.
-      expect(summary.failed.map((f) => f.path).sort()).toEqual(['final.txt', 'old.txt', 'report.docx']);
+      expect(summary.failed.map((f) => f.path).sort()).toEqual(['final.txt', 'old.txt', 'project 2024', 'report.docx']);
       for (const failure of summary.failed) expect(failure.message).toBe('it is open in another program, which locks it; it is tried again shortly');
-      expect(sorted(localTree(win.root))).toEqual({ 'draft.txt': 'draft', 'old.txt': 'old', 'report.docx': 'v1' });
+      expect(sorted(localTree(win.root))).toEqual({ 'draft.txt': 'draft', 'old.txt': 'old', project: '/', 'project/open.doc': 'open', 'report.docx': 'v1' });
       expect(sorted(await account.remoteTree())).toEqual(drive);
     }
 
-    for (const name of ['report.docx', 'old.txt', 'draft.txt']) volume.unlock(name);
+    for (const name of locked) volume.unlock(name);
     expect(await win.sync()).toMatchObject({ inSync: true, failed: [] });
     expect(sorted(localTree(win.root))).toEqual(drive);
     expect(trashed).toEqual([join(win.root, 'old.txt')]);
@@ -221,5 +282,34 @@ describe('file systems other than ext4, live only', () => {
     const deadline = Date.now() + 20_000;
     while (!localTree(win.root).has('final.txt') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(sorted(localTree(win.root))).toEqual({ 'final.txt': 'draft' });
+  });
+});
+
+describe('the scan on a volume that folds names', () => {
+  it('a path the watcher names in another spelling than its folder lists is not an item (a case-only rename is not two files)', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'drivesync-folding-'));
+    try {
+      const volume = new SimulatedVolume(MACOS).mount(root);
+      volume.write('notes.txt', 'notes');
+      volume.write(NFC, 'composed');
+      const options: ScanOptions = {
+        isIgnored: () => false,
+        needsHash: () => false,
+        isSynced: () => true,
+        readDir: volume.fs.readDir,
+        lstat: volume.fs.lstat!,
+        foldsNames: true,
+      };
+      const items = (await scanLocal(root, options)).items as Map<string, LocalItem>;
+      volume.rename('notes.txt', 'Notes.txt');
+      // The watcher names both ends of the rename, and a spelling of the other file the volume finds too.
+      await refreshPaths(root, items, ['notes.txt', 'Notes.txt', NFD], options);
+      expect([...items.keys()].sort()).toEqual(['Notes.txt', NFC].sort());
+      // Without knowing that the volume folds names, the old spelling still finds the file.
+      await refreshPaths(root, items, ['notes.txt'], { ...options, foldsNames: false });
+      expect([...items.keys()].sort()).toEqual(['Notes.txt', 'notes.txt', NFC].sort());
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
