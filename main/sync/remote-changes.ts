@@ -79,11 +79,10 @@ export class RemoteChangeCheck {
   }
 
   /**
-   * After a full listing returned `remote` (the authority) and the pass brought base up to date: `signals`, read
-   * just before that listing, must agree with it. A signal that disagrees twice in a row is not used again here.
+   * Right after a full listing returned `remote` (the authority): `signals`, read just before it, must agree with it.
+   * A signal that disagrees twice in a row is not used again here.
    */
-  calibrate(signals: RemoteSignals, remote: ReadonlyMap<RemoteId, RemoteItem>, base: ReadonlyMap<RemoteId, BaseItem>): void {
-    this.listed = Int32Array.from(remote.keys()).sort();
+  calibrate(signals: RemoteSignals, remote: ReadonlyMap<RemoteId, RemoteItem>): void {
     if (signals.recent !== null) {
       this.judge('recent', !signals.recent.some((e) => this.inRoot(e) && !e.deleted_at && e.type !== 'folder' && !remote.has(e.id)));
     }
@@ -91,12 +90,23 @@ export class RemoteChangeCheck {
     if (signals.total === null) {
       this.trusted.delete('total');
     } else {
-      let rootChildren = 0;
-      for (const item of remote.values()) if (item.parentId === null) rootChildren++;
+      const rootChildren = countRootChildren(remote);
       this.totalCounts = signals.total === remote.size ? 'all' : signals.total === rootChildren ? 'root' : this.totalCounts;
-      const agrees = signals.total === remote.size || signals.total === rootChildren;
-      this.judge('total', agrees);
-      if (this.totalCounts !== null) this.totalOffset = signals.total - this.counted(base);
+      this.judge('total', signals.total === remote.size || signals.total === rootChildren);
+    }
+  }
+
+  /**
+   * After the pass that followed a full listing: `remote` is the listing with what the pass did to the drive applied,
+   * `base` what is synced. What the total counts beyond base (listed, not synced) stays constant while nothing
+   * changes. Taken from the trees, not from signals read before the pass: a pass that uploads 100,000 files would
+   * otherwise leave an offset of -100,000, and every later check would see a change.
+   */
+  settle(remote: ReadonlyMap<RemoteId, RemoteItem>, base: ReadonlyMap<RemoteId, BaseItem>): void {
+    this.listed = Int32Array.from(remote.keys()).sort();
+    if (this.totalCounts !== null) {
+      const listedCount = this.totalCounts === 'root' ? countRootChildren(remote) : remote.size;
+      this.totalOffset = listedCount - this.counted(base);
     }
   }
 
@@ -130,9 +140,9 @@ export class RemoteChangeCheck {
   }
 }
 
-function countRootChildren(base: ReadonlyMap<RemoteId, BaseItem>): number {
+function countRootChildren(items: ReadonlyMap<RemoteId, { parentId: RemoteId | null }>): number {
   let n = 0;
-  for (const b of base.values()) if (b.parentId === null) n++;
+  for (const b of items.values()) if (b.parentId === null) n++;
   return n;
 }
 

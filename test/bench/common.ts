@@ -244,10 +244,10 @@ export interface BenchServer {
  * The reference server in a process of its own (test/bench/server-child.ts), so its CPU and memory are not the
  * client's. It exits when this process closes its stdin, so it never outlives a killed benchmark.
  */
-export async function startBenchServer(dataDir = tempDir('server')): Promise<BenchServer> {
+export async function startBenchServer(dataDir = tempDir('server'), profile = 'documents'): Promise<BenchServer> {
   const child = spawn(process.execPath, tsxArgs(join(BENCH_DIR, 'server-child.ts')), {
     cwd: PROJECT,
-    env: { ...process.env, BENCH_SERVER_DATA: dataDir },
+    env: { ...process.env, BENCH_SERVER_DATA: dataDir, BENCH_SERVER_PROFILE: profile },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolveUrl, reject) => {

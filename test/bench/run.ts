@@ -12,7 +12,11 @@
  *   BENCH_REPS             timed repetitions of the rescan and listing benchmarks (default 5; 3 with BENCH_QUICK)
  *   BENCH_UPLOAD_REPS      timed repetitions of the upload benchmark, each side (default 3; 2 with BENCH_QUICK)
  *   BENCH_RENAME_FILES     files in the folder renamed while watching (default 10,000; 1,000 with BENCH_QUICK)
- *   BENCH_ONLY             comma-separated ids to run: rescan,poll,upload,save,rename,memory,watch,bigfile
+ *   BENCH_FIELD_FILES      files of the field benchmark's initial sync (default 100,000; 2,000 with BENCH_QUICK)
+ *   BENCH_FIELD_PROFILES   server profiles it runs against (default documents,deployed)
+ *   BENCH_IDLE_S           seconds it idles after the initial sync (default 120; 20 with BENCH_QUICK)
+ *   BENCH_LATENCY_CHANGES  remote changes it times (default 10; 3 with BENCH_QUICK)
+ *   BENCH_ONLY             comma-separated ids to run: rescan,poll,upload,save,rename,memory,watch,bigfile,field
  *   BENCH_TIMEOUT_MIN      per-benchmark time limit in minutes (default 30)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -39,6 +43,7 @@ const BENCHMARKS: Benchmark[] = [
   { id: 'memory', file: 'memory.ts', title: 'idle memory with everything synced' },
   { id: 'watch', file: 'watch.ts', title: 'the watcher alone: ready time and memory' },
   { id: 'bigfile', file: 'big-file.ts', title: 'big file up and down, memory growth', flags: ['--expose-gc'] },
+  { id: 'field', file: 'field.ts', title: 'sync DIR as users run it: initial sync, idle cost, remote-change latency' },
 ];
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);

@@ -6,7 +6,8 @@ import { startServer } from '../../server/app.js';
 
 const dataDir = process.env.BENCH_SERVER_DATA;
 if (!dataDir) throw new Error('BENCH_SERVER_DATA is not set');
-const server = await startServer({ port: 0, host: '127.0.0.1', dataDir });
+const profile = process.env.BENCH_SERVER_PROFILE === 'deployed' ? 'deployed' : 'documents';
+const server = await startServer({ port: 0, host: '127.0.0.1', dataDir, profile });
 process.stdout.write(`listening on ${server.url}\n`);
 let closing = false;
 const stop = () => {

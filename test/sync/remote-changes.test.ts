@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
-import { fullListingInterval, RemoteChangeCheck } from '../../main/sync/remote-changes.js';
+import { fullListingInterval, RemoteChangeCheck, type RemoteSignals } from '../../main/sync/remote-changes.js';
 import type { RemoteItem } from '../../main/sync/types.js';
 import { PROFILES } from '../helpers/server.js';
 import { newAccount, settleEngine, type Account } from '../helpers/sync.js';
@@ -42,6 +42,10 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     const a = account.computer('alpha', { pollIntervalMs: 150 });
     for (let i = 0; i < 30; i++) writeFileSync(join(a.root, `file-${i}.txt`), `content ${i}`);
     await a.engine.start();
+    // The first pass uploaded all 30: the check it makes at once, and the ticks after it, find nothing new.
+    const fullAfterFirst = seen.full();
+    await sleep(1000);
+    expect(seen.full()).toBe(fullAfterFirst);
     await settleEngine(a.engine);
     (a.engine as unknown as { nextFullListing: number }).nextFullListing = Date.now() + 3_600_000;
     const fullBefore = seen.full();
@@ -79,10 +83,15 @@ describe('the cheap check against the tree a full listing returned', () => {
   const base = (...ids: number[]) =>
     new Map(ids.map((id) => [id, { remoteId: id, parentId: null, remoteName: `e${id}`, path: `e${id}`, type: 'file' as const, inode: id, size: 1, mtimeMs: 1, hash: null, remoteSize: 1, remoteUpdatedAt: 'x' }]));
   const check = () => new RemoteChangeCheck(new DriveClient({ origin: 'http://127.0.0.1:9', token: 't' }), null);
+  /** A full listing of `remote`, with `signals` read just before it, then a pass that left base as `synced`. */
+  const listed = (c: RemoteChangeCheck, signals: RemoteSignals, remote: Map<number, RemoteItem>, synced: ReturnType<typeof base>) => {
+    c.calibrate(signals, remote);
+    c.settle(remote, synced);
+  };
 
   it('sees a new file, a trashed synced entry, and a changed total; nothing when all agree', () => {
     const c = check();
-    c.calibrate({ recent: [entry(3)], trashed: [], total: 3 }, remote(1, 2, 3), base(1, 2, 3));
+    listed(c, { recent: [entry(3)], trashed: [], total: 3 }, remote(1, 2, 3), base(1, 2, 3));
     expect(c.differences({ recent: [entry(3)], trashed: [], total: 3 }, base(1, 2, 3))).toEqual([]);
     expect(c.differences({ recent: [entry(4), entry(3)], trashed: [], total: 4 }, base(1, 2, 3))).toEqual(['new file 4', '4 entries where 3 were']);
     expect(c.differences({ recent: [entry(3)], trashed: [entry(2)], total: 2 }, base(1, 2, 3))).toEqual(['trashed 2', '2 entries where 3 were']);
@@ -90,15 +99,24 @@ describe('the cheap check against the tree a full listing returned', () => {
 
   it('entries listed but never synced (a download that keeps failing) do not count as a change on every poll', () => {
     const c = check();
-    c.calibrate({ recent: [entry(9)], trashed: [], total: 4 }, remote(1, 2, 3, 9), base(1, 2, 3));
+    listed(c, { recent: [entry(9)], trashed: [], total: 4 }, remote(1, 2, 3, 9), base(1, 2, 3));
     expect(c.differences({ recent: [entry(9)], trashed: [], total: 4 }, base(1, 2, 3))).toEqual([]);
+  });
+
+  it('a first pass that uploads everything leaves no change behind: the signals were read when the drive was empty', () => {
+    const c = check();
+    // Read before the listing of an empty drive; the pass then uploaded three files, which the trees now hold.
+    c.calibrate({ recent: [], trashed: [], total: 0 }, remote());
+    c.settle(remote(1, 2, 3), base(1, 2, 3));
+    expect(c.differences({ recent: [entry(3), entry(2), entry(1)], trashed: [], total: 3 }, base(1, 2, 3))).toEqual([]);
+    expect(c.differences({ recent: [entry(4), entry(3)], trashed: [], total: 4 }, base(1, 2, 3))).toEqual(['new file 4', '4 entries where 3 were']);
   });
 
   it('a total that counts the root children only (deployed versions) is learnt from the listing', () => {
     const c = check();
     const tree = remote(1, 2, 3);
     tree.set(3, { ...tree.get(3)!, parentId: 1 });
-    c.calibrate({ recent: [], trashed: [], total: 2 }, tree, base(1, 2, 3));
+    listed(c, { recent: [], trashed: [], total: 2 }, tree, base(1, 2, 3));
     expect(c.differences({ recent: [], trashed: [], total: 2 }, base(1, 2, 3))).toEqual([]);
   });
 
@@ -106,13 +124,13 @@ describe('the cheap check against the tree a full listing returned', () => {
     const c = check();
     const trusted = () => [...(c as unknown as { trusted: Set<string> }).trusted].sort();
     // A server that ignores recentOnly and answers other people's files, and whose total counts something else.
-    c.calibrate({ recent: [entry(50)], trashed: [], total: 999 }, remote(1, 2), base(1, 2));
+    listed(c, { recent: [entry(50)], trashed: [], total: 999 }, remote(1, 2), base(1, 2));
     expect(trusted()).toEqual(['recent', 'total', 'trashed']);
-    c.calibrate({ recent: [entry(50)], trashed: [], total: 999 }, remote(1, 2), base(1, 2));
+    listed(c, { recent: [entry(50)], trashed: [], total: 999 }, remote(1, 2), base(1, 2));
     expect(trusted()).toEqual(['trashed']);
     expect(c.usable).toBe(true);
-    c.calibrate({ recent: null, trashed: [entry(1)], total: null }, remote(1, 2), base(1, 2));
-    c.calibrate({ recent: null, trashed: [entry(1)], total: null }, remote(1, 2), base(1, 2));
+    listed(c, { recent: null, trashed: [entry(1)], total: null }, remote(1, 2), base(1, 2));
+    listed(c, { recent: null, trashed: [entry(1)], total: null }, remote(1, 2), base(1, 2));
     expect(c.usable).toBe(false);
   });
 
