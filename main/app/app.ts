@@ -83,6 +83,8 @@ export async function runApp(argv: readonly string[] = process.argv): Promise<Ru
   // Every web contents the app ever makes gets the same guards, whichever window it is in.
   app.on('web-contents-created', (_event, contents) => guardContents(contents, layout.appUrl, openExternal));
 
+  /** The user is looking (the window focused, the tray menu opened): each folder checks the drive now. */
+  let looked: () => void = () => undefined;
   const showWindow = (): BrowserWindow => {
     if (window && !window.isDestroyed()) {
       window.show();
@@ -90,6 +92,7 @@ export async function runApp(argv: readonly string[] = process.argv): Promise<Ru
       return window;
     }
     const created = createMainWindow(BrowserWindow, layout.preload, layout.indexHtml, layout.appIcon);
+    created.on('focus', () => looked());
     created.once('ready-to-show', () => created.show());
     // Closing the window keeps the app in the tray; Quit ends it.
     created.on('close', (event) => {
@@ -156,9 +159,11 @@ export async function runApp(argv: readonly string[] = process.argv): Promise<Ru
   let status = SIGNED_OUT;
   let activity: ActivityItem[] = [];
   const call = (channel: Parameters<HostProxy['call']>[0], arg?: unknown) => host.call(channel, arg);
+  looked = () => void call('sync:look');
   const actions: TrayActions = {
     openFolder: () => void call('folder:open', {}),
     syncNow: () => void call('sync:now'),
+    looked: () => looked(),
     pause: () => void call('sync:pause'),
     resume: () => void call('sync:resume'),
     copyLink: (file: RecentFile) =>

@@ -19,6 +19,8 @@ export interface TrayView {
 export interface TrayActions {
   openFolder(): void;
   syncNow(): void;
+  /** The user opened the menu or the window: look at the drive now. */
+  looked(): void;
   pause(): void;
   resume(): void;
   copyLink(file: RecentFile): void;
@@ -127,7 +129,11 @@ export class TrayController {
     if (key === this.shownKey) return;
     this.shownKey = key;
     this.tray.setToolTip(trayTooltip(view.status));
-    this.tray.setContextMenu(this.deps.buildMenu(trayMenuTemplate(view, this.actions)));
+    const menu = this.deps.buildMenu(trayMenuTemplate(view, this.actions));
+    // Opening the menu is the user looking: what changed on the drive should be there now (macOS and Windows tell;
+    // on Linux the menu's owner does not, and the window's focus is what tells).
+    menu.on('menu-will-show', () => this.actions.looked());
+    this.tray.setContextMenu(menu);
   }
 
   get currentState(): TrayState | null {

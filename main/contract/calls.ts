@@ -47,6 +47,8 @@ export const CALLS = {
   'status:get': { arg: NoArgument, result: answers<StatusSnapshot>() },
   'progress:get': { arg: NoArgument, result: answers<Progress>() },
   'sync:now': { arg: NoArgument, result: answers<void>() },
+  /** The user is looking (the window or the tray menu opened): each folder checks the drive for changes now. */
+  'sync:look': { arg: NoArgument, result: answers<void>() },
   'sync:pause': { arg: NoArgument, result: answers<void>() },
   'sync:resume': { arg: NoArgument, result: answers<void>() },
   'activity:list': { arg: NoArgument, result: answers<ActivityItem[]>() },

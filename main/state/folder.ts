@@ -60,6 +60,8 @@ export interface SyncedFolder {
   resume(): Promise<PassSummary>;
   /** Lets the pass that stopped at the mass-delete guard delete. */
   confirmDeletions(): void;
+  /** The user opened the window or the tray menu: a cheap look at the drive now. */
+  lookNow(): void;
   /** Stops the engine, writes the final status, releases the lock. */
   close(): Promise<void>;
 }
@@ -185,6 +187,10 @@ class OpenedFolder implements SyncedFolder {
 
   confirmDeletions(): void {
     this.engine.confirmDeletions();
+  }
+
+  lookNow(): void {
+    this.engine.lookNow();
   }
 
   async close(): Promise<void> {

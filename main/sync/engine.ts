@@ -143,6 +143,8 @@ const DELETION_WINDOW_MS = 10 * 60 * 1000;
 
 /** A gap this much longer than the wake check's interval means the machine slept (a busy loop is not that late). */
 const WAKE_SLACK_MS = 60_000;
+/** Looks at the drive because the user opened the window or the tray menu at most this often. */
+const LOOK_SPACING_MS = 3_000;
 
 /** The mass-delete guard: more than 500 items, or more than half of the synced ones when at least 10 would go. */
 export function deletionNeedsConsent(deletions: number, synced: number, max = 500): boolean {
@@ -318,9 +320,10 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   }
 
   /** How the scan reads the disk: through the port, and knowing whether the volume finds names by other spellings. */
-  private diskLookups(): Pick<ScanOptions, 'readDir' | 'lstat' | 'foldsNames'> {
-    const folds = this.caseInsensitive || (this.volume?.normalisesUnicode ?? false);
-    return { readDir: this.fs.readDir, ...(this.fs.lstat ? { lstat: this.fs.lstat } : {}), foldsNames: folds };
+  private diskLookups(): Pick<ScanOptions, 'readDir' | 'lstat' | 'hash' | 'foldsNames' | 'normalises'> {
+    const normalises = this.volume?.normalisesUnicode ?? false;
+    const lookups = { readDir: this.fs.readDir, hash: this.fs.hash, foldsNames: this.caseInsensitive || normalises, normalises };
+    return this.fs.lstat ? { ...lookups, lstat: this.fs.lstat } : lookups;
   }
 
   private async askVolume(): Promise<VolumeTraits> {
@@ -829,6 +832,19 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       this.checking = false;
     }
     if (changed.length > 0) await this.syncOnce();
+  }
+
+  private lookedAt = -Infinity;
+
+  /**
+   * The user is looking (the window or the tray menu opened): what changed on the drive should be there now, not at
+   * the next tick. A cheap check at once (a pass only if it shows a change), at most once every few seconds.
+   */
+  lookNow(): void {
+    const now = this.clock.now().getTime();
+    if (!this.live || this.stopped || this.paused || now - this.lookedAt < LOOK_SPACING_MS) return;
+    this.lookedAt = now;
+    this.schedulePoll(0);
   }
 
   /** Polls the service now (the tray's "sync now"). */

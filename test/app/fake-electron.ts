@@ -181,7 +181,7 @@ export const dialog = {
   showOpenDialog: vi.fn((..._args: unknown[]) => Promise.resolve({ canceled: false, filePaths: ['/home/me/Work'] as string[] })),
 };
 export const clipboard = { writeText: vi.fn() };
-export const Menu = { buildFromTemplate: vi.fn((template: Array<Record<string, unknown>>) => ({ template })) };
+export const Menu = { buildFromTemplate: vi.fn((template: Array<Record<string, unknown>>) => Object.assign(new EventEmitter(), { template })) };
 export const nativeImage = { createFromPath: vi.fn((path: string) => ({ path })) };
 export const utilityProcess = {
   fork: vi.fn((script: string, _args?: string[], options?: { execArgv?: string[] }) => {

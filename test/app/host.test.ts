@@ -2,7 +2,7 @@
  * The pure-Node host against the real reference server and real engines on temp folders: sign-in, status, browse,
  * sharing, links, settings, errors answered as Results, and the mass-delete question.
  */
-import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
@@ -202,6 +202,24 @@ describe('the desktop host', { timeout: 90_000 }, () => {
     expect(both.folders).toEqual([h.folder, second]);
     await untilStatus(h.host, (s) => inSync(s) && s.folders.length === 2);
     expect(existsSync(join(second, 'kept.txt'))).toBe(true);
+  });
+
+  it('opening the window or the tray menu looks at the drive at once: a file made elsewhere arrives without waiting for the poll', async () => {
+    const h = await signedInHost('iris@example.com', { 'a.txt': 'a' });
+    await h.host.handle('settings:set', { pollIntervalSeconds: 3600 });
+    await untilStatus(h.host, inSync);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const client = new DriveClient({ origin: server.url, token: await tokenOf('iris@example.com') });
+    const elsewhere = join(h.home, 'made-elsewhere.txt');
+    writeFileSync(elsewhere, 'from another computer');
+    await client.transfers.upload(elsewhere, { name: 'made-elsewhere.txt', parentId: null });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(existsSync(join(h.folder, 'made-elsewhere.txt'))).toBe(false);
+    await h.host.handle('sync:look', undefined);
+    for (let waited = 0; waited < 10_000 && !existsSync(join(h.folder, 'made-elsewhere.txt')); waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(readFileSync(join(h.folder, 'made-elsewhere.txt'), 'utf8')).toBe('from another computer');
   });
 
   it('asks before a mass delete, and deletes only once the user says yes', async () => {

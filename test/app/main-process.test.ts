@@ -5,6 +5,7 @@
  * and a clean quit.
  */
 import { ENGINE_V8_FLAGS } from '../../main/sync/process-flags.js';
+import type { EventEmitter } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,6 +119,16 @@ describe('the main process', () => {
     expect(answer).toMatchObject({ ok: true, value: { state: 'signed-out', account: null } });
     const bad = await invoke('share:add', trusted(), { root: 1 });
     expect(bad).toMatchObject({ ok: false, error: { kind: 'invalid-argument' } });
+  });
+
+  it('the window focused or the tray menu opened asks the host to look at the drive', async () => {
+    const handle = vi.spyOn(h.host, 'handle');
+    const looks = () => handle.mock.calls.filter(([channel]) => channel === 'sync:look').length;
+    fake.windows[0]!.emit('focus');
+    await until(() => looks() === 1);
+    (fake.trays[0]!.menu as unknown as EventEmitter).emit('menu-will-show');
+    await until(() => looks() === 2);
+    handle.mockRestore();
   });
 
   it('shows the state in the tray: icon, tooltip and the DESIGN §6 menu, rebuilt on change', async () => {

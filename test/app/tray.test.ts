@@ -1,4 +1,5 @@
 /** The tray's menu and icon for every state, the recent files, and the committed icons themselves. */
+import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MenuItemConstructorOptions } from 'electron';
@@ -27,6 +28,7 @@ const actions = (): TrayActions & Record<string, ReturnType<typeof vi.fn>> =>
   ({
     openFolder: vi.fn(),
     syncNow: vi.fn(),
+    looked: vi.fn(),
     pause: vi.fn(),
     resume: vi.fn(),
     copyLink: vi.fn(),
@@ -108,7 +110,7 @@ describe('the tray icon', () => {
   it('follows the state: one icon per state, the menu rebuilt only when what it shows changes', () => {
     const images: string[] = [];
     const tray = { setImage: vi.fn((i: { path: string }) => images.push(i.path)), setToolTip: vi.fn(), setContextMenu: vi.fn(), on: vi.fn(), destroy: vi.fn() };
-    const buildMenu = vi.fn((template: MenuItemConstructorOptions[]) => ({ template }));
+    const buildMenu = vi.fn((template: MenuItemConstructorOptions[]) => Object.assign(new EventEmitter(), { template }));
     const controller = new TrayController(
       {
         createTray: (image) => {
@@ -137,6 +139,10 @@ describe('the tray icon', () => {
       expect(images.at(-1)).toBe(join(ICONS, `tray-${icon}.png`));
       expect(controller.currentState).toBe(icon);
     }
+    // Opening the menu is the user looking.
+    const looking = (controller as unknown as { actions: Record<string, ReturnType<typeof vi.fn>> }).actions;
+    buildMenu.mock.results.at(-1)!.value.emit('menu-will-show');
+    expect(looking.looked).toHaveBeenCalledTimes(1);
     const builds = buildMenu.mock.calls.length;
     controller.update({ status: status('error'), recent: [] });
     expect(buildMenu.mock.calls.length).toBe(builds);

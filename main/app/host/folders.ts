@@ -27,12 +27,15 @@ export class Folders {
   }
 
   readonly handlers: HandlersOf<
-    'sync:now' | 'deletions:answer' | 'entries:browse' | 'entries:markers' | 'entries:star' | 'folder:open' | 'file:open' | 'file:show' | 'folder:pick'
+    'sync:now' | 'sync:look' | 'deletions:answer' | 'entries:browse' | 'entries:markers' | 'entries:star' | 'folder:open' | 'file:open' | 'file:show' | 'folder:pick'
   > = {
     'sync:now': async () => {
       this.host.requireClient();
       // The user asked: a full local scan as well as a poll, so nothing a watcher may have missed is left out.
       this.syncAll();
+    },
+    'sync:look': async () => {
+      for (const run of this.runs.values()) run.folder?.lookNow();
     },
     'deletions:answer': async ({ root, confirm }) => {
       const run = this.require(root);
