@@ -211,7 +211,7 @@ export class Executor {
   ): Promise<{ entry: FileEntry; local: LocalItem }> {
     const before = await this.localItem(path, false);
     const hashing = createHash('sha256');
-    const entry = await this.ports.client.transfers.upload(this.abs(path), {
+    const entry = await this.ports.client.transfers.upload(this.ports.fs.storedPath?.(this.abs(path)) ?? this.abs(path), {
       name,
       parentId: this.remoteParent(parentId),
       ...(relativePath !== undefined ? { relativePath } : {}),

@@ -87,12 +87,22 @@ export interface ScanOptions {
   readDir?: (path: string) => string[];
   /** Looks at a path the watcher named (see FileSystem.lstat); lstatSync by default. */
   lstat?: (path: string) => Stats | undefined;
+  /** A file's content hash (see FileSystem.hash); hashFile by default. */
+  hash?: (path: string) => Promise<string>;
   /**
    * The volume finds a name by another spelling (case, Unicode normalisation): a path the watcher named is an item
    * only under the name its folder lists, or an item renamed in case only would be in the tree under both names.
    */
   foldsNames?: boolean;
+  /**
+   * NFC and NFD spellings are one name on the volume (macOS), which may list a name in either (HFS+ lists every name
+   * decomposed, whatever made it): the tree has every name in NFC, the spelling the engine gives what it downloads,
+   * so a file listed decomposed is not taken for a rename of the one downloaded.
+   */
+  normalises?: boolean;
 }
+
+const toNfc = (name: string): string => name.normalize('NFC');
 
 /**
  * One path's item. The stat is synchronous: a scan is a long series of tiny stats, and the thread-pool round trip
@@ -110,7 +120,7 @@ function describeSync(abs: string, path: RelPath, lstat?: ScanOptions['lstat']):
 
 /** Hashes a file whose size, mtime or inode differ from its base, so the planner can tell an edit from a touch. */
 async function withHash(item: LocalItem, abs: string, options: ScanOptions): Promise<LocalItem> {
-  if (item.type === 'file' && options.needsHash(item)) item.hash = await hashFile(abs);
+  if (item.type === 'file' && options.needsHash(item)) item.hash = await (options.hash ?? hashFile)(abs);
   return item;
 }
 
@@ -126,17 +136,18 @@ type Listings = Map<string, ReadonlySet<string> | null>;
 /** True when the folder holding `abs` lists its name spelled exactly so. */
 function listedAsNamed(abs: string, options: ScanOptions, listings: Listings): boolean {
   const dir = dirname(abs);
+  const spelling = options.normalises ? toNfc : (name: string) => name;
   let names = listings.get(dir);
   if (names === undefined) {
     const readDir = options.readDir ?? ((path: string) => readdirSync(path));
     try {
-      names = new Set(readDir(dir));
+      names = new Set(readDir(dir).map(spelling));
     } catch {
       names = null;
     }
     listings.set(dir, names);
   }
-  return names?.has(basename(abs)) ?? false;
+  return names?.has(spelling(basename(abs))) ?? false;
 }
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -172,7 +183,8 @@ async function scanInto(root: string, start: RelPath, options: ScanOptions, resu
   let home = workingDirectory();
   const readDir = options.readDir ?? ((path: string) => readdirSync(path));
   const stack: RelPath[] = [start];
-  const toHash: LocalItem[] = [];
+  const toHash: Array<{ item: LocalItem; name: string }> = [];
+  const hash = options.hash ?? hashFile;
   while (stack.length > 0) {
     const dir = stack.pop()!;
     const dirAbs = dir === '' ? root : root + sep + (sep === '/' ? dir : dir.split('/').join(sep));
@@ -189,9 +201,11 @@ async function scanInto(root: string, start: RelPath, options: ScanOptions, resu
     try {
       for (const name of names) {
         if (dir === '' && name === STATE_DIR) continue;
-        const path = dir === '' ? name : `${dir}/${name}`;
+        const key = options.normalises ? toNfc(name) : name;
+        const path = dir === '' ? key : `${dir}/${key}`;
         try {
-          const item = describeSync(relative ? name : dirAbs + sep + name, path);
+          // Where the folder could not be entered, its path (in the tree's spelling) is looked up through the port.
+          const item = describeSync(relative ? name : dirAbs + sep + name, path, relative ? undefined : options.lstat);
           // Synced paths stay whatever their name (and a rescan of a synced tree asks the ignore rules nothing).
           if (item !== null && !options.isSynced(path) && options.isIgnored(path, item === 'symlink' ? 'file' : item.type)) {
             if (result.ignored.count++ < IGNORED_LISTED) result.ignored.paths.push(path);
@@ -199,7 +213,7 @@ async function scanInto(root: string, start: RelPath, options: ScanOptions, resu
           }
           if (item === 'symlink') result.symlinks.push(path);
           else if (item) {
-            if (item.type === 'file' && options.needsHash(item)) toHash.push(item);
+            if (item.type === 'file' && options.needsHash(item)) toHash.push({ item, name });
             else result.items.set(path, item);
             if (item.type === 'folder') stack.push(path);
           }
@@ -210,9 +224,9 @@ async function scanInto(root: string, start: RelPath, options: ScanOptions, resu
     } finally {
       if (relative && !restore(home!)) home = null;
     }
-    for (const item of toHash.splice(0)) {
+    for (const { item, name } of toHash.splice(0)) {
       try {
-        item.hash = await hashFile(dirAbs + sep + baseName(item.path));
+        item.hash = await hash(dirAbs + sep + name);
         result.items.set(item.path, item);
       } catch (error) {
         // Gone since its folder was read: the next change event or scan says what happened.
@@ -335,11 +349,12 @@ export async function refreshPaths(
   const fresh = new Map<RelPath, LocalItem | null>();
   const cleared = new Set<RelPath>(); // paths whose whole subtree is dropped (and rescanned if a folder)
   const listings: Listings = new Map();
-  for (const path of new Set(paths)) {
-    if (path === '' || path.split('/')[0] === STATE_DIR) continue;
+  for (const named of new Set(paths)) {
+    if (named === '' || named.split('/')[0] === STATE_DIR) continue;
+    const path = options.normalises ? toNfc(named) : named;
     let item: LocalItem | 'symlink' | null = null;
     try {
-      item = await describe(join(root, ...path.split('/')), path, options, listings);
+      item = await describe(join(root, ...named.split('/')), path, options, listings);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
         // Unreadable now, not gone: what the tree had stays.

@@ -32,6 +32,11 @@ export interface FileSystem {
    * scan stats the names its folders list directly, for speed.
    */
   lstat?(path: string): Stats | undefined;
+  /**
+   * The path as the volume holds it, for what opens files outside the port (uploads go through the API client). A
+   * real volume finds any spelling itself, so node's port has none; a simulated one maps the spelling.
+   */
+  storedPath?(path: string): string;
   /** How the volume holding `dir` (an existing folder the engine may write in) compares names. */
   volume?(dir: string): Promise<VolumeTraits>;
 }

@@ -18,6 +18,8 @@ export interface VolumeRules {
   caseInsensitive?: boolean;
   /** Names that differ only by Unicode normalisation (NFC/NFD) are one name (macOS). */
   normalisationInsensitive?: boolean;
+  /** Every name is stored, and listed, decomposed (NFD), whatever spelling made it (HFS+, macOS's older format). */
+  storesNfd?: boolean;
   /**
    * Win32's name rules: `<>:"|?*` and control characters refused (ERROR_INVALID_NAME, which Node reports as ENOENT),
    * device names (`CON`, `NUL`, `COM1`, … with any extension) refused (EINVAL), trailing dots and spaces dropped from
@@ -29,6 +31,7 @@ export interface VolumeRules {
 }
 
 export const MACOS: VolumeRules = { caseInsensitive: true, normalisationInsensitive: true };
+export const HFS_PLUS: VolumeRules = { ...MACOS, storesNfd: true };
 export const WINDOWS: VolumeRules = { caseInsensitive: true, windowsNames: true, maxPath: 260 };
 
 /** The root a Windows user's sync folder would have: paths are measured from it. */
@@ -64,6 +67,7 @@ export class SimulatedVolume {
         const { stored, exists } = volume.resolve(path);
         return exists ? lstatSync(stored) : undefined;
       },
+      storedPath: (path) => volume.resolve(path).stored,
       volume: async () => traits,
     };
   }
@@ -109,12 +113,18 @@ export class SimulatedVolume {
     for (const [i, part] of parts.entries()) {
       const found = this.find(dir, part);
       if (found === undefined) {
-        const rest = parts.slice(i).map((p) => (this.rules.windowsNames ? p.replace(/[. ]+$/, '') : p));
+        const rest = parts.slice(i).map((p) => this.storedName(p));
         return { stored: join(dir, ...rest), exists: false };
       }
       dir = join(dir, found);
     }
     return { stored: dir, exists: true };
+  }
+
+  /** The name a new item given `name` is stored under. */
+  private storedName(name: string): string {
+    const kept = this.rules.windowsNames ? name.replace(/[. ]+$/, '') : name;
+    return this.rules.storesNfd ? kept.normalize('NFD') : kept;
   }
 
   private existing(path: string, syscall: string): string {
@@ -161,7 +171,7 @@ export class SimulatedVolume {
     if (this.isLocked(source)) fail('EBUSY', `resource busy or locked, rename '${from}' -> '${to}'`);
     this.checkNew(to, 'rename');
     const target = this.resolve(to);
-    const wanted = join(dirname(target.stored), this.rules.windowsNames ? basename(to).replace(/[. ]+$/, '') : basename(to));
+    const wanted = join(dirname(target.stored), this.storedName(basename(to)));
     if (target.exists && target.stored !== source) {
       // Onto another name the volume holds as the same: it is replaced, as rename(2) and MoveFileEx replace.
       if (this.isLocked(target.stored)) fail('EBUSY', `resource busy or locked, rename '${from}' -> '${to}'`);

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EngineOptions } from '../../main/sync/engine.js';
 import { refreshPaths, scanLocal, type ScanOptions } from '../../main/sync/local.js';
 import type { LocalItem } from '../../main/sync/types.js';
-import { MACOS, SimulatedVolume, WINDOWS, type VolumeRules } from '../helpers/simulated-fs.js';
+import { HFS_PLUS, MACOS, SimulatedVolume, WINDOWS, type VolumeRules } from '../helpers/simulated-fs.js';
 import { localTree, newAccount, sorted, type Account, SCENARIO_CASES } from '../helpers/sync.js';
 
 const NFC = 'caf\u00e9.txt';
@@ -185,6 +185,28 @@ describe.each(SCENARIO_CASES)('file systems other than ext4 (%s, %s)', (mode, pr
     expect(onLinux.get(holder === 'composed' ? NFC : NFD)).toBe('saved through the NFD spelling');
     expect(onLinux.get(holder === 'composed' ? NFD : NFC)).toBe(holder === 'composed' ? 'decomposed' : 'composed');
     expect(files(onLinux)).toHaveLength(2);
+  });
+
+  it('a volume that stores names decomposed (HFS+): what is downloaded is not renamed on the drive, and edits reach it', async () => {
+    const linux = account.computer('linux');
+    mkdirSync(join(linux.root, 'r\u00e9sum\u00e9s'));
+    writeFileSync(join(linux.root, 'r\u00e9sum\u00e9s', NFC), 'composed');
+    expect(await linux.sync()).toMatchObject({ inSync: true });
+    const ids = await account.entryIds();
+    const { computer: mac, volume } = onVolume('mac', HFS_PLUS);
+    expect(await mac.sync()).toMatchObject({ inSync: true, failed: [] });
+    // Listed decomposed, as HFS+ lists every name.
+    expect(sorted(localTree(mac.root))).toEqual({ ['re\u0301sume\u0301s']: '/', [`re\u0301sume\u0301s/${NFD}`]: 'composed' });
+    const mark = account.requests.length;
+    expect(await mac.sync()).toMatchObject({ inSync: true, done: 0 });
+    expect(nonListing(mark)).toEqual([]);
+    expect(await account.entryIds()).toEqual(ids);
+
+    volume.write(`r\u00e9sum\u00e9s/${NFC}`, 'edited on the Mac');
+    expect(await mac.sync()).toMatchObject({ inSync: true, failed: [] });
+    await linux.sync();
+    expect(sorted(localTree(linux.root))).toEqual({ ['r\u00e9sum\u00e9s']: '/', [`r\u00e9sum\u00e9s/${NFC}`]: 'edited on the Mac' });
+    expect([...(await account.entryIds()).keys()].sort()).toEqual([...ids.keys()].sort());
   });
 
   it('Windows names: reserved, refused characters and trailing dots get names Windows takes; a path over 260 characters fails alone, plainly', async () => {
