@@ -18,9 +18,9 @@ import { isWithin } from './names.js';
 import { BaseTree, LocalTree, RemoteTree } from './trees.js';
 import { DEFAULT_HOLD, DisappearanceHold, type HoldLimits } from './hold.js';
 import { watchTree, type Watcher, type WatchTree } from './watcher.js';
-import type { BaseItem, EngineRuleId, LocalItem, Operation, RelPath, RemoteId, RemoteItem, RuleId } from './types.js';
+import type { BaseItem, EngineRuleId, EngineState, LocalItem, Operation, RelPath, RemoteId, RemoteItem, RuleId } from './types.js';
 
-export type EngineState = 'idle' | 'scanning' | 'syncing' | 'paused' | 'offline' | 'error';
+export type { EngineState } from './types.js';
 
 export interface Activity {
   at: string;
@@ -112,7 +112,10 @@ export interface EngineOptions {
   stabilityMs?: number;
   /** How often the folder is scanned in full while its watcher has failed; every minute by default. */
   fallbackRescanMs?: number;
-  /** When items another program held locked are tried again (live mode; closing a file is no change to watch); 10 s by default. */
+  /**
+   * When items another program held locked are first tried again (live mode; closing a file is no change to watch);
+   * 10 s by default, then twice as long each time they are still locked, up to 5 minutes.
+   */
   busyRetryMs?: number;
 }
 
@@ -194,7 +197,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private remoteAsBase = false;
   private remoteListed = false;
   private isIgnored: IgnoreRule = () => false;
-  private stateValue: EngineState = 'idle';
+  private stateValue: EngineState = 'starting';
   private paused = false;
   private stopped = false;
   private abort = new AbortController();
@@ -216,8 +219,10 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   /** What the ignore rules left out at the last full scan. */
   private ignored: ScanResult['ignored'] = { paths: [], count: 0 };
   private localScanned = false;
-  /** How the folder's volume compares names, asked once it can be written to. */
+  /** How the folder's volume compares names, asked once it can be written to (until then, as Linux's). */
   private volume: VolumeTraits | null = null;
+  /** Passes in a row that found an item locked by another program. */
+  private busyRetries = 0;
   /** Synced items gone from where the watcher looked, waiting to be found elsewhere before they count as deleted. */
   private readonly hold: DisappearanceHold;
   /** Tells from three small requests whether the drive changed (main/sync/remote-changes.ts). */
@@ -465,7 +470,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       this.setState('scanning');
       this.restoreTrees();
       await this.fs.rm(join(this.root, STATE_DIR, 'tmp'), { recursive: true, force: true });
-      this.volume ??= await this.askVolume();
+      this.volume ??= await this.askVolume().catch(() => null);
       let unreadable = await this.scan(options.fullScan);
       let listed: RemoteSignals | null = null;
       let listingMs: number | null = null;
@@ -534,8 +539,9 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       }
       this.lastSync = this.clock.now();
       if (summary.needsConfirmation) {
-        // The state says so already (paused, waiting for consent).
-      } else if (summary.failed.length > 0) this.setState('error', summary.failed[0]!.message);
+        // The state says so already (waiting for consent).
+      } else if (this.paused) this.setState('paused');
+      else if (summary.failed.length > 0) this.setState('error', summary.failed[0]!.message);
       else if (held.size > 0) this.setState('syncing', `looking for where ${held.size} item${held.size === 1 ? '' : 's'} went`);
       else this.setState('idle');
     } catch (error) {
@@ -587,6 +593,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     /** Failures that were the server out of reach, not the item. */
     const unreachable = new Set<string>();
     const rateLimited = new Map<string, number>();
+    let busy = false;
     for (let iteration = 0; iteration < maxIterations; iteration++) {
       if (this.stopped || this.paused) break;
       const result = plan(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.caseInsensitive });
@@ -604,7 +611,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       const count = deletions + recent;
       if (deletions > 0 && deletionNeedsConsent(count, this.trees.base.size + recent, this.options.maxDeletions) && !this.consent) {
         summary.needsConfirmation = true;
-        this.setState('paused', `waiting for consent to delete ${count} items`);
+        this.setState('waiting-for-consent', `waiting for your answer to delete ${count} items`);
         if (this.askedFor !== count) this.emit('confirm-deletions', { count, synced: this.trees.base.size + recent });
         this.askedFor = count;
         break;
@@ -628,9 +635,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         const item = { path: labels.get(op) ?? opPath(op), message: describeError(error) };
         failures.set(`${op.kind}:${opPath(op)}`, item);
         if (isUnreachable(error)) unreachable.add(`${op.kind}:${opPath(op)}`);
-        if (error instanceof BusyError && this.live) {
-          this.setTimer('busy', this.options.busyRetryMs ?? 10_000, () => void this.syncOnce({ listRemote: false }));
-        }
+        if (error instanceof BusyError) busy = true;
       }
       if (outcome.done === 0 && outcome.failed.every((f) => !(f.error instanceof StaleError))) {
         // Passing faults are tried again at once, a few times; a deadline that passed is not (it already cost its
@@ -641,6 +646,11 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       }
       if (outcome.failed.some((f) => f.error instanceof StaleError)) await this.scan(true);
     }
+    if (busy && this.live) {
+      // Tried again on their own, less often while they stay locked (each try that fails is reported again).
+      const wait = Math.min((this.options.busyRetryMs ?? 10_000) * 2 ** this.busyRetries++, 5 * 60_000);
+      this.setTimer('busy', wait, () => void this.syncOnce({ listRemote: false }));
+    } else if (!busy) this.busyRetries = 0;
     // Nothing went through and every failure was the server out of reach: the folder is offline, its items did not
     // fail; they are tried again when the server answers.
     if (failures.size > 0 && unreachable.size === failures.size && summary.done === 0) {
@@ -874,5 +884,6 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     await this.running?.catch(() => undefined);
     await this.next?.promise.catch(() => undefined);
     this.mirror.close();
+    this.setState('stopped');
   }
 }

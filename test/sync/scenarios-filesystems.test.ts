@@ -3,12 +3,13 @@
  * watcher still sees them): macOS (case- and normalisation-insensitive), Windows (case-insensitive, its name rules,
  * MAX_PATH, files locked while open). A Linux computer beside it makes what those volumes cannot hold twice.
  */
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EngineOptions } from '../../main/sync/engine.js';
 import { refreshPaths, scanLocal, type ScanOptions } from '../../main/sync/local.js';
+import { nodeFileSystem, probeVolume } from '../../main/sync/ports.js';
 import type { LocalItem } from '../../main/sync/types.js';
 import { HFS_PLUS, MACOS, SimulatedVolume, WINDOWS, type VolumeRules } from '../helpers/simulated-fs.js';
 import { localTree, newAccount, sorted, type Account, SCENARIO_CASES } from '../helpers/sync.js';
@@ -308,6 +309,19 @@ describe('file systems other than ext4, live only', () => {
 });
 
 describe('the scan on a volume that folds names', () => {
+  it("node's port asks the real volume: this Linux folder tells case and NFC/NFD apart, and the probe leaves nothing", async () => {
+    const root = mkdtempSync(join(tmpdir(), 'drivesync-probe-'));
+    try {
+      expect(nodeFileSystem.volume).toBe(probeVolume);
+      expect(await probeVolume(root)).toEqual({ caseInsensitive: false, normalisesUnicode: false });
+      expect(readdirSync(root)).toEqual([]);
+      // A folder it cannot write in is taken as Linux's are.
+      expect(await probeVolume(join(root, 'missing'))).toEqual({ caseInsensitive: false, normalisesUnicode: false });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it('a path the watcher names in another spelling than its folder lists is not an item (a case-only rename is not two files)', async () => {
     const root = mkdtempSync(join(tmpdir(), 'drivesync-folding-'));
     try {
