@@ -61,7 +61,7 @@ export function trayMenuTemplate(view: TrayView, actions: TrayActions): MenuItem
   const signedIn = status.account !== null;
   const hasFolder = status.folders.length > 0;
   // Paused by the user, or a folder stopped at the mass-delete question: resuming is what can be done.
-  const paused = status.paused || status.state === 'paused';
+  const paused = status.paused || status.state === 'paused' || status.state === 'waiting-for-consent';
   const items: MenuItemConstructorOptions[] = [
     { id: 'status', label: label(trayTooltip(status).replace(/^drivesync — /, '')), enabled: false },
     { type: 'separator' },

@@ -121,12 +121,15 @@ export class PassProgress {
 }
 
 const STATE_WORDS: Record<EngineState, string> = {
+  starting: 'starting',
   idle: 'idle',
   scanning: 'scanning',
   syncing: 'syncing',
   paused: 'paused',
+  'waiting-for-consent': 'waiting',
   offline: 'offline',
   error: 'error',
+  stopped: 'stopped',
 };
 
 function formatEta(seconds: number): string {
@@ -146,6 +149,8 @@ export function liveLine(label: string, detail: string | undefined, p: PassProgr
   const files = `files ${p.filesDone}/${p.filesTotal}`;
   if (label === 'offline') return `offline${detail ? ` (${safe(offlineReason(detail))})` : ''}: trying again`;
   if (label === 'error' || label === 'paused') return `${label}${detail ? `: ${safe(detail)}` : ''}`;
+  // The detail is the question itself ("waiting for your answer to delete 12 items").
+  if (label === 'waiting') return detail ? safe(detail) : 'waiting for your answer';
   if (p.filesTotal === 0) return label;
   const ratio = total > 0 ? Math.min(1, done / total) : 0;
   const width = 20;

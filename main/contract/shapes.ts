@@ -10,7 +10,7 @@ import type { EntryRef } from './arguments.js';
 // ---------------------------------------------------------------------------------------------------------------
 // Shared shapes
 
-export type FolderState = 'starting' | 'idle' | 'scanning' | 'syncing' | 'paused' | 'offline' | 'error';
+export type FolderState = 'starting' | 'idle' | 'scanning' | 'syncing' | 'paused' | 'waiting-for-consent' | 'offline' | 'error' | 'stopped';
 /** The whole app: signed out, or the most telling of its folders' states. */
 export type OverallState = 'signed-out' | FolderState;
 /** What the tray shows. */
@@ -238,6 +238,8 @@ export function trayStateOf(state: OverallState): TrayState {
     case 'syncing':
       return 'syncing';
     case 'paused':
+    case 'waiting-for-consent':
+    case 'stopped':
       return 'paused';
     case 'error':
       return 'error';
@@ -262,6 +264,10 @@ export function describeState(state: OverallState): string {
       return 'Syncing…';
     case 'paused':
       return 'Paused';
+    case 'waiting-for-consent':
+      return 'Waiting for your answer';
+    case 'stopped':
+      return 'Stopped';
     case 'offline':
       return 'Offline';
     case 'error':

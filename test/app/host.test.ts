@@ -234,7 +234,7 @@ describe('the desktop host', { timeout: 90_000 }, () => {
     const question = await asked;
     expect(question).toEqual({ root: h.folder, count: 12, synced: 12 });
     expect(h.host.status().pendingDeletions).toEqual([question]);
-    expect(h.host.status().state).toBe('paused');
+    expect(h.host.status()).toMatchObject({ state: 'waiting-for-consent', stateText: 'Waiting for your answer', detail: 'Waiting for your answer to delete 12 items.' });
     const client = new DriveClient({ origin: server.url, token: await tokenOf('max@example.com') });
     const remoteCount = async () => {
       let n = 0;

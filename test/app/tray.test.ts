@@ -130,6 +130,8 @@ describe('the tray icon', () => {
       scanning: 'syncing',
       syncing: 'syncing',
       paused: 'paused',
+      'waiting-for-consent': 'paused',
+      stopped: 'paused',
       offline: 'offline',
       error: 'error',
     };

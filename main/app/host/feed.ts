@@ -41,7 +41,7 @@ const DESCRIPTIONS: Record<ActivityKind, string> = {
 };
 
 /** Which state speaks for the app when folders differ: the first in this list that any folder is in. */
-const STATE_PRIORITY: readonly FolderState[] = ['error', 'offline', 'syncing', 'scanning', 'starting', 'paused', 'idle'];
+const STATE_PRIORITY: readonly FolderState[] = ['error', 'offline', 'waiting-for-consent', 'syncing', 'scanning', 'starting', 'paused', 'stopped', 'idle'];
 
 /** The path a conflicted copy was made for: DESIGN §3's `name (conflicted copy YYYY-MM-DD HHMMSS host).ext`. */
 export function conflictOriginal(copyPath: string): string {

@@ -25,7 +25,7 @@ function FolderRow({ folder, showState }: { folder: FolderView; showState: boole
 
 export function StatusView({ status, progress }: { status: StatusSnapshot; progress: Progress | null }) {
   // Paused by the user, or a folder stopped at the mass-delete question.
-  const paused = status.paused || status.state === 'paused';
+  const paused = status.paused || status.state === 'paused' || status.state === 'waiting-for-consent';
   const showProgress = progress !== null && (progress.active || progress.transfers.length > 0) && progress.bytesTotal > 0;
   return (
     <section aria-labelledby="status-title" class="status-view">
