@@ -104,12 +104,16 @@ describe.each(SCENARIO_CASES)('file systems other than ext4 (%s, %s)', (mode, pr
   it('case-insensitive: a remote rename that changes only case renames the local file; nothing is downloaded', async () => {
     const { computer: mac, volume } = onVolume('mac', MACOS);
     volume.write('memo.txt', 'memo');
+    volume.mkdirUser('Docs');
+    volume.write('Docs/a.txt', 'a');
     expect(await mac.sync()).toMatchObject({ inSync: true });
     await account.client.entries.rename(await idOf('memo.txt'), 'MEMO.txt');
+    await account.client.entries.rename(await idOf('Docs'), 'docs');
     const mark = account.requests.length;
     expect(await mac.sync()).toMatchObject({ inSync: true, failed: [] });
     expect(nonListing(mark)).toEqual([]);
-    expect(sorted(localTree(mac.root))).toEqual({ 'MEMO.txt': 'memo' });
+    expect(sorted(localTree(mac.root))).toEqual({ 'MEMO.txt': 'memo', docs: '/', 'docs/a.txt': 'a' });
+    expect(await mac.sync()).toMatchObject({ inSync: true, done: 0 });
   });
 
   it('case-insensitive: both sides create one name in different cases; both versions are kept, folders merge', async () => {
@@ -186,6 +190,21 @@ describe.each(SCENARIO_CASES)('file systems other than ext4 (%s, %s)', (mode, pr
     expect(onLinux.get(holder === 'composed' ? NFC : NFD)).toBe('saved through the NFD spelling');
     expect(onLinux.get(holder === 'composed' ? NFD : NFC)).toBe(holder === 'composed' ? 'decomposed' : 'composed');
     expect(files(onLinux)).toHaveLength(2);
+  });
+
+  it('normalisation-insensitive: a folder and file the user names in NFD are uploaded in NFC and stay synced', async () => {
+    const { computer: mac, volume } = onVolume('mac', MACOS);
+    volume.mkdirUser('re\u0301sume\u0301s');
+    volume.write(`re\u0301sume\u0301s/${NFD}`, 'typed decomposed');
+    expect(await mac.sync()).toMatchObject({ inSync: true, failed: [] });
+    const ids = await account.entryIds();
+    expect([...ids.keys()].sort()).toEqual(['r\u00e9sum\u00e9s', `r\u00e9sum\u00e9s/${NFC}`]);
+    volume.write(`re\u0301sume\u0301s/${NFD}`, 'typed decomposed, then edited');
+    expect(await mac.sync()).toMatchObject({ inSync: true, failed: [] });
+    // An edit is a new entry under the same name (the service cannot replace content); the folder is the same one.
+    expect((await account.entryIds()).get('r\u00e9sum\u00e9s')).toBe(ids.get('r\u00e9sum\u00e9s'));
+    expect(sorted(await account.remoteTree())).toEqual({ 'r\u00e9sum\u00e9s': '/', [`r\u00e9sum\u00e9s/${NFC}`]: 'typed decomposed, then edited' });
+    expect(sorted(localTree(mac.root))).toEqual({ 're\u0301sume\u0301s': '/', [`re\u0301sume\u0301s/${NFD}`]: 'typed decomposed, then edited' });
   });
 
   it('a volume that stores names decomposed (HFS+): what is downloaded is not renamed on the drive, and edits reach it', async () => {
