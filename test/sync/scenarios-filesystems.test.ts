@@ -79,6 +79,28 @@ describe.each(SCENARIO_CASES)('file systems other than ext4 (%s, %s)', (mode, pr
     expect(sorted(localTree(linux.root))).toEqual(sorted(await account.remoteTree()));
   });
 
+  it('case-insensitive: a case twin that arrives later, or a remote rename onto a case twin, takes a name of its own', async () => {
+    const linux = account.computer('linux');
+    writeFileSync(join(linux.root, 'Report.txt'), 'capital R');
+    writeFileSync(join(linux.root, 'other.txt'), 'other');
+    await linux.sync();
+    const { computer: mac } = onVolume('mac', MACOS);
+    expect(await mac.sync()).toMatchObject({ inSync: true });
+
+    writeFileSync(join(linux.root, 'report.txt'), 'small r');
+    renameSync(join(linux.root, 'other.txt'), join(linux.root, 'REPORT.TXT'));
+    await linux.sync();
+    const drive = sorted(await account.remoteTree());
+    expect(await mac.sync()).toMatchObject({ inSync: true, failed: [] });
+    const tree = localTree(mac.root);
+    expect(tree.get('Report.txt')).toBe('capital R');
+    expect(files(tree)).toEqual(['capital R', 'other', 'small r']);
+    const keys = [...tree.keys()].map((path) => path.toLowerCase());
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(sorted(await account.remoteTree())).toEqual(drive);
+    expect(await mac.sync()).toMatchObject({ inSync: true, done: 0 });
+  });
+
   it('case-insensitive: a local rename that changes only case is one rename request, same entry', async () => {
     const { computer: mac, volume } = onVolume('mac', MACOS);
     volume.write('notes.txt', 'notes');
