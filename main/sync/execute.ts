@@ -182,7 +182,7 @@ export class Executor {
       if (!(op.kind === 'upload' || op.kind === 'replace-remote') || !isTransient(error)) this.mirror.clearIntent(intent);
       // A local path gone since the plan was made (moved on again, as while someone is still renaming): plan again.
       if (errorCode(error) === 'ENOENT') throw new StaleError(`${opLabel(op)} is no longer where it was`);
-      if (errorCode(error) === 'EBUSY') throw new BusyError('it is open in another program, which locks it; it is tried again shortly');
+      if (errorCode(error) === 'EBUSY') throw new BusyError('another program has it open, so the disk will not move or delete it; it is tried again later');
       throw error;
     }
     const outcomes = Array.isArray(outcome) ? outcome : [outcome];

@@ -308,7 +308,7 @@ describe.each(SCENARIO_CASES)('file systems other than ext4 (%s, %s)', (mode, pr
       expect(summary.inSync).toBe(false);
       // A local move is named by where it goes.
       expect(summary.failed.map((f) => f.path).sort()).toEqual(['final.txt', 'old.txt', 'project 2024', 'report.docx']);
-      for (const failure of summary.failed) expect(failure.message).toBe('it is open in another program, which locks it; it is tried again shortly');
+      for (const failure of summary.failed) expect(failure.message).toBe('another program has it open, so the disk will not move or delete it; it is tried again later');
       expect(sorted(localTree(win.root))).toEqual({ 'draft.txt': 'draft', 'old.txt': 'old', project: '/', 'project/open.doc': 'open', 'report.docx': 'v1' });
       expect(sorted(await account.remoteTree())).toEqual(drive);
     }
@@ -340,7 +340,7 @@ describe('file systems other than ext4, live only', () => {
     volume.lock('draft.txt');
     await account.client.entries.rename(id, 'final.txt');
     const summary = await win.sync();
-    expect(summary.failed).toEqual([{ path: 'final.txt', message: expect.stringMatching(/open in another program/) }]);
+    expect(summary.failed).toEqual([{ path: 'final.txt', message: expect.stringMatching(/another program has it open/) }]);
 
     volume.unlock('draft.txt');
     const deadline = Date.now() + 20_000;
