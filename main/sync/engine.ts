@@ -17,6 +17,7 @@ import { fullListingInterval, RemoteChangeCheck, type RemoteSignals } from './re
 import { isWithin } from './names.js';
 import { BaseTree, LocalTree, RemoteTree } from './trees.js';
 import { DEFAULT_HOLD, DisappearanceHold, type HoldLimits } from './hold.js';
+import { FolderLoop, type FolderRequest, type PassRequest, type Work } from './folder-loop.js';
 import { watchTree, type Watcher, type WatchTree } from './watcher.js';
 import type { BaseItem, EngineRuleId, EngineState, LocalItem, Operation, RelPath, RemoteId, RemoteItem, RuleId } from './types.js';
 
@@ -167,20 +168,6 @@ function opPath(op: Operation, base?: ReadonlyMap<RemoteId, BaseItem>): string {
   return base?.get(op.remoteId)?.path ?? `#${op.remoteId}`;
 }
 
-/**
- * What a pass must do beyond the watcher's paths: scan the whole folder, list the remote tree. Requests made while
- * a pass runs are merged into one follow-up pass (Syncthing's buffer of one).
- */
-interface PassRequest {
-  fullScan: boolean;
-  listRemote: boolean;
-}
-
-const merge = (a: PassRequest | null, b: PassRequest): PassRequest => ({
-  fullScan: (a?.fullScan ?? false) || b.fullScan,
-  listRemote: (a?.listRemote ?? false) || b.listRemote,
-});
-
 export class SyncEngine extends EventEmitter<EngineEvents> {
   readonly root: string;
   private readonly options: EngineOptions;
@@ -229,13 +216,10 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private readonly remoteCheck: RemoteChangeCheck;
   /** When the next full listing is due, even if the cheap check shows nothing. */
   private nextFullListing = 0;
-  /** A cheap look at the drive is under way. */
-  private checking = false;
   /** How long the last full scan took. */
   private lastFullScanMs = 0;
-  /** The pass running now, and what the next one must do (null: nothing asked). */
-  private running: Promise<PassSummary> | null = null;
-  private next: { request: PassRequest; promise: Promise<PassSummary> } | null = null;
+  /** Every request for work goes through it: one job (a pass, a look at the drive) at a time. */
+  private readonly loop: FolderLoop<PassSummary>;
   /** Deletions carried out lately, so a burst that arrives in small pieces still meets the guard. */
   private recentDeletions: Array<{ at: number; count: number }> = [];
   private consent = false;
@@ -253,6 +237,17 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     this.remoteCheck = new RemoteChangeCheck(options.client, options.remoteRootId ?? null);
     this.mirror = new Mirror(options.mirrorPath);
     this.trees = { base: this.mirror.loadBase(), local: new LocalTree(), remote: new RemoteTree() };
+    this.loop = new FolderLoop<PassSummary>({
+      take: (request) => this.take(request),
+      check: () => this.check(),
+      pass: (request) => this.pass(request),
+      passed: (summary) => {
+        // Listeners may ask for another pass from here: the finished one no longer counts as running.
+        queueMicrotask(() => this.emit('pass', summary));
+        this.scheduleHoldCheck();
+      },
+      empty: emptySummary,
+    });
   }
 
   get state(): EngineState {
@@ -271,9 +266,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
    */
   isQuiet(): boolean {
     return (
-      this.running === null &&
-      this.next === null &&
-      !this.checking &&
+      this.loop.idle &&
       !this.timers.has('verify') &&
       !this.watcherBusy() &&
       !this.hold.holding
@@ -315,8 +308,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
    * the answer goes on at once.
    */
   confirmDeletions(): void {
-    this.consent = true;
-    if (this.live && this.askedFor !== null) void this.syncOnce({ listRemote: false });
+    void this.loop.submit({ kind: 'consent' });
   }
 
   /** Names that differ only by case are one local name: as the options say, else as the volume answered. */
@@ -421,33 +413,55 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
    * pass that did what it asked.
    */
   syncOnce(options: SyncOptions = {}): Promise<PassSummary> {
-    const request = { fullScan: options.fullScan ?? false, listRemote: options.listRemote !== false };
-    if (this.running === null) return this.run(request);
-    if (this.next) {
-      this.next.request = merge(this.next.request, request);
-      return this.next.promise;
-    }
-    const next: { request: PassRequest; promise: Promise<PassSummary> } = {
-      request,
-      promise: this.running.then((): Promise<PassSummary> | PassSummary => {
-        this.next = null;
-        return this.stopped ? emptySummary() : this.run(next.request);
-      }),
-    };
-    this.next = next;
-    return next.promise;
+    // `take` answers a sync with a pass, always.
+    return this.loop.submit({ kind: 'sync', fullScan: options.fullScan ?? false, listRemote: options.listRemote !== false }) as Promise<PassSummary>;
   }
 
-  private run(request: PassRequest): Promise<PassSummary> {
-    const run = this.pass(request).then((summary) => {
-      this.running = null;
-      // Listeners may ask for another pass from here: the finished one no longer counts as running.
-      queueMicrotask(() => this.emit('pass', summary));
-      this.scheduleHoldCheck();
-      return summary;
-    });
-    this.running = run;
-    return run;
+  /** What each request changes at once, and the work it asks of the loop. */
+  private take(request: FolderRequest): Work {
+    switch (request.kind) {
+      case 'local-change':
+        this.hold.changed(this.clock.now().getTime());
+        for (const path of request.paths) this.dirtyPaths.add(path);
+        this.verifyWhenSettled();
+        return { pass: { fullScan: false, listRemote: false } };
+      case 'poll':
+        return { check: true };
+      case 'look': {
+        const now = this.clock.now().getTime();
+        if (!this.live || this.stopped || this.paused || now - this.lookedAt < LOOK_SPACING_MS) return null;
+        this.lookedAt = now;
+        // The poll timer fires now, and counts its interval from this look.
+        this.schedulePoll(0);
+        return null;
+      }
+      case 'rescan':
+        return { pass: { fullScan: true, listRemote: request.listRemote } };
+      case 'retry':
+        return { pass: { fullScan: false, listRemote: false } };
+      case 'wake':
+        this.emit('notice', 'the computer woke up: looking for changes made meanwhile');
+        return { pass: { fullScan: true, listRemote: true } };
+      case 'sync':
+        return { pass: { fullScan: request.fullScan, listRemote: request.listRemote } };
+      case 'pause':
+        this.paused = true;
+        this.setState('paused');
+        return null;
+      case 'resume':
+        this.paused = false;
+        return { pass: { fullScan: request.fullScan, listRemote: true } };
+      case 'consent':
+        this.consent = true;
+        // A running engine that was waiting for the answer goes on at once.
+        return this.live && this.askedFor !== null ? { pass: { fullScan: false, listRemote: false } } : null;
+      case 'stop':
+        this.stopped = true;
+        this.abort.abort();
+        for (const cancel of this.timers.values()) cancel();
+        this.timers.clear();
+        return null;
+    }
   }
 
   private async pass(options: PassRequest): Promise<PassSummary> {
@@ -649,7 +663,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     if (busy && this.live) {
       // Tried again on their own, less often while they stay locked (each try that fails is reported again).
       const wait = Math.min((this.options.busyRetryMs ?? 10_000) * 2 ** this.busyRetries++, 5 * 60_000);
-      this.setTimer('busy', wait, () => void this.syncOnce({ listRemote: false }));
+      this.setTimer('busy', wait, () => void this.loop.submit({ kind: 'retry' }));
     } else if (!busy) this.busyRetries = 0;
     // Nothing went through and every failure was the server out of reach: the folder is offline, its items did not
     // fail; they are tried again when the server answers.
@@ -699,7 +713,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
    */
   private verifyWhenSettled(): void {
     const settle = (this.options.hold ?? DEFAULT_HOLD).settleMs;
-    this.setTimer('verify', Math.max(settle, this.lastFullScanMs * 100), () => void this.syncOnce({ fullScan: true, listRemote: false }));
+    this.setTimer('verify', Math.max(settle, this.lastFullScanMs * 100), () => void this.loop.submit({ kind: 'rescan', listRemote: false }));
   }
 
   /** While disappearances wait, a pass looks again when the folder may have settled. */
@@ -707,7 +721,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     this.cancelTimer('hold');
     const due = this.hold.nextCheck();
     if (this.stopped || this.paused || due === null) return;
-    this.setTimer('hold', Math.max(0, due - this.clock.now().getTime()), () => void this.syncOnce({ listRemote: false }));
+    this.setTimer('hold', Math.max(0, due - this.clock.now().getTime()), () => void this.loop.submit({ kind: 'retry' }));
   }
 
   private setTimer(name: TimerName, ms: number, callback: () => void): void {
@@ -736,7 +750,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     this.schedulePoll(this.pollMs);
     const scheduleRescan = () =>
       this.setTimer('rescan', 60 * 60 * 1000, () => {
-        void this.syncOnce({ fullScan: true });
+        void this.loop.submit({ kind: 'rescan', listRemote: true });
         scheduleRescan();
       });
     scheduleRescan();
@@ -756,10 +770,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       const now = this.clock.now().getTime();
       const asleep = now - last > every + WAKE_SLACK_MS;
       last = now;
-      if (asleep) {
-        this.emit('notice', 'the computer woke up: looking for changes made meanwhile');
-        void this.syncOnce({ fullScan: true });
-      }
+      if (asleep) void this.loop.submit({ kind: 'wake' });
       this.setTimer('wake', every, check);
     };
     this.setTimer('wake', every, check);
@@ -770,12 +781,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       ignoreDirs: [STATE_DIR],
       clock: this.clock,
       ...(this.options.stabilityMs !== undefined ? { stabilityMs: this.options.stabilityMs } : {}),
-      onChange: (paths) => {
-        this.hold.changed(this.clock.now().getTime());
-        for (const path of paths) this.dirtyPaths.add(path);
-        void this.syncOnce({ listRemote: false });
-        this.verifyWhenSettled();
-      },
+      onChange: (paths) => void this.loop.submit({ kind: 'local-change', paths }),
       onError: (error, failure) => {
         if (this.stopped) return;
         if (failure?.fallback !== 'rescan') {
@@ -788,7 +794,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         const every = this.options.fallbackRescanMs ?? 60_000;
         const rescan = () =>
           this.setTimer('fallback', every, () => {
-            void this.syncOnce({ fullScan: true, listRemote: false });
+            void this.loop.submit({ kind: 'rescan', listRemote: false });
             rescan();
           });
         rescan();
@@ -816,7 +822,8 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   /** The poll timer: the next look at the drive in `ms`, then every poll interval. */
   private schedulePoll(ms: number): void {
     this.setTimer('poll', ms, () => {
-      void this.poll()
+      void this.loop
+        .submit({ kind: 'poll' })
         .catch(() => undefined)
         .then(() => this.schedulePoll(this.pollMs));
     });
@@ -826,22 +833,17 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
    * One look at the drive: the full listing when it is due (or nothing cheaper works here, or the last pass did not
    * reach the server), otherwise the cheap signals — and a pass with the full listing only if they show a change.
    */
-  private async poll(): Promise<void> {
+  private async check(): Promise<PassRequest | null> {
+    const listing = { fullScan: false, listRemote: true };
     const now = this.clock.now().getTime();
-    if (!this.remoteCheck.usable || now >= this.nextFullListing || this.stateValue === 'offline') {
-      await this.syncOnce();
-      return;
-    }
+    if (!this.remoteCheck.usable || now >= this.nextFullListing || this.stateValue === 'offline') return listing;
     let changed: string[];
-    this.checking = true;
     try {
       changed = this.remoteCheck.differences(await this.remoteCheck.read(this.abort.signal), this.trees.base);
     } catch {
       changed = ['the drive did not answer the cheap check'];
-    } finally {
-      this.checking = false;
     }
-    if (changed.length > 0) await this.syncOnce();
+    return changed.length > 0 ? listing : null;
   }
 
   private lookedAt = -Infinity;
@@ -851,10 +853,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
    * the next tick. A cheap check at once (a pass only if it shows a change), at most once every few seconds.
    */
   lookNow(): void {
-    const now = this.clock.now().getTime();
-    if (!this.live || this.stopped || this.paused || now - this.lookedAt < LOOK_SPACING_MS) return;
-    this.lookedAt = now;
-    this.schedulePoll(0);
+    void this.loop.submit({ kind: 'look' });
   }
 
   /** Polls the service now (the tray's "sync now"). */
@@ -863,26 +862,21 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   }
 
   pause(): void {
-    this.paused = true;
-    this.setState('paused');
+    void this.loop.submit({ kind: 'pause' });
   }
 
   /** Goes on where the pause left off: the watcher kept naming what changed meanwhile; without one, a full scan. */
   resume(): Promise<PassSummary> {
-    this.paused = false;
-    return this.syncOnce({ fullScan: this.watcher === null || this.watchDegraded });
+    // `take` answers a resume with a pass, always.
+    return this.loop.submit({ kind: 'resume', fullScan: this.watcher === null || this.watchDegraded }) as Promise<PassSummary>;
   }
 
   /** Stops watching and polling; a transfer under way is abandoned (its intent stays for the next start). */
   async stop(): Promise<void> {
     if (this.stopped) return;
-    this.stopped = true;
-    this.abort.abort();
-    for (const cancel of this.timers.values()) cancel();
-    this.timers.clear();
+    const ended = this.loop.submit({ kind: 'stop' });
     await this.stopWatching();
-    await this.running?.catch(() => undefined);
-    await this.next?.promise.catch(() => undefined);
+    await ended;
     this.mirror.close();
     this.setState('stopped');
   }
