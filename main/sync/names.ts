@@ -80,8 +80,22 @@ export function conflictedCopyName(name: string, when: Date, host: string): stri
   return `${stem} (conflicted copy ${stamp} ${safeHost})${ext}`;
 }
 
-/** The key two names clash on: NFC always (NFC/NFD twins are one name on some volumes), case too where folded. */
+/** What safeLocalName changes in a name, character for character (a path's separators kept). */
+const UNSAFE_CHARACTERS = /[\\\0-\x1f\x7f<>:"|?*]/g;
+const UNSAFE_ENDINGS = /[. ]+(?=\/|$)/g;
+
+/**
+ * The key two names clash on: NFC always (NFC/NFD twins are one name on some volumes), case too where folded, and
+ * the characters safeLocalName replaces (a remote `a:b.txt` is downloaded as `a_b.txt`, so a local `a:b.txt` made
+ * on Linux, where it can be, is the item at its place: the same file on both sides at a first sync is matched, not
+ * uploaded again beside the download).
+ */
 export const nameKey = (name: string, caseInsensitive: boolean): string => {
-  const nfc = name.normalize('NFC');
-  return caseInsensitive ? nfc.toLowerCase() : nfc;
+  let key = name.normalize('NFC');
+  UNSAFE_CHARACTERS.lastIndex = 0;
+  if (UNSAFE_CHARACTERS.test(key)) key = key.replace(UNSAFE_CHARACTERS, '_');
+  if (key.endsWith('.') || key.endsWith(' ') || key.includes('./') || key.includes(' /')) {
+    key = key.replace(UNSAFE_ENDINGS, (tail) => '_'.repeat(tail.length));
+  }
+  return caseInsensitive ? key.toLowerCase() : key;
 };

@@ -38,7 +38,6 @@ export const WINDOWS: VolumeRules = { caseInsensitive: true, windowsNames: true,
 const WINDOWS_ROOT = 'C:\\Users\\someone\\Drive';
 
 const DEVICE = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
-// eslint-disable-next-line no-control-regex
 const INVALID = /[<>:"|?*\\\x00-\x1f]/;
 
 const fail = (code: string, message: string): never => {

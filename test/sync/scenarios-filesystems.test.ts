@@ -160,6 +160,21 @@ describe.each(SCENARIO_CASES)('file systems other than ext4 (%s, %s)', (mode, pr
     expect(await linux.sync()).toMatchObject({ inSync: true, done: 0 });
   });
 
+  it('Windows names on Linux: a file whose name Windows refuses, on both sides at a first sync, is matched, not uploaded again', async () => {
+    const a = account.computer('alpha');
+    writeFileSync(join(a.root, 'Notes: 2024?.txt'), 'same');
+    writeFileSync(join(a.root, 'ends with a dot.'), 'dot');
+    await a.sync();
+    const b = account.computer('beta');
+    writeFileSync(join(b.root, 'Notes: 2024?.txt'), 'same');
+    writeFileSync(join(b.root, 'ends with a dot.'), 'dot');
+    expect(await b.sync()).toMatchObject({ inSync: true, failed: [] });
+    const both = { 'Notes: 2024?.txt': 'same', 'ends with a dot.': 'dot' };
+    expect(sorted(await account.remoteTree())).toEqual(both);
+    expect(sorted(localTree(b.root))).toEqual(both);
+    expect(await a.sync()).toMatchObject({ inSync: true, done: 0 });
+  });
+
   it('Windows names: a remote rename to a name Windows refuses renames the local file to a name it takes; nothing goes back', async () => {
     const { computer: win, volume } = onVolume('win', WINDOWS);
     volume.write('notes.txt', 'notes');
