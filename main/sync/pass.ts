@@ -282,10 +282,13 @@ export class FolderPasses {
     const key = `${path}\u0000${reason}`;
     if (this.reportedSkips.has(key)) return;
     this.reportedSkips.add(key);
-    const error = { path, message: reason };
-    this.host.itemError(error);
+    this.host.itemError({ path, message: reason });
   }
 
+  /**
+   * One pass, as the request asks: the whole folder or the watcher's paths, a fresh listing or the last one. What
+   * fails from the scan on is told by the summary and the state the pass leaves, not thrown.
+   */
   async run(options: PassRequest): Promise<PassSummary> {
     const summary = emptySummary();
     if (this.host.paused || this.host.stopped) return summary;
