@@ -15,7 +15,7 @@ import type { Clock, FileSystem, RandomId } from './ports.js';
 import type { Mirror } from './mirror.js';
 import type { BaseTree } from './trees.js';
 import { baseName, conflictedCopyName, joinPath, numberedName, parentOf } from './names.js';
-import type { BaseItem, LocalItem, Operation, RelPath, RemoteId, RemoteItem } from './types.js';
+import type { LocalItem, Operation, RelPath, RemoteId, RemoteItem } from './types.js';
 
 export interface ExecutorPorts {
   client: DriveClient;

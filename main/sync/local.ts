@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, parse, sep } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import ignore from 'ignore';
-import { baseName, parentOf } from './names.js';
+import { parentOf } from './names.js';
 import { LocalTree } from './trees.js';
 import type { LocalItem, RelPath } from './types.js';
 

@@ -242,7 +242,9 @@ export class FolderPasses {
       const paths = [...this.dirtyPaths];
       this.dirtyPaths.clear();
       found = await refreshPaths(this.root, this.trees.local, paths, options);
-      const looked = (path: RelPath) => paths.some((p) => p === path || isWithin(path, p));
+      // The tree holds names in NFC on a volume that normalises (HFS+ lists them decomposed, as the watcher names them).
+      const named = this.volume?.normalisesUnicode ? paths.map((p) => p.normalize('NFC')) : paths;
+      const looked = (path: RelPath) => named.some((p) => p === path || isWithin(path, p));
       for (const path of this.unreadable.keys()) if (looked(path)) this.unreadable.delete(path);
       for (const path of this.symlinks) if (looked(path)) this.symlinks.delete(path);
     }

@@ -11,7 +11,6 @@ import { opendir, lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadIgnoreRules, scanLocal } from '../../main/sync/local.js';
 import { BaseTree } from '../../main/sync/trees.js';
-import type { RelPath } from '../../main/sync/types.js';
 import { benchmarkMain, cleanup, log, median, ms, ratio, SIZES, sharedTree, timed, type BenchResult } from './common.js';
 
 function runFind(root: string): number {

@@ -755,7 +755,7 @@ describe('POST /file-entries/duplicate', () => {
     const source = await folder(me, 'source');
     const sub = await folder(me, 'sub', source.id);
     const bytes = new Uint8Array(4096).map((_, i) => (i * 7) % 256);
-    const binary = await upload(me, 'data.bin', bytes, sub.id);
+    await upload(me, 'data.bin', bytes, sub.id);
     const text = await upload(me, 'note.txt', 'note body', source.id);
     const trashedChild = await upload(me, 'trashed.txt', 'gone', source.id);
     checkedBody(await remove(me, [trashedChild.id]), Status);
