@@ -72,6 +72,8 @@ export interface EngineOptions {
   stabilityMs?: number;
   /** How often the folder is scanned in full while its watcher has failed; every minute by default. */
   fallbackRescanMs?: number;
+  /** How long after its last pass an idle engine lets base go (kept in the mirror only); a minute by default. */
+  releaseBaseAfterMs?: number;
   /**
    * When items another program held locked are first tried again (live mode; closing a file is no change to watch);
    * 10 s by default, then twice as long each time they are still locked, up to 5 minutes.
@@ -79,12 +81,14 @@ export interface EngineOptions {
   busyRetryMs?: number;
 }
 
-type TimerName = 'poll' | 'rescan' | 'wake' | 'hold' | 'fallback' | 'verify' | 'busy';
+type TimerName = 'poll' | 'rescan' | 'wake' | 'hold' | 'fallback' | 'verify' | 'busy' | 'release';
 
 /** A gap this much longer than the wake check's interval means the machine slept (a busy loop is not that late). */
 const WAKE_SLACK_MS = 60_000;
 /** Looks at the drive because the user opened the window or the tray menu at most this often. */
 const LOOK_SPACING_MS = 3_000;
+/** How long a folder is left alone before its engine keeps base in the mirror only. */
+const RELEASE_BASE_AFTER_MS = 60_000;
 
 export class SyncEngine extends EventEmitter<EngineEvents> {
   readonly root: string;
@@ -169,6 +173,8 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         // Listeners may ask for another pass from here: the finished one no longer counts as running.
         queueMicrotask(() => this.emit('pass', summary));
         this.scheduleHoldCheck();
+        // A folder left alone a while keeps base in the mirror only (the next pass reads it back).
+        if (this.live) this.setTimer('release', this.options.releaseBaseAfterMs ?? RELEASE_BASE_AFTER_MS, () => this.passes.releaseBase());
       },
       empty: emptySummary,
     });
@@ -180,7 +186,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
 
   /** Items the mirror holds as synced. */
   get syncedCount(): number {
-    return this.passes.trees.base.size;
+    return this.passes.syncedCount;
   }
 
   /** When the last pass that reached its end ended. */
@@ -433,7 +439,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     if (!remoteCheck.usable || now >= this.passes.nextFullListing || this.stateValue === 'offline') return listing;
     let changed: string[];
     try {
-      changed = remoteCheck.differences(await remoteCheck.read(this.abort.signal), this.passes.trees.base);
+      changed = remoteCheck.differences(await remoteCheck.read(this.abort.signal), this.passes.synced());
     } catch {
       changed = ['the drive did not answer the cheap check'];
     }

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { BaseTree } from './trees.js';
-import type { BaseItem, RemoteId } from './types.js';
+import type { BaseItem, RemoteId, SyncedIds } from './types.js';
 
 const MIGRATIONS: readonly string[] = [
   `
@@ -131,6 +131,13 @@ export class Mirror {
 
   count(): number {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM base').get() as { n: number }).n;
+  }
+
+  /** What is synced, answered from the database: for the cheap check while base is not held in memory. */
+  syncedIds(): SyncedIds {
+    const has = this.db.prepare('SELECT 1 FROM base WHERE remote_id = ?').pluck();
+    const rootChildren = this.db.prepare('SELECT COUNT(*) FROM base WHERE parent_id IS NULL').pluck();
+    return { has: (id) => has.get(id) !== undefined, size: this.count(), rootChildren: () => rootChildren.get() as number };
   }
 
   beginIntent(kind: string, payload: Record<string, unknown>, startedAt: string): number {

@@ -14,7 +14,7 @@
  */
 import type { DriveClient } from '../api/client.js';
 import type { FileEntry } from '../api/schemas.js';
-import type { BaseItem, RemoteId, RemoteItem } from './types.js';
+import type { RemoteId, RemoteItem, SyncedIds } from './types.js';
 
 /** Entries each one-page listing asks for: enough to see past a few of this client's own uploads. */
 const PAGE = 5;
@@ -26,6 +26,12 @@ export interface RemoteSignals {
 }
 
 type Signal = 'recent' | 'trashed' | 'total';
+
+export const syncedIdsOf = (base: ReadonlyMap<RemoteId, { parentId: RemoteId | null }>): SyncedIds => ({
+  has: (id) => base.has(id),
+  size: base.size,
+  rootChildren: () => countRootChildren(base),
+});
 
 export class RemoteChangeCheck {
   /** Signals this server has shown it answers usefully (until shown otherwise). */
@@ -61,7 +67,7 @@ export class RemoteChangeCheck {
   }
 
   /** What the signals show that neither base nor the last full listing holds; empty when nothing is new. */
-  differences(signals: RemoteSignals, base: ReadonlyMap<RemoteId, BaseItem>): string[] {
+  differences(signals: RemoteSignals, base: SyncedIds): string[] {
     const out: string[] = [];
     if (this.trusted.has('recent')) {
       for (const entry of signals.recent ?? []) {
@@ -102,7 +108,7 @@ export class RemoteChangeCheck {
    * changes. Taken from the trees, not from signals read before the pass: a pass that uploads 100,000 files would
    * otherwise leave an offset of -100,000, and every later check would see a change.
    */
-  settle(remote: ReadonlyMap<RemoteId, RemoteItem>, base: ReadonlyMap<RemoteId, BaseItem>): void {
+  settle(remote: ReadonlyMap<RemoteId, RemoteItem>, base: SyncedIds): void {
     this.listed = Int32Array.from(remote.keys()).sort();
     if (this.totalCounts !== null) {
       const listedCount = this.totalCounts === 'root' ? countRootChildren(remote) : remote.size;
@@ -116,8 +122,8 @@ export class RemoteChangeCheck {
     if (strikes >= 2) this.trusted.delete(which);
   }
 
-  private counted(base: ReadonlyMap<RemoteId, BaseItem>): number {
-    return this.totalCounts === 'root' ? countRootChildren(base) : base.size;
+  private counted(base: SyncedIds): number {
+    return this.totalCounts === 'root' ? base.rootChildren() : base.size;
   }
 
   private wasListed(id: RemoteId): boolean {

@@ -113,3 +113,11 @@ export interface Plan {
  */
 export const ENGINE_STATES = ['starting', 'idle', 'scanning', 'syncing', 'paused', 'waiting-for-consent', 'offline', 'error', 'stopped'] as const;
 export type EngineState = (typeof ENGINE_STATES)[number];
+
+/** What the cheap check asks of what is synced: base in memory, or the mirror while base is let go (engine idle). */
+export interface SyncedIds {
+  has(id: RemoteId): boolean;
+  readonly size: number;
+  /** Synced entries at the drive's root. */
+  rootChildren(): number;
+}

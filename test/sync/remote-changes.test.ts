@@ -2,11 +2,11 @@
  * Idle polling: a running engine asks three one-page listings whether the drive changed, and lists the whole drive
  * only when they show a change (or when the full listing is due). Against the real server, in both profiles.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
-import { fullListingInterval, RemoteChangeCheck, type RemoteSignals } from '../../main/sync/remote-changes.js';
+import { fullListingInterval, RemoteChangeCheck, syncedIdsOf, type RemoteSignals } from '../../main/sync/remote-changes.js';
 import type { RemoteItem } from '../../main/sync/types.js';
 import { PROFILES } from '../helpers/server.js';
 import { newAccount, settleEngine, type Account } from '../helpers/sync.js';
@@ -75,6 +75,39 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     expect(seen.full()).toBeGreaterThan(fullAfterUpload);
   });
 
+
+  it('an engine left alone lets base go and reads it back: polls still see changes, and a rename is still a rename', async () => {
+    account = await newAccount(undefined, { profile });
+    const a = account.computer('alpha', { pollIntervalMs: 150, releaseBaseAfterMs: 200 });
+    for (let i = 0; i < 5; i++) writeFileSync(join(a.root, `file-${i}.txt`), `content ${i}`);
+    await a.engine.start();
+    await settleEngine(a.engine);
+    const passes = (a.engine as unknown as { passes: { baseReleased: boolean; trees: { base: Map<number, unknown> } } }).passes;
+    for (let waited = 0; waited < 5_000 && !passes.baseReleased; waited += 50) await sleep(50);
+    expect(passes.baseReleased).toBe(true);
+    expect(passes.trees.base.size).toBe(0);
+    expect(a.engine.syncedCount).toBe(5);
+
+    // Another client uploads: the cheap check, answered from the mirror, sees it.
+    const other = new DriveClient({ origin: account.server.url, token: account.token });
+    const dir = join(a.root, '..');
+    writeFileSync(join(dir, 'elsewhere.txt'), 'made on another computer');
+    await other.transfers.upload(join(dir, 'elsewhere.txt'), { name: 'elsewhere.txt', parentId: null });
+    for (let waited = 0; waited < 10_000 && !existsSync(join(a.root, 'elsewhere.txt')); waited += 50) await sleep(50);
+    await settleEngine(a.engine);
+    expect(a.file('elsewhere.txt')).toBe('made on another computer');
+    expect(a.engine.syncedCount).toBe(6);
+
+    // Let go again, then renamed here: base comes back before the pass plans, so it is one rename of the same entry.
+    for (let waited = 0; waited < 5_000 && !passes.baseReleased; waited += 50) await sleep(50);
+    expect(passes.baseReleased).toBe(true);
+    const before = account.requests.length;
+    renameSync(join(a.root, 'file-1.txt'), join(a.root, 'renamed.txt'));
+    for (let waited = 0; waited < 10_000 && !account.requests.slice(before).some((r) => r.startsWith('PUT')); waited += 50) await sleep(50);
+    await settleEngine(a.engine);
+    const sent = account.requests.slice(before).filter((r) => !r.startsWith('GET'));
+    expect(sent).toEqual([expect.stringMatching(/^PUT \/file-entries\/\d+$/)]);
+  });
 });
 
 describe('the cheap check against the tree a full listing returned', () => {
@@ -86,30 +119,30 @@ describe('the cheap check against the tree a full listing returned', () => {
   /** A full listing of `remote`, with `signals` read just before it, then a pass that left base as `synced`. */
   const listed = (c: RemoteChangeCheck, signals: RemoteSignals, remote: Map<number, RemoteItem>, synced: ReturnType<typeof base>) => {
     c.calibrate(signals, remote);
-    c.settle(remote, synced);
+    c.settle(remote, syncedIdsOf(synced));
   };
 
   it('sees a new file, a trashed synced entry, and a changed total; nothing when all agree', () => {
     const c = check();
     listed(c, { recent: [entry(3)], trashed: [], total: 3 }, remote(1, 2, 3), base(1, 2, 3));
-    expect(c.differences({ recent: [entry(3)], trashed: [], total: 3 }, base(1, 2, 3))).toEqual([]);
-    expect(c.differences({ recent: [entry(4), entry(3)], trashed: [], total: 4 }, base(1, 2, 3))).toEqual(['new file 4', '4 entries where 3 were']);
-    expect(c.differences({ recent: [entry(3)], trashed: [entry(2)], total: 2 }, base(1, 2, 3))).toEqual(['trashed 2', '2 entries where 3 were']);
+    expect(c.differences({ recent: [entry(3)], trashed: [], total: 3 }, syncedIdsOf(base(1, 2, 3)))).toEqual([]);
+    expect(c.differences({ recent: [entry(4), entry(3)], trashed: [], total: 4 }, syncedIdsOf(base(1, 2, 3)))).toEqual(['new file 4', '4 entries where 3 were']);
+    expect(c.differences({ recent: [entry(3)], trashed: [entry(2)], total: 2 }, syncedIdsOf(base(1, 2, 3)))).toEqual(['trashed 2', '2 entries where 3 were']);
   });
 
   it('entries listed but never synced (a download that keeps failing) do not count as a change on every poll', () => {
     const c = check();
     listed(c, { recent: [entry(9)], trashed: [], total: 4 }, remote(1, 2, 3, 9), base(1, 2, 3));
-    expect(c.differences({ recent: [entry(9)], trashed: [], total: 4 }, base(1, 2, 3))).toEqual([]);
+    expect(c.differences({ recent: [entry(9)], trashed: [], total: 4 }, syncedIdsOf(base(1, 2, 3)))).toEqual([]);
   });
 
   it('a first pass that uploads everything leaves no change behind: the signals were read when the drive was empty', () => {
     const c = check();
     // Read before the listing of an empty drive; the pass then uploaded three files, which the trees now hold.
     c.calibrate({ recent: [], trashed: [], total: 0 }, remote());
-    c.settle(remote(1, 2, 3), base(1, 2, 3));
-    expect(c.differences({ recent: [entry(3), entry(2), entry(1)], trashed: [], total: 3 }, base(1, 2, 3))).toEqual([]);
-    expect(c.differences({ recent: [entry(4), entry(3)], trashed: [], total: 4 }, base(1, 2, 3))).toEqual(['new file 4', '4 entries where 3 were']);
+    c.settle(remote(1, 2, 3), syncedIdsOf(base(1, 2, 3)));
+    expect(c.differences({ recent: [entry(3), entry(2), entry(1)], trashed: [], total: 3 }, syncedIdsOf(base(1, 2, 3)))).toEqual([]);
+    expect(c.differences({ recent: [entry(4), entry(3)], trashed: [], total: 4 }, syncedIdsOf(base(1, 2, 3)))).toEqual(['new file 4', '4 entries where 3 were']);
   });
 
   it('a total that counts the root children only (deployed versions) is learnt from the listing', () => {
@@ -117,7 +150,7 @@ describe('the cheap check against the tree a full listing returned', () => {
     const tree = remote(1, 2, 3);
     tree.set(3, { ...tree.get(3)!, parentId: 1 });
     listed(c, { recent: [], trashed: [], total: 2 }, tree, base(1, 2, 3));
-    expect(c.differences({ recent: [], trashed: [], total: 2 }, base(1, 2, 3))).toEqual([]);
+    expect(c.differences({ recent: [], trashed: [], total: 2 }, syncedIdsOf(base(1, 2, 3)))).toEqual([]);
   });
 
   it('a signal that disagrees with two full listings in a row is not used again; one disagreement may be a change made meanwhile', () => {
