@@ -1,5 +1,6 @@
 /**
- * DESIGN §7: with 100,000 synced files the engine's process stays at or below 150 MB RSS when idle.
+ * Where an idle engine's memory goes, at 100,000 synced files (DESIGN §7: ≤ 120 MB). A breakdown on a seeded mirror
+ * after a forced GC; the figure a user sees, after a real initial sync and two minutes of polling, is `field`'s.
  *
  * Setup, in this process: the shared tree of BENCH_FILES short files on disk; the same tree seeded straight into
  * the server's SQLite (the server runs in its own process); and the engine's mirror seeded with the matching base
@@ -73,7 +74,7 @@ const handleList = (handles: Record<string, number>) =>
     .map(([kind, n]) => `${count(n)} ${kind}`)
     .join(', ');
 
-const LIMIT_MB = 150;
+const LIMIT_MB = 120;
 
 benchmarkMain(async (): Promise<BenchResult> => {
   try {
@@ -151,7 +152,7 @@ benchmarkMain(async (): Promise<BenchResult> => {
     const show = (f: Figures) => `RSS ${f.rss} MB (heap used ${f.heapUsed} of ${f.heapTotal} MB, external ${f.external} MB)`;
     return {
       id: 'memory',
-      target: `idle RSS ≤ ${LIMIT_MB} MB with everything synced`,
+      target: `idle RSS ≤ ${LIMIT_MB} MB with everything synced (seeded mirror, forced GC: the breakdown)`,
       size: `${count(r.synced)} synced items (${tree.describe})`,
       measured: `${r.idle.rss.toFixed(1)} MB`,
       goal: `≤ ${LIMIT_MB} MB`,

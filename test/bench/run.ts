@@ -40,7 +40,7 @@ const BENCHMARKS: Benchmark[] = [
   { id: 'upload', file: 'upload.ts', title: 'initial upload vs a bare script' },
   { id: 'save', file: 'save-latency.ts', title: 'a saved file on the server' },
   { id: 'rename', file: 'rename.ts', title: 'a folder of 10,000 files renamed while watching' },
-  { id: 'memory', file: 'memory.ts', title: 'idle memory with everything synced' },
+  { id: 'memory', file: 'memory.ts', title: 'where idle memory goes (seeded mirror, forced GC)' },
   { id: 'watch', file: 'watch.ts', title: 'the watcher alone: ready time and memory' },
   { id: 'bigfile', file: 'big-file.ts', title: 'big file up and down, memory growth', flags: ['--expose-gc'] },
   { id: 'field', file: 'field.ts', title: 'sync DIR as users run it: initial sync, idle cost, remote-change latency' },
