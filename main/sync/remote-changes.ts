@@ -38,10 +38,13 @@ export class RemoteChangeCheck {
   private readonly trusted = new Set<Signal>(['recent', 'trashed', 'total']);
   /** Calibrations in a row a signal disagreed with the full listing (one may be a change made meanwhile). */
   private readonly strikes = new Map<Signal, number>();
-  /** What the plain listing's total counts here: every entry, or the root's children (deployed versions). */
-  private totalCounts: 'all' | 'root' | null = null;
-  /** Entries the total counts that base does not hold (listed but not synced): constant while nothing changes. */
-  private totalOffset = 0;
+  /**
+   * What the plain listing's total counts here: every entry, or the root's children (deployed versions); `either`
+   * while no listing has told them apart (an empty drive, or one with entries at its root only).
+   */
+  private totalCounts: 'all' | 'root' | 'either' | null = null;
+  /** Entries each count holds that base does not (listed but not synced): constant while nothing changes. */
+  private offsets = { all: 0, root: 0 };
   /** The ids of the last full listing, sorted (compact: it is kept while idle). */
   private listed = new Int32Array(0);
 
@@ -78,8 +81,8 @@ export class RemoteChangeCheck {
       for (const entry of signals.trashed ?? []) if (base.has(entry.id)) out.push(`trashed ${entry.id}`);
     }
     if (this.trusted.has('total') && signals.total !== null && this.totalCounts !== null) {
-      const expected = this.counted(base) + this.totalOffset;
-      if (signals.total !== expected) out.push(`${signals.total} entries where ${expected} were`);
+      const expected = this.expectedTotals(base);
+      if (!expected.includes(signals.total)) out.push(`${signals.total} entries where ${expected.join(' or ')} were`);
     }
     return out;
   }
@@ -96,9 +99,12 @@ export class RemoteChangeCheck {
     if (signals.total === null) {
       this.trusted.delete('total');
     } else {
-      const rootChildren = countRootChildren(remote);
-      this.totalCounts = signals.total === remote.size ? 'all' : signals.total === rootChildren ? 'root' : this.totalCounts;
-      this.judge('total', signals.total === remote.size || signals.total === rootChildren);
+      const all = signals.total === remote.size;
+      const root = signals.total === countRootChildren(remote);
+      // Both at once (an empty drive, a drive with only root entries) does not tell which the server counts.
+      if (all !== root) this.totalCounts = all ? 'all' : 'root';
+      else if (all && (this.totalCounts === null || this.totalCounts === 'either')) this.totalCounts = 'either';
+      this.judge('total', all || root);
     }
   }
 
@@ -110,10 +116,7 @@ export class RemoteChangeCheck {
    */
   settle(remote: ReadonlyMap<RemoteId, RemoteItem>, base: SyncedIds): void {
     this.listed = Int32Array.from(remote.keys()).sort();
-    if (this.totalCounts !== null) {
-      const listedCount = this.totalCounts === 'root' ? countRootChildren(remote) : remote.size;
-      this.totalOffset = listedCount - this.counted(base);
-    }
+    this.offsets = { all: remote.size - base.size, root: countRootChildren(remote) - base.rootChildren() };
   }
 
   private judge(which: Signal, agrees: boolean): void {
@@ -122,8 +125,12 @@ export class RemoteChangeCheck {
     if (strikes >= 2) this.trusted.delete(which);
   }
 
-  private counted(base: SyncedIds): number {
-    return this.totalCounts === 'root' ? base.rootChildren() : base.size;
+  /** What the total is while nothing changed: one number, or two while the server's way of counting is not known. */
+  private expectedTotals(base: SyncedIds): number[] {
+    const all = base.size + this.offsets.all;
+    if (this.totalCounts === 'all') return [all];
+    const root = base.rootChildren() + this.offsets.root;
+    return this.totalCounts === 'root' || root === all ? [root] : [all, root];
   }
 
   private wasListed(id: RemoteId): boolean {

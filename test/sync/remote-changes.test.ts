@@ -145,6 +145,20 @@ describe('the cheap check against the tree a full listing returned', () => {
     expect(c.differences({ recent: [entry(4), entry(3)], trashed: [], total: 4 }, syncedIdsOf(base(1, 2, 3)))).toEqual(['new file 4', '4 entries where 3 were']);
   });
 
+  it('an empty drive does not tell what the total counts: after an initial upload into folders, a root-only total is no change', () => {
+    const c = check();
+    c.calibrate({ recent: [], trashed: [], total: 0 }, remote());
+    const filled = remote(1, 2, 3);
+    filled.set(2, { ...filled.get(2)!, parentId: 1 });
+    filled.set(3, { ...filled.get(3)!, parentId: 1 });
+    const synced = base(1, 2, 3);
+    synced.set(2, { ...synced.get(2)!, parentId: 1 } as never);
+    synced.set(3, { ...synced.get(3)!, parentId: 1 } as never);
+    c.settle(filled, syncedIdsOf(synced));
+    // A deployed server's total counts the root's children (1); one that counts every entry says 3. Neither is news.
+    expect(c.differences({ recent: [], trashed: [], total: 1 }, syncedIdsOf(synced))).toEqual([]);
+  });
+
   it('a total that counts the root children only (deployed versions) is learnt from the listing', () => {
     const c = check();
     const tree = remote(1, 2, 3);
