@@ -18,7 +18,7 @@ import { isWithin } from './names.js';
 import { plan, settled } from './plan.js';
 import { randomId, type Clock, type FileSystem, type VolumeTraits } from './ports.js';
 import { listRemote } from './remote.js';
-import { fullListingInterval, syncedIdsOf, type RemoteChangeCheck, type RemoteSignals } from './remote-changes.js';
+import { fullListingInterval, listingBudget, syncedIdsOf, type RemoteChangeCheck, type RemoteSignals } from './remote-changes.js';
 import { BaseTree, LocalTree, RemoteTree } from './trees.js';
 import type { BaseItem, EngineRuleId, EngineState, LocalItem, Operation, RelPath, RemoteId, RemoteItem, RuleId, SyncedIds } from './types.js';
 
@@ -383,7 +383,12 @@ export class FolderPasses {
       if (listingMs !== null) {
         // Spaced by the drive as this pass left it: an initial sync lists an empty drive, then fills it.
         const entries = this.trees.remote.size;
-        this.nextFullListing = this.clock.now().getTime() + fullListingInterval({ pollMs: this.host.pollMs, lastListingMs: listingMs, entries });
+        this.nextFullListing = this.clock.now().getTime() + fullListingInterval({
+          pollMs: this.host.pollMs,
+          lastListingMs: listingMs,
+          entries,
+          ...(this.remoteCheck.bytesPerCheck > 0 ? { bytesPerMinute: listingBudget(this.remoteCheck.bytesPerCheck, this.host.pollMs) } : {}),
+        });
       }
       // What this pass sent is checked at once (others may have changed something meanwhile): cheap, as it knows
       // what it sent.

@@ -66,8 +66,16 @@ export class RemoteChangeCheck {
       this.trusted.has('trashed') ? entries.page({ deletedOnly: true, perPage: PAGE }, 1, signal) : null,
       this.trusted.has('total') && this.rootId === null ? entries.page({ perPage: 1 }, 1, signal) : null,
     ]);
+    const answered = [recent, trashed, plain].filter((page) => page !== null);
+    this.bytesPerCheck = answered.reduce((sum, page) => sum + REQUEST_OVERHEAD + JSON.stringify(page.entries).length, 0);
     return { recent: recent?.entries ?? null, trashed: trashed?.entries ?? null, total: plain?.total ?? null };
   }
+
+  /**
+   * About what the last check moved (bodies as their JSON, plus headers). A server that ignores `perPage` answers
+   * 50 entries a signal: ~70 KB a check, half the idle budget at a 15 s poll, which the full listings then give up.
+   */
+  bytesPerCheck = 0;
 
   /** What the signals show that neither base nor the last full listing holds; empty when nothing is new. */
   differences(signals: RemoteSignals, base: SyncedIds): string[] {
@@ -157,6 +165,17 @@ function countRootChildren(items: ReadonlyMap<RemoteId, { parentId: RemoteId | n
   let n = 0;
   for (const b of items.values()) if (b.parentId === null) n++;
   return n;
+}
+
+/** What an idle engine may move a minute, cheap checks and full listings together (issue #12: ≤ 256 KiB). */
+export const IDLE_BYTES_PER_MINUTE = 240 * 1024;
+/** Headers of one small request and its answer, about. */
+const REQUEST_OVERHEAD = 600;
+
+/** What the full listings may move a minute on average: the idle budget less what the cheap checks take. */
+export function listingBudget(bytesPerCheck: number, pollMs: number): number {
+  const checks = (bytesPerCheck * 60_000) / pollMs;
+  return Math.max(32 * 1024, IDLE_BYTES_PER_MINUTE - checks);
 }
 
 /**

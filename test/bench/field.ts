@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { fullListingInterval } from '../../main/sync/remote-changes.js';
+import { fullListingInterval, IDLE_BYTES_PER_MINUTE } from '../../main/sync/remote-changes.js';
 import {
   benchmarkMain,
   cleanup,
@@ -259,7 +259,10 @@ async function runProfile(profile: string): Promise<RunFigures> {
 
     // The full listing's spacing, as the engine sets it from the listing's time and the drive's size.
     const entries = tree.files.length + tree.folders.length;
-    const spacingMin = fullListingInterval({ pollMs: POLL_S * 1000, lastListingMs: listMs, entries }) / 60_000;
+    // The engine gives the full listings what the cheap checks leave of the idle budget (listingBudget).
+    const checksPerMin = idleBytes / minutes;
+    const bytesPerMinute = Math.max(32 * 1024, IDLE_BYTES_PER_MINUTE - checksPerMin);
+    const spacingMin = fullListingInterval({ pollMs: POLL_S * 1000, lastListingMs: listMs, entries, bytesPerMinute }) / 60_000;
     const amortisedKibPerMin = fullListing.bytes / 1024 / spacingMin;
 
     // Remote changes at random moments (a fixed sequence, so runs compare).

@@ -6,7 +6,7 @@ import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
-import { fullListingInterval, RemoteChangeCheck, syncedIdsOf, type RemoteSignals } from '../../main/sync/remote-changes.js';
+import { fullListingInterval, IDLE_BYTES_PER_MINUTE, listingBudget, RemoteChangeCheck, syncedIdsOf, type RemoteSignals } from '../../main/sync/remote-changes.js';
 import type { RemoteItem } from '../../main/sync/types.js';
 import { PROFILES } from '../helpers/server.js';
 import { newAccount, settleEngine, type Account } from '../helpers/sync.js';
@@ -179,6 +179,20 @@ describe('the cheap check against the tree a full listing returned', () => {
     listed(c, { recent: null, trashed: [entry(1)], total: null }, remote(1, 2), base(1, 2));
     listed(c, { recent: null, trashed: [entry(1)], total: null }, remote(1, 2), base(1, 2));
     expect(c.usable).toBe(false);
+  });
+
+  it('gives the full listings what the cheap checks leave of the idle budget', () => {
+    expect(listingBudget(5_000, 15_000)).toBe(IDLE_BYTES_PER_MINUTE - 20_000);
+    // A server that answers 50 entries a signal: the checks take most of the budget, the listings come further apart.
+    const heavy = listingBudget(60_000, 15_000);
+    expect(heavy).toBe(32 * 1024);
+    const spacing = (bytesPerMinute: number) => fullListingInterval({ pollMs: 15_000, lastListingMs: 100, entries: 10_000, bytesPerMinute });
+    expect(spacing(heavy)).toBeGreaterThan(spacing(listingBudget(5_000, 15_000)));
+    // Whatever the checks cost, checks and listings together stay within the budget (down to the floor).
+    for (const bytesPerCheck of [1_000, 20_000, 40_000]) {
+      const perMinute = (bytesPerCheck * 60_000) / 15_000 + (10_000 * 700 * 60_000) / spacing(listingBudget(bytesPerCheck, 15_000));
+      expect(perMinute).toBeLessThanOrEqual(IDLE_BYTES_PER_MINUTE + 1);
+    }
   });
 
   it('waits between full listings for at least the poll interval, 100 times a listing, and 200 KiB a minute of listing bytes', () => {
