@@ -174,7 +174,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         queueMicrotask(() => this.emit('pass', summary));
         this.scheduleHoldCheck();
         // A folder left alone a while keeps base in the mirror only (the next pass reads it back).
-        if (this.live) this.setTimer('release', this.options.releaseBaseAfterMs ?? RELEASE_BASE_AFTER_MS, () => this.passes.releaseBase());
+        if (this.live) this.setTimer('release', this.options.releaseBaseAfterMs ?? RELEASE_BASE_AFTER_MS, () => void this.loop.submit({ kind: 'release' }));
       },
       empty: emptySummary,
     });
@@ -296,6 +296,10 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         this.passes.consent = true;
         // A running engine that was waiting for the answer goes on at once.
         return this.live && this.passes.askedFor !== null ? { pass: { fullScan: false, listRemote: false } } : null;
+      case 'release':
+        // Only between jobs: a pass or a look under way holds the trees.
+        if (this.loop.idle) this.passes.releaseBase();
+        return null;
       case 'stop':
         this.stopped = true;
         this.abort.abort();

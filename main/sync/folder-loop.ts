@@ -36,6 +36,8 @@ export type FolderRequest =
   | { kind: 'resume'; fullScan: boolean }
   /** The user said yes to the deletions the guard stopped at. */
   | { kind: 'consent' }
+  /** The folder was left alone a while: base may be kept in the mirror only until the next pass. */
+  | { kind: 'release' }
   | { kind: 'stop' };
 
 /** What a request asks the loop to do, once its effects are applied. */

@@ -297,7 +297,6 @@ export class FolderPasses {
    */
   /** Base was let go while the folder was idle (releaseBase); the next pass reads it back from the mirror. */
   private baseReleased = false;
-  private passing = false;
 
   /** What is synced, for the cheap check: base, or the mirror while base is let go. */
   synced(): SyncedIds {
@@ -310,25 +309,16 @@ export class FolderPasses {
 
   /**
    * Lets base go while nothing happens: at 100,000 items it is ~20 MB of an idle engine's ~140, and reading it back
-   * from the mirror takes a fraction of a second when the next pass starts. Only between passes, and only when the
-   * other two trees are kept as base (everything was in sync).
+   * from the mirror takes a fraction of a second when the next pass starts. Only between passes (the folder loop's
+   * `release` request), and only when the other two trees are kept as base (everything was in sync).
    */
   releaseBase(): void {
-    if (this.passing || this.baseReleased || !this.localAsBase || !this.remoteAsBase) return;
+    if (this.baseReleased || !this.localAsBase || !this.remoteAsBase) return;
     this.trees.base = new BaseTree();
     this.baseReleased = true;
   }
 
   async run(options: PassRequest): Promise<PassSummary> {
-    this.passing = true;
-    try {
-      return await this.runPass(options);
-    } finally {
-      this.passing = false;
-    }
-  }
-
-  private async runPass(options: PassRequest): Promise<PassSummary> {
     const summary = emptySummary();
     if (this.host.paused || this.host.stopped) return summary;
     const problem = await this.rootProblem();

@@ -67,7 +67,7 @@ export class RemoteChangeCheck {
       this.trusted.has('total') && this.rootId === null ? entries.page({ perPage: 1 }, 1, signal) : null,
     ]);
     const answered = [recent, trashed, plain].filter((page) => page !== null);
-    this.bytesPerCheck = answered.reduce((sum, page) => sum + REQUEST_OVERHEAD + JSON.stringify(page.entries).length, 0);
+    this.checkBytes = answered.reduce((sum, page) => sum + REQUEST_OVERHEAD + JSON.stringify(page.entries).length, 0);
     return { recent: recent?.entries ?? null, trashed: trashed?.entries ?? null, total: plain?.total ?? null };
   }
 
@@ -75,7 +75,11 @@ export class RemoteChangeCheck {
    * About what the last check moved (bodies as their JSON, plus headers). A server that ignores `perPage` answers
    * 50 entries a signal: ~70 KB a check, half the idle budget at a 15 s poll, which the full listings then give up.
    */
-  bytesPerCheck = 0;
+  get bytesPerCheck(): number {
+    return this.checkBytes;
+  }
+
+  private checkBytes = 0;
 
   /** What the signals show that neither base nor the last full listing holds; empty when nothing is new. */
   differences(signals: RemoteSignals, base: SyncedIds): string[] {

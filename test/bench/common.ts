@@ -23,7 +23,7 @@ export const BENCH_DIR = join(PROJECT, 'test', 'bench');
 
 export const QUICK = process.env.BENCH_QUICK === '1' || process.env.BENCH_QUICK === 'true';
 
-function intFromEnv(name: string, full: number, quick: number): number {
+export function intFromEnv(name: string, full: number, quick: number): number {
   const raw = process.env[name];
   if (raw !== undefined && raw.trim() !== '') {
     const value = Number(raw);
@@ -270,15 +270,10 @@ export async function startBenchServer(dataDir = tempDir('server'), profile = 'd
     clearTimeout(timer);
   };
   onCleanup(close);
+  // Through the project's own client: it answers alike whether the server nests the user (deployed) or not.
   const register = async (email: string) => {
-    const response = await fetch(`${url}/api/v1/auth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ email, password: 'bench-password', token_name: 'bench' }),
-    });
-    const body = (await response.json()) as { user?: { id: number; access_token: string } };
-    if (response.status !== 200 || !body.user) throw new Error(`register ${email}: ${response.status}`);
-    return { id: body.user.id, token: body.user.access_token };
+    const { user, token } = await new DriveClient({ origin: url }).auth.register({ email, password: 'bench-password', tokenName: 'bench' });
+    return { id: user.id, token };
   };
   return { url, dataDir, process: child, register, close };
 }

@@ -13,21 +13,24 @@
  * 50 entries a page, the paginator wrapper).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { fullListingInterval, IDLE_BYTES_PER_MINUTE } from '../../main/sync/remote-changes.js';
+import { DriveClient } from '../../main/api/client.js';
+import { listRemote } from '../../main/sync/remote.js';
+import { fullListingInterval, listingBudget } from '../../main/sync/remote-changes.js';
 import {
   benchmarkMain,
   cleanup,
   contentOf,
   count,
+  intFromEnv,
   layout,
   log,
   mb,
   percentile,
+  processCpuMs,
   PROJECT,
-  QUICK,
   secs,
   sleep,
   startBenchServer,
@@ -35,19 +38,12 @@ import {
   timed,
   writeLayout,
   type BenchResult,
-  type BenchServer,
 } from './common.js';
 
 const BIN = join(PROJECT, 'bin', 'drivesync.js');
-const envInt = (name: string, full: number, quick: number) => {
-  const raw = process.env[name];
-  const value = raw ? Number(raw) : QUICK ? quick : full;
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (got ${raw})`);
-  return value;
-};
-const FILES = envInt('BENCH_FIELD_FILES', 100_000, 2_000);
-const IDLE_S = envInt('BENCH_IDLE_S', 120, 20);
-const CHANGES = envInt('BENCH_LATENCY_CHANGES', 10, 3);
+const FILES = intFromEnv('BENCH_FIELD_FILES', 100_000, 2_000);
+const IDLE_S = intFromEnv('BENCH_IDLE_S', 120, 20);
+const CHANGES = intFromEnv('BENCH_LATENCY_CHANGES', 10, 3);
 const PROFILES = (process.env.BENCH_FIELD_PROFILES ?? 'documents,deployed').split(',').map((s) => s.trim());
 const POLL_S = 15;
 
@@ -55,15 +51,11 @@ const LIMITS = { peakMb: 250, idleMb: 120, idleCpu: 1, kibPerMin: 256, latencyS:
 
 // --- what the bench sees of the client's process -----------------------------------------------------------------
 
-const TICK_MS = 10; // USER_HZ is 100 on Linux
+/** RSS now and the peak (the kernel's high-water mark) of another process, and its CPU time so far. */
 function processFigures(pid: number): { rssMb: number; peakMb: number; cpuMs: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  // Fields after the command's closing parenthesis: utime and stime are the 14th and 15th of the line.
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const cpuMs = (Number(rest[11]) + Number(rest[12])) * TICK_MS;
-  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024, cpuMs };
+  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024, cpuMs: processCpuMs(pid) ?? NaN };
 }
 
 // --- a proxy that counts what crosses it --------------------------------------------------------------------------
@@ -132,28 +124,6 @@ const summarise = (requests: readonly string[]) => {
   return [...byKind].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${count(n)} ${k}`).join(', ');
 };
 
-// --- the drive's other client -------------------------------------------------------------------------------------
-
-async function register(server: BenchServer, email: string): Promise<string> {
-  const response = await fetch(`${server.url}/api/v1/auth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify({ email, password: 'bench-password', password_confirmation: 'bench-password', token_name: 'bench' }),
-  });
-  const body = (await response.json()) as { user?: { access_token: string }; bootstrapData?: { user: { access_token: string } } };
-  const token = (body.user ?? body.bootstrapData?.user)?.access_token;
-  if (response.status !== 200 || !token) throw new Error(`register ${email}: ${response.status}`);
-  return token;
-}
-
-async function uploadElsewhere(server: BenchServer, token: string, name: string, content: string): Promise<void> {
-  const form = new FormData();
-  form.append('parentId', 'null');
-  form.append('file', new Blob([content]), name);
-  const response = await fetch(`${server.url}/api/v1/uploads`, { method: 'POST', headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, body: form });
-  if (response.status >= 300) throw new Error(`upload ${name}: ${response.status}`);
-}
-
 // --- one run: a profile, a tree ---------------------------------------------------------------------------------
 
 interface RunFigures {
@@ -181,7 +151,9 @@ async function runProfile(profile: string): Promise<RunFigures> {
   log(`${profile}: wrote ${tree.describe} in ${secs(writeMs)}`);
 
   const email = `field-${profile}@example.com`;
-  const token = await register(server, email);
+  const { token } = await server.register(email);
+  // Another computer of the same account, straight to the server (not counted by the proxy).
+  const elsewhere = new DriveClient({ origin: server.url, token });
   const env = { ...process.env, DRIVESYNC_HOME: home, DRIVESYNC_TOKEN: token, NO_COLOR: '1' };
   await new Promise<void>((resolve, reject) => {
     const login = spawn(process.execPath, [BIN, 'login', '--server', proxy.url, '--email', email, '--password-stdin'], { env, stdio: ['pipe', 'ignore', 'pipe'] });
@@ -212,38 +184,9 @@ async function runProfile(profile: string): Promise<RunFigures> {
 
     // The full listing's cost: one made now through the same proxy (what the engine's own full listing moves).
     const before = { up: proxy.traffic.up, down: proxy.traffic.down, n: proxy.traffic.requests.length };
-    const { ms: listMs } = await timed(async () => {
-      const perPage = profile === 'deployed' ? 50 : 1000;
-      let pending: Array<number | null> = profile === 'deployed' ? [null] : [];
-      const get = async (query: string) => {
-        const r = await fetch(`${proxy.url}/api/v1/drive/file-entries?${query}`, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
-        const body = (await r.json()) as { data?: Array<{ id: number; type: string }>; next_page?: number | null } | Array<{ id: number; type: string }>;
-        return Array.isArray(body) ? { data: body, next: null } : { data: body.data ?? [], next: body.next_page ?? null };
-      };
-      if (profile !== 'deployed') {
-        for (let page: number | null = 1; page !== null; ) {
-          const { next } = await get(`perPage=${perPage}&page=${page}`);
-          page = next;
-        }
-      } else {
-        // Root first, then the folders found, many parents a request, as the client walks a root-only listing.
-        const folders: number[] = [];
-        for (let page: number | null = 1; page !== null; ) {
-          const { data, next } = await get(`perPage=${perPage}&page=${page}`);
-          for (const e of data) if (e.type === 'folder') folders.push(e.id);
-          page = next;
-        }
-        pending = folders;
-        while (pending.length > 0) {
-          const batch = pending.splice(0, 50) as number[];
-          for (let page: number | null = 1; page !== null; ) {
-            const { data, next } = await get(`parentIds=${batch.join(',')}&perPage=${perPage}&page=${page}`);
-            for (const e of data) if (e.type === 'folder') pending.push(e.id);
-            page = next;
-          }
-        }
-      }
-    });
+    const { ms: listMs } = await timed(() =>
+      listRemote(new DriveClient({ origin: proxy.url, token }), null, () => true, new AbortController().signal),
+    );
     const fullListing = { bytes: proxy.traffic.up + proxy.traffic.down - before.up - before.down, requests: proxy.traffic.requests.length - before.n, ms: listMs };
     proxy.traffic.requests.splice(before.n);
 
@@ -259,9 +202,9 @@ async function runProfile(profile: string): Promise<RunFigures> {
 
     // The full listing's spacing, as the engine sets it from the listing's time and the drive's size.
     const entries = tree.files.length + tree.folders.length;
-    // The engine gives the full listings what the cheap checks leave of the idle budget (listingBudget).
-    const checksPerMin = idleBytes / minutes;
-    const bytesPerMinute = Math.max(32 * 1024, IDLE_BYTES_PER_MINUTE - checksPerMin);
+    // The engine gives the full listings what its cheap checks leave of the idle budget.
+    const bytesPerCheck = idleBytes / ((minutes * 60) / POLL_S);
+    const bytesPerMinute = listingBudget(bytesPerCheck, POLL_S * 1000);
     const spacingMin = fullListingInterval({ pollMs: POLL_S * 1000, lastListingMs: listMs, entries, bytesPerMinute }) / 60_000;
     const amortisedKibPerMin = fullListing.bytes / 1024 / spacingMin;
 
@@ -272,8 +215,10 @@ async function runProfile(profile: string): Promise<RunFigures> {
     for (let k = 0; k < CHANGES; k++) {
       await sleep(random() * POLL_S * 1000);
       const name = `remote-change-${k}.txt`;
+      const source = join(dir, '..', name);
+      writeFileSync(source, contentOf(k, 0));
       const at = performance.now();
-      await uploadElsewhere(server, token, name, contentOf(k, 0).toString());
+      await elsewhere.transfers.upload(source, { name, parentId: null });
       while (!existsSync(join(dir, name))) {
         if (performance.now() - at > 120_000) throw new Error(`${name} did not arrive in 120 s`);
         await sleep(25);

@@ -9,9 +9,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const MB = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 interface ChildReport {
   /** RSS of node with nothing loaded but this file (after GC). */

@@ -7,6 +7,7 @@ import { SyncEngine, type EngineOptions, type PassSummary } from '../../main/syn
 import { moveToOsTrash } from '../../main/sync/trash.js';
 import { STATE_DIR } from '../../main/sync/local.js';
 import { PROFILES, startTestServer, type ProfileName, type TestServer } from './server.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * How a scenario's computers sync: `once`, a full pass each time (`sync --once`); `live`, the engine started and
@@ -25,7 +26,6 @@ export const SCENARIO_CASES: ReadonlyArray<readonly [SyncMode, ProfileName]> = M
 /** Live engines in tests: a shorter stability wait and hold than the defaults, the same logic. */
 const LIVE_TIMING = { stabilityMs: 120, hold: { settleMs: 600, maxMs: 10_000 }, pollIntervalMs: 3_600_000 } as const;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until the engine has nothing left to do: every watcher event reported and acted on, nothing held. */
 export async function settleEngine(engine: SyncEngine, timeoutMs = 60_000): Promise<void> {

@@ -17,6 +17,7 @@ import {
   UsersResponse,
   ValidationErrorBody,
 } from '../../main/api/schemas.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const API = '/api/v1';
 const ISO_MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
@@ -98,7 +99,6 @@ async function download(who: Account, entry: Entry): Promise<Answer> {
   return server.call(who.token, 'GET', `/${entry.url}`);
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function expectedHash(id: number): string {
   return Buffer.from(`${id}|padding`, 'utf8').subarray(0, 10).toString('base64').replace(/=+$/, '');

@@ -10,8 +10,8 @@ import { fullListingInterval, IDLE_BYTES_PER_MINUTE, listingBudget, RemoteChange
 import type { RemoteItem } from '../../main/sync/types.js';
 import { PROFILES } from '../helpers/server.js';
 import { newAccount, settleEngine, type Account } from '../helpers/sync.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(PROFILES)('idle polling (%s)', (profile) => {
   let account: Account;

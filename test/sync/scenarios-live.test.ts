@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { localTree, SCENARIO_CASES, newAccount, sorted, type Account, type Computer } from '../helpers/sync.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(SCENARIO_CASES)('what people do to a watched folder (%s, %s)', (mode, profile) => {
   let account: Account;

@@ -6,8 +6,8 @@ import parcel from '@parcel/watcher';
 import { systemClock, type Clock } from '../../main/sync/ports.js';
 import { createWatchTree, watchTree, type NativeWatcher, type WatchFailure, type Watcher } from '../../main/sync/watcher.js';
 import { newAccount, type Account } from '../helpers/sync.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function until<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
   const end = Date.now() + timeoutMs;
