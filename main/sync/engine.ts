@@ -297,8 +297,8 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         // A running engine that was waiting for the answer goes on at once.
         return this.live && this.passes.askedFor !== null ? { pass: { fullScan: false, listRemote: false } } : null;
       case 'release':
-        // Only between jobs: a pass or a look under way holds the trees.
-        if (this.loop.idle) this.passes.releaseBase();
+        // Never under a pass, which holds the trees; a look may run (it asks for what is synced when it starts).
+        if (!this.loop.passing) this.passes.releaseBase();
         return null;
       case 'stop':
         this.stopped = true;

@@ -91,6 +91,11 @@ export class FolderLoop<S> {
     return this.current === null && this.queue.length === 0;
   }
 
+  /** A pass is under way (a cheap look is not one: it only reads what is synced). */
+  get passing(): boolean {
+    return this.current?.kind === 'pass';
+  }
+
   /**
    * Takes a request. Resolves to the summary of the pass that did what it asked (a look that found news: the pass
    * that brought it), null when it asked for no pass; a stop resolves once the job under way has ended.
