@@ -434,20 +434,22 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
 
   /**
    * One look at the drive: the full listing when it is due (or nothing cheaper works here, or the last pass did not
-   * reach the server), otherwise the cheap signals — and a pass with the full listing only if they show a change.
+   * reach the server), otherwise the cheap signals — and a pass only if they show a change: with what they saw when
+   * that is all that changed, with the full listing otherwise.
    */
   private async check(): Promise<PassRequest | null> {
     const listing = { fullScan: false, listRemote: true };
     const now = this.clock.now().getTime();
     const { remoteCheck } = this.passes;
     if (!remoteCheck.usable || now >= this.passes.nextFullListing || this.stateValue === 'offline') return listing;
-    let changed: string[];
     try {
-      changed = remoteCheck.differences(await remoteCheck.read(this.abort.signal), this.passes.synced());
+      const news = remoteCheck.news(await remoteCheck.read(this.abort.signal), this.passes.synced());
+      if (news.kind === 'none') return null;
+      return news.kind === 'delta' ? { fullScan: false, listRemote: false, remoteDelta: news.delta } : listing;
     } catch {
-      changed = ['the drive did not answer the cheap check'];
+      // The drive did not answer the cheap check: the listing tells whether it is out of reach.
+      return listing;
     }
-    return changed.length > 0 ? listing : null;
   }
 
   private lookedAt = -Infinity;

@@ -8,12 +8,17 @@
  * folder is queued: a pass asked while one waits in the queue is merged into it (Syncthing's buffer of one), so every
  * caller gets the summary of the pass that did what it asked; a look asked while one waits is that look.
  */
+import type { RemoteDelta } from './remote-changes.js';
 import type { RelPath } from './types.js';
 
-/** What a pass must do beyond the paths the watcher named: scan the whole folder, list the remote tree. */
+/**
+ * What a pass must do beyond the paths the watcher named: scan the whole folder, list the remote tree, or apply to
+ * the remote tree it holds what a cheap check saw (which a full listing makes moot).
+ */
 export interface PassRequest {
   fullScan: boolean;
   listRemote: boolean;
+  remoteDelta?: RemoteDelta;
 }
 
 export type FolderRequest =
@@ -73,10 +78,16 @@ function deferred<T>(): Deferred<T> {
 
 type Job<S> = { kind: 'pass'; request: PassRequest; done: Deferred<S> } | { kind: 'check'; done: Deferred<S | null> };
 
-const merge = (a: PassRequest, b: PassRequest): PassRequest => ({
-  fullScan: a.fullScan || b.fullScan,
-  listRemote: a.listRemote || b.listRemote,
-});
+const merge = (a: PassRequest, b: PassRequest): PassRequest => {
+  const merged = { fullScan: a.fullScan || b.fullScan, listRemote: a.listRemote || b.listRemote };
+  if (merged.listRemote || !(a.remoteDelta || b.remoteDelta)) return merged;
+  const deltas = [a.remoteDelta, b.remoteDelta].filter((d) => d !== undefined);
+  // The later answer about an entry is the one that holds.
+  const added = new Map(deltas.flatMap((d) => d.added).map((e) => [e.id, e]));
+  const trashed = new Set(deltas.flatMap((d) => d.trashed));
+  for (const id of trashed) added.delete(id);
+  return { ...merged, remoteDelta: { added: [...added.values()], trashed: [...trashed] } };
+};
 
 export class FolderLoop<S> {
   private readonly queue: Array<Job<S>> = [];

@@ -17,7 +17,7 @@ import type { Mirror } from './mirror.js';
 import { isWithin } from './names.js';
 import { plan, settled } from './plan.js';
 import { randomId, type Clock, type FileSystem, type VolumeTraits } from './ports.js';
-import { listRemote } from './remote.js';
+import { applyRemoteDelta, listRemote } from './remote.js';
 import { fullListingInterval, listingBudget, syncedIdsOf, type RemoteChangeCheck, type RemoteSignals } from './remote-changes.js';
 import { BaseTree, LocalTree, RemoteTree } from './trees.js';
 import type { BaseItem, EngineRuleId, EngineState, LocalItem, Operation, RelPath, RemoteId, RemoteItem, RuleId, SyncedIds } from './types.js';
@@ -342,6 +342,7 @@ export class FolderPasses {
       let unreadable = await this.scan(options.fullScan);
       let listed: RemoteSignals | null = null;
       let listingMs: number | null = null;
+      let applied = false;
       if (options.listRemote || !this.remoteListed) {
         const base = this.trees.base;
         // The cheap signals are read first: what they show must be in the listing that follows.
@@ -352,6 +353,9 @@ export class FolderPasses {
         listingMs = this.clock.now().getTime() - started;
         if (signals) this.remoteCheck.calibrate(signals, this.trees.remote);
         listed = signals;
+      } else if (options.remoteDelta) {
+        applyRemoteDelta(this.trees.remote, options.remoteDelta, this.options.remoteRootId ?? null);
+        applied = true;
       }
       // What changed while the folder was scanned and the drive listed is looked at too, so the plan does not mix the
       // folder as it was with the folder as it is (one end of a swap seen, the other not).
@@ -369,7 +373,7 @@ export class FolderPasses {
       if (consented) this.consent = false;
       this.host.transfersEnded();
       for (const failure of failures) this.host.itemError(failure);
-      if (listed) this.remoteCheck.settle(this.trees.remote, syncedIdsOf(this.trees.base));
+      if (listed || applied) this.remoteCheck.settle(this.trees.remote, syncedIdsOf(this.trees.base));
       if (listingMs !== null) {
         // Spaced by the drive as this pass left it: an initial sync lists an empty drive, then fills it.
         const entries = this.trees.remote.size;

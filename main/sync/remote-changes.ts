@@ -7,7 +7,10 @@
  * - `deletedOnly` (the latest trashed first): a synced entry there was trashed;
  * - the paginator's `total` of a plain listing: the number of entries (every entry, or the root's children on
  *   deployed versions) differs from base's when something was added, trashed or restored.
- * Renames and moves change none of these: the full listing finds them, at an interval adapted to its cost.
+ * New and trashed files in synced folders are applied by a pass to the tree it holds (`news` answers a delta), so a
+ * change shows up within a poll and a download, without a listing of the whole drive; what a delta cannot tell (new
+ * or trashed folders, restores) makes the next pass list the whole drive. Renames and moves change none of these
+ * signals: the full listing finds them, at an interval adapted to its cost.
  *
  * Nothing is assumed of the server: after each full listing the signals are compared with the tree it returned,
  * and a signal that disagrees with a tree known to be complete is not used again on this server.
@@ -26,6 +29,21 @@ export interface RemoteSignals {
 }
 
 type Signal = 'recent' | 'trashed' | 'total';
+
+/** What a pass can apply to the remote tree it holds instead of listing the whole drive. */
+export interface RemoteDelta {
+  /** Files new on the drive, in synced folders, as the recent listing answered them. */
+  added: FileEntry[];
+  /** Synced files trashed on the drive. */
+  trashed: RemoteId[];
+}
+
+/** What a cheap check saw. */
+export type DriveNews =
+  | { kind: 'none' }
+  | { kind: 'delta'; delta: RemoteDelta }
+  /** A change only a full listing can tell; the reasons say what was seen. */
+  | { kind: 'listing'; reasons: string[] };
 
 export const syncedIdsOf = (base: ReadonlyMap<RemoteId, { parentId: RemoteId | null }>): SyncedIds => ({
   has: (id) => base.has(id),
@@ -81,22 +99,40 @@ export class RemoteChangeCheck {
 
   private checkBytes = 0;
 
-  /** What the signals show that neither base nor the last full listing holds; empty when nothing is new. */
-  differences(signals: RemoteSignals, base: SyncedIds): string[] {
-    const out: string[] = [];
-    if (this.trusted.has('recent')) {
-      for (const entry of signals.recent ?? []) {
-        if (this.inRoot(entry) && !entry.deleted_at && !base.has(entry.id) && !this.wasListed(entry.id)) out.push(`new file ${entry.id}`);
+  /**
+   * What the signals show that neither base nor the last full listing holds: nothing; new files and trashed files a
+   * pass can apply to the tree it holds (a delta: the change is there in seconds, not after a listing of the whole
+   * drive); or a change only a full listing can tell (a new folder, a trashed folder, a restore, more new files than
+   * one page shows, a total the delta does not explain).
+   */
+  news(signals: RemoteSignals, base: SyncedIds): DriveNews {
+    const added: FileEntry[] = [];
+    const trashed: FileEntry[] = [];
+    const reasons: string[] = [];
+    if (this.trusted.has('recent') && signals.recent) {
+      const fresh = signals.recent.filter((e) => this.inRoot(e) && !e.deleted_at && !base.has(e.id) && !this.wasListed(e.id));
+      for (const entry of fresh) {
+        if (entry.type !== 'folder' && this.parentSynced(entry, base)) added.push(entry);
+        else reasons.push(`new ${entry.type === 'folder' ? 'folder' : 'file'} ${entry.id} in a folder not synced`);
       }
+      // A page of nothing but new files may hide more behind it.
+      if (fresh.length > 0 && fresh.length === signals.recent.length && signals.recent.length >= PAGE) reasons.push(`${fresh.length} new files or more`);
     }
     if (this.trusted.has('trashed')) {
-      for (const entry of signals.trashed ?? []) if (base.has(entry.id)) out.push(`trashed ${entry.id}`);
+      for (const entry of signals.trashed ?? []) {
+        if (!base.has(entry.id)) continue;
+        // A trashed folder takes what it holds along: which of base's items those are, only a listing says.
+        if (entry.type === 'folder') reasons.push(`trashed folder ${entry.id}`);
+        else trashed.push(entry);
+      }
     }
     if (this.trusted.has('total') && signals.total !== null && this.totalCounts !== null) {
-      const expected = this.expectedTotals(base);
-      if (!expected.includes(signals.total)) out.push(`${signals.total} entries where ${expected.join(' or ')} were`);
+      const expected = this.expectedTotals(base, added, trashed);
+      if (!expected.includes(signals.total)) reasons.push(`${signals.total} entries where ${expected.join(' or ')} were expected`);
     }
-    return out;
+    if (reasons.length > 0) return { kind: 'listing', reasons: [...added.map((e) => `new file ${e.id}`), ...trashed.map((e) => `trashed ${e.id}`), ...reasons] };
+    if (added.length === 0 && trashed.length === 0) return { kind: 'none' };
+    return { kind: 'delta', delta: { added, trashed: trashed.map((e) => e.id) } };
   }
 
   /**
@@ -137,12 +173,22 @@ export class RemoteChangeCheck {
     if (strikes >= 2) this.trusted.delete(which);
   }
 
-  /** What the total is while nothing changed: one number, or two while the server's way of counting is not known. */
-  private expectedTotals(base: SyncedIds): number[] {
-    const all = base.size + this.offsets.all;
+  /**
+   * What the total is once `added` and `trashed` are counted: one number, or two while the server's way of counting
+   * is not known.
+   */
+  private expectedTotals(base: SyncedIds, added: readonly FileEntry[] = [], trashed: readonly FileEntry[] = []): number[] {
+    const atRoot = (e: FileEntry) => (e.parent_id ?? null) === this.rootId;
+    const all = base.size + this.offsets.all + added.length - trashed.length;
     if (this.totalCounts === 'all') return [all];
-    const root = base.rootChildren() + this.offsets.root;
+    const root = base.rootChildren() + this.offsets.root + added.filter(atRoot).length - trashed.filter(atRoot).length;
     return this.totalCounts === 'root' || root === all ? [root] : [all, root];
+  }
+
+  /** The entry's folder is one the pass's remote tree holds: the sync root, or a synced folder. */
+  private parentSynced(entry: FileEntry, base: SyncedIds): boolean {
+    const parent = entry.parent_id ?? null;
+    return parent === this.rootId || (parent !== null && base.has(parent));
   }
 
   private wasListed(id: RemoteId): boolean {

@@ -80,6 +80,35 @@ describe('the folder loop', () => {
     expect(await look).toEqual(await after);
   });
 
+  it('merges what two looks saw into the pass that waits; a full listing asked meanwhile makes it moot', async () => {
+    const { loop, passes, checks } = harness();
+    const file = (id: number) => ({ id, name: `f${id}`, type: 'text', parent_id: null }) as never;
+    const first = loop.submit(sync(false, false));
+    void loop.submit({ kind: 'poll' });
+    passes[0]!.end();
+    await first;
+    await tick();
+    // One look runs, the next waits behind it; what the first saw asks for a pass, which waits behind the second.
+    void loop.submit({ kind: 'poll' });
+    checks[0]!({ fullScan: false, listRemote: false, remoteDelta: { added: [file(4), file(5)], trashed: [2] } });
+    await tick();
+    checks[1]!({ fullScan: false, listRemote: false, remoteDelta: { added: [file(6)], trashed: [5, 3] } });
+    await tick();
+    // The later answer about an entry holds: 5, new to the first look, was trashed by the second.
+    expect(passes[1]!.request).toEqual({ fullScan: false, listRemote: false, remoteDelta: { added: [file(4), file(6)], trashed: [2, 5, 3] } });
+
+    void loop.submit({ kind: 'poll' });
+    passes[1]!.end();
+    await tick();
+    await tick();
+    const listed = loop.submit(sync(false, true));
+    checks[2]!({ fullScan: false, listRemote: false, remoteDelta: { added: [file(7)], trashed: [] } });
+    await tick();
+    expect(passes[2]!.request).toEqual({ fullScan: false, listRemote: true });
+    passes[2]!.end();
+    await listed;
+  });
+
   it('a look that finds nothing runs no pass and answers null', async () => {
     const { loop, passes, checks } = harness();
     const look = loop.submit({ kind: 'poll' });

@@ -35,7 +35,7 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     return { all, full: () => all.filter((s) => !isCheap(s)).length, cheap: () => all.filter(isCheap).length };
   };
 
-  it('an idle engine sends only the cheap check until something changes; an upload elsewhere is seen by it and synced', async () => {
+  it('an idle engine sends only the cheap check until something changes; a file uploaded or trashed elsewhere is synced without a full listing, a new folder with one', async () => {
     account = await newAccount(undefined, { profile });
     const seen = listings(account);
     // A long full-listing interval: what is measured is the cheap check alone.
@@ -54,7 +54,7 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     expect(seen.full()).toBe(fullBefore);
     expect(seen.cheap() - cheapBefore).toBeGreaterThanOrEqual(6); // about ten ticks of up to three requests each
 
-    // Another client uploads a file: the next tick sees it, and a pass with the full listing brings it here.
+    // Another client uploads a file: the next tick sees it, and a pass brings it here with what the tick saw.
     const other = new DriveClient({ origin: account.server.url, token: account.token });
     const dir = join(a.root, '..');
     writeFileSync(join(dir, 'elsewhere.txt'), 'made on another computer');
@@ -63,7 +63,7 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     await sleep(1000);
     await settleEngine(a.engine);
     expect(a.file('elsewhere.txt')).toBe('made on another computer');
-    expect(seen.full()).toBeGreaterThan(fullBefore);
+    expect(seen.full()).toBe(fullBefore);
 
     // Trashed elsewhere: seen the same way (deletedOnly), and moved to the OS trash here.
     const fullAfterUpload = seen.full();
@@ -72,6 +72,15 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     await other.entries.trash([id]);
     for (let waited = 0; waited < 10_000 && !a.trashed.some((p) => p.endsWith('file-7.txt')); waited += 50) await sleep(50);
     expect(a.trashed.some((p) => p.endsWith('file-7.txt'))).toBe(true);
+    await settleEngine(a.engine);
+    expect(seen.full()).toBe(fullAfterUpload);
+
+    // A new folder with a file in it: what the check saw is not all there is, and the full listing brings both.
+    const folder = await other.entries.createFolder('made-elsewhere', null);
+    await other.transfers.upload(join(dir, 'elsewhere.txt'), { name: 'inside.txt', parentId: folder.id });
+    for (let waited = 0; waited < 10_000 && !existsSync(join(a.root, 'made-elsewhere', 'inside.txt')); waited += 50) await sleep(50);
+    await settleEngine(a.engine);
+    expect(a.file('made-elsewhere/inside.txt')).toBe('made on another computer');
     expect(seen.full()).toBeGreaterThan(fullAfterUpload);
   });
 
@@ -122,18 +131,59 @@ describe('the cheap check against the tree a full listing returned', () => {
     c.settle(remote, syncedIdsOf(synced));
   };
 
-  it('sees a new file, a trashed synced entry, and a changed total; nothing when all agree', () => {
+  it('sees a new file and a trashed synced file as a delta a pass applies, when the total agrees; nothing when all agree', () => {
     const c = check();
     listed(c, { recent: [entry(3)], trashed: [], total: 3 }, remote(1, 2, 3), base(1, 2, 3));
-    expect(c.differences({ recent: [entry(3)], trashed: [], total: 3 }, syncedIdsOf(base(1, 2, 3)))).toEqual([]);
-    expect(c.differences({ recent: [entry(4), entry(3)], trashed: [], total: 4 }, syncedIdsOf(base(1, 2, 3)))).toEqual(['new file 4', '4 entries where 3 were']);
-    expect(c.differences({ recent: [entry(3)], trashed: [entry(2)], total: 2 }, syncedIdsOf(base(1, 2, 3)))).toEqual(['trashed 2', '2 entries where 3 were']);
+    expect(c.news({ recent: [entry(3)], trashed: [], total: 3 }, syncedIdsOf(base(1, 2, 3)))).toEqual({ kind: 'none' });
+    expect(c.news({ recent: [entry(4), entry(3)], trashed: [], total: 4 }, syncedIdsOf(base(1, 2, 3)))).toEqual({ kind: 'delta', delta: { added: [entry(4)], trashed: [] } });
+    expect(c.news({ recent: [entry(3)], trashed: [entry(2)], total: 2 }, syncedIdsOf(base(1, 2, 3)))).toEqual({ kind: 'delta', delta: { added: [], trashed: [2] } });
+    // An edit made elsewhere: a new entry, and the old one trashed.
+    expect(c.news({ recent: [entry(4), entry(3)], trashed: [entry(2)], total: 3 }, syncedIdsOf(base(1, 2, 3)))).toEqual({ kind: 'delta', delta: { added: [entry(4)], trashed: [2] } });
+  });
+
+  it('asks for the full listing when the delta cannot tell the whole change', () => {
+    const c = check();
+    const tree = remote(1, 2, 3);
+    tree.set(1, { ...tree.get(1)!, type: 'folder' });
+    listed(c, { recent: [], trashed: [], total: 3 }, tree, base(1, 2, 3));
+    const news = (signals: RemoteSignals) => c.news(signals, syncedIdsOf(base(1, 2, 3)));
+    // A total the new file does not explain (something else was added or restored).
+    expect(news({ recent: [entry(4)], trashed: [], total: 5 })).toEqual({ kind: 'listing', reasons: ['new file 4', '5 entries where 4 were expected'] });
+    // A restore: the total alone moved.
+    expect(news({ recent: [], trashed: [], total: 4 })).toEqual({ kind: 'listing', reasons: ['4 entries where 3 were expected'] });
+    // A file in a folder that is not synced (new itself), and a new folder.
+    expect(news({ recent: [entry(5, { parent_id: 40 })], trashed: [], total: 5 })).toMatchObject({ kind: 'listing', reasons: ['new file 5 in a folder not synced', expect.any(String)] });
+    expect(news({ recent: [entry(6, { parent_id: 1 }), entry(40, { type: 'folder' })], trashed: [], total: 5 })).toMatchObject({
+      kind: 'listing',
+      reasons: expect.arrayContaining(['new file 6', 'new folder 40 in a folder not synced']),
+    });
+    // A trashed folder takes along what it holds.
+    expect(news({ recent: [], trashed: [entry(1, { type: 'folder' })], total: 2 })).toMatchObject({ kind: 'listing', reasons: ['trashed folder 1', expect.any(String)] });
+    // A page of nothing but new files may hide more.
+    const page = [10, 11, 12, 13, 14].map((id) => entry(id));
+    expect(news({ recent: page, trashed: [], total: 8 })).toMatchObject({ kind: 'listing', reasons: expect.arrayContaining(['5 new files or more']) });
+  });
+
+  it('counts a delta against a total of the root children (deployed versions): a file new in a synced folder leaves it as it was', () => {
+    const c = check();
+    const tree = remote(1, 2, 3);
+    tree.set(1, { ...tree.get(1)!, type: 'folder' });
+    tree.set(3, { ...tree.get(3)!, parentId: 1 });
+    const synced = base(1, 2, 3);
+    synced.set(3, { ...synced.get(3)!, parentId: 1 } as never);
+    listed(c, { recent: [], trashed: [], total: 2 }, tree, synced);
+    expect(c.news({ recent: [entry(7, { parent_id: 1 })], trashed: [], total: 2 }, syncedIdsOf(synced))).toEqual({
+      kind: 'delta',
+      delta: { added: [entry(7, { parent_id: 1 })], trashed: [] },
+    });
+    expect(c.news({ recent: [entry(8)], trashed: [], total: 3 }, syncedIdsOf(synced))).toMatchObject({ kind: 'delta' });
+    expect(c.news({ recent: [entry(8)], trashed: [], total: 2 }, syncedIdsOf(synced))).toMatchObject({ kind: 'listing' });
   });
 
   it('entries listed but never synced (a download that keeps failing) do not count as a change on every poll', () => {
     const c = check();
     listed(c, { recent: [entry(9)], trashed: [], total: 4 }, remote(1, 2, 3, 9), base(1, 2, 3));
-    expect(c.differences({ recent: [entry(9)], trashed: [], total: 4 }, syncedIdsOf(base(1, 2, 3)))).toEqual([]);
+    expect(c.news({ recent: [entry(9)], trashed: [], total: 4 }, syncedIdsOf(base(1, 2, 3)))).toEqual({ kind: 'none' });
   });
 
   it('a first pass that uploads everything leaves no change behind: the signals were read when the drive was empty', () => {
@@ -141,8 +191,8 @@ describe('the cheap check against the tree a full listing returned', () => {
     // Read before the listing of an empty drive; the pass then uploaded three files, which the trees now hold.
     c.calibrate({ recent: [], trashed: [], total: 0 }, remote());
     c.settle(remote(1, 2, 3), syncedIdsOf(base(1, 2, 3)));
-    expect(c.differences({ recent: [entry(3), entry(2), entry(1)], trashed: [], total: 3 }, syncedIdsOf(base(1, 2, 3)))).toEqual([]);
-    expect(c.differences({ recent: [entry(4), entry(3)], trashed: [], total: 4 }, syncedIdsOf(base(1, 2, 3)))).toEqual(['new file 4', '4 entries where 3 were']);
+    expect(c.news({ recent: [entry(3), entry(2), entry(1)], trashed: [], total: 3 }, syncedIdsOf(base(1, 2, 3)))).toEqual({ kind: 'none' });
+    expect(c.news({ recent: [entry(4), entry(3)], trashed: [], total: 4 }, syncedIdsOf(base(1, 2, 3)))).toEqual({ kind: 'delta', delta: { added: [entry(4)], trashed: [] } });
   });
 
   it('an empty drive does not tell what the total counts: after an initial upload into folders, a root-only total is no change', () => {
@@ -156,7 +206,7 @@ describe('the cheap check against the tree a full listing returned', () => {
     synced.set(3, { ...synced.get(3)!, parentId: 1 } as never);
     c.settle(filled, syncedIdsOf(synced));
     // A deployed server's total counts the root's children (1); one that counts every entry says 3. Neither is news.
-    expect(c.differences({ recent: [], trashed: [], total: 1 }, syncedIdsOf(synced))).toEqual([]);
+    expect(c.news({ recent: [], trashed: [], total: 1 }, syncedIdsOf(synced))).toEqual({ kind: 'none' });
   });
 
   it('a total that counts the root children only (deployed versions) is learnt from the listing', () => {
@@ -164,7 +214,7 @@ describe('the cheap check against the tree a full listing returned', () => {
     const tree = remote(1, 2, 3);
     tree.set(3, { ...tree.get(3)!, parentId: 1 });
     listed(c, { recent: [], trashed: [], total: 2 }, tree, base(1, 2, 3));
-    expect(c.differences({ recent: [], trashed: [], total: 2 }, syncedIdsOf(base(1, 2, 3)))).toEqual([]);
+    expect(c.news({ recent: [], trashed: [], total: 2 }, syncedIdsOf(base(1, 2, 3)))).toEqual({ kind: 'none' });
   });
 
   it('a signal that disagrees with two full listings in a row is not used again; one disagreement may be a change made meanwhile', () => {
