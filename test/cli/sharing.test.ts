@@ -293,6 +293,31 @@ describe.each(PROFILES)('sharing commands against the %s profile', (profile) => 
       expect(JSON.parse((await cli(['lists', 'subscribers', listId, '--json'], { home })).stdout)).toEqual([]);
     });
 
+    it('the remembered subscriber count follows add, unsubscribe, subscribe and remove', async () => {
+      const myHome = await signedInHome(server, owner);
+      const listId = addList(server.context.db, 'Choir', owner.email);
+      expect((await cli(['lists', 'remember', listId, 'Choir'], { home: myHome })).stdout.trim()).toBe(`remembered list ${listId} as Choir (0 subscribed)`);
+      const count = async () => {
+        const table = await cli(['lists'], { home: myHome });
+        expect(table.code, table.stderr).toBe(0);
+        return Number(new RegExp(`^Choir\\s+${listId}\\s+(\\d+)\\s`, 'm').exec(table.stdout)?.[1]);
+      };
+      const added = await cli(['lists', 'add', 'Choir', 'ada@example.com'], { home: myHome });
+      expect(added.code, added.stderr).toBe(0);
+      const uid = added.stdout.trim();
+      expect(await count()).toBe(1);
+      expect((await cli(['lists', 'unsubscribe', 'Choir', uid], { home: myHome })).code).toBe(0);
+      expect(await count()).toBe(0);
+      expect((await cli(['lists', 'subscribe', 'Choir', uid], { home: myHome })).code).toBe(0);
+      expect(await count()).toBe(1);
+      expect((await cli(['lists', 'remove', 'Choir', uid], { home: myHome })).code).toBe(0);
+      expect(await count()).toBe(0);
+      // The window reads the same count.
+      expect(loadSavedLists(statePaths({ DRIVESYNC_HOME: myHome }), { server: server.url, email: owner.email })).toEqual([
+        { id: listId, name: 'Choir', subscribers: 0, lastUsed: expect.any(String) },
+      ]);
+    });
+
     it('fails with one line for an unknown list, another account’s list or an unknown field; a duplicate as its profile answers', async () => {
       const theirs = addList(server.context.db, 'Theirs', friend.email);
       const mine = addList(server.context.db, 'Mine', owner.email);

@@ -66,6 +66,20 @@ async function explainNotFound(session: Session, listId: string, subscriberId: s
   return new CliError(`${context}: list ${safe(listLabel(session, listId))} has no subscriber ${safe(subscriberId)}`);
 }
 
+/**
+ * After a change to a list's members, the remembered count is looked at again: `lists` and the window show it, and
+ * a count from before the change would be wrong there until the next share. Counting is a convenience too: the
+ * change itself is done, so a count that cannot be had leaves the last one known.
+ */
+async function noteChangedList(session: Session, id: string): Promise<void> {
+  try {
+    noteListUse(session, id, { subscribers: await countSubscribed(session.client, id), used: true });
+  } catch (error) {
+    log().warn({ listId: id, err: (error as Error).message }, 'cannot count the subscribers');
+    noteListUse(session, id, { used: true });
+  }
+}
+
 function printSaved(session: Session, json: boolean): void {
   const lists = listsInOrder(savedLists(session));
   if (json) return printJson(lists);
@@ -180,7 +194,7 @@ export function registerListCommands(program: Command): void {
         const fields = await asListFields(session, id, options.field ?? []);
         const uid = await session.client.lists.store(id, { ...fields, EMAIL: email.trim() });
         log().info({ command: 'lists add', listId: id, uid }, 'subscriber added');
-        noteListUse(session, id, { used: true });
+        await noteChangedList(session, id);
         print(uid);
       } catch (error) {
         if (error instanceof ApiError && error.kind === 'not-found') throw new CliError(`adding ${email} failed: there is no mailing list ${safe(id)}`);
@@ -209,7 +223,7 @@ export function registerListCommands(program: Command): void {
             const change = await session.client.lists[action](id, sub);
             print(change === 'already' ? `${safe(sub)} was already ${action}d` : `${action}d ${safe(sub)}`);
           }
-          noteListUse(session, id, { used: true });
+          await noteChangedList(session, id);
           log().info({ command: `lists ${action}`, listId: id, subscriberId: sub }, action);
         } catch (error) {
           throw await explainNotFound(session, id, sub, error, `${action} failed`);
