@@ -216,6 +216,25 @@ describe('the window', { timeout: 90_000 }, () => {
     h.platform.copied.length = 0;
   });
 
+  it('uses the width of the window, and wraps a folder path only after a separator', async () => {
+    const right = async (testId: string) => {
+      const box = await page.getByTestId(testId).boundingBox();
+      return box!.x + box!.width;
+    };
+    for (const size of SIZES) {
+      await page.setViewportSize(size);
+      await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => resolve(null)))');
+      // Past the margins nothing is left empty on the right: the status line and the recent files reach the edge.
+      expect(await right('status-line'), `${size.width}`).toBeGreaterThan(size.width - 64);
+      expect(await right('recent-list'), `${size.width}`).toBeGreaterThan(size.width - 64);
+      // The folder's path is longer than its column at both sizes: each line it takes ends with a separator.
+      const breaks = await lineBreaksIn('folders', h.folder);
+      expect(breaks.length, `${size.width}`).toBeGreaterThan(0);
+      for (const at of breaks) expect(at, `${size.width}: ${breaks.join(' ')}`).toMatch(/^\/\|/);
+    }
+    await page.setViewportSize(SIZES[1]);
+  });
+
   it('shows progress: bytes, rate, ETA and the current transfers', async () => {
     const progress: Progress = {
       active: true,
@@ -539,6 +558,37 @@ describe('the window', { timeout: 90_000 }, () => {
     await look('sign-in');
   });
 });
+
+/**
+ * Where the text `text` inside the element with `testId` goes on to a new line, as laid out: each break as the last
+ * character of one line, `|`, and the first of the next. Read from the rendered characters' boxes, so it holds
+ * whatever markup or CSS does the wrapping.
+ */
+async function lineBreaksIn(testId: string, text: string): Promise<string[]> {
+  const breaks = await page.evaluate(`(() => {
+    const text = ${JSON.stringify(text)};
+    const holders = [...document.querySelectorAll('[data-testid="${testId}"] *')].filter(
+      (el) => el.textContent.includes(text) && ![...el.children].some((child) => child.textContent.includes(text)),
+    );
+    if (holders.length === 0) return null;
+    const chars = [];
+    const walker = document.createTreeWalker(holders[0], NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let i = 0; i < node.textContent.length; i++) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const box = range.getClientRects()[0];
+        if (box) chars.push({ ch: node.textContent[i], top: box.top });
+      }
+    }
+    const found = [];
+    for (let i = 1; i < chars.length; i++) if (chars[i].top > chars[i - 1].top + 2) found.push(chars[i - 1].ch + '|' + chars[i].ch);
+    return found;
+  })()`);
+  expect(breaks, `${text} is not shown in ${testId}`).not.toBeNull();
+  return breaks as string[];
+}
 
 /** The test account's own client, for checking what the window did on the server. */
 async function ownerClient(): Promise<DriveClient> {
