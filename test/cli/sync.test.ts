@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROFILES, startTestServer, uploadForm } from '../helpers/server.js';
@@ -145,6 +145,43 @@ describe.each(PROFILES)('sync against the %s profile', (profile) => {
       expect(await remoteTree(server, account.token)).toEqual({ ab: '/', 'ab/inside.txt': 'inside', 'ok.txt': 'ok' });
     });
 
+    it('a name that is not valid UTF-8 fails the pass (exit 1), told with its bytes shown; status lists it as an error and a link as skipped; nothing is deleted', async () => {
+      const account = await newAccount(server, 'latin1');
+      const home = await signedInHome(server, account);
+      const dir = join(tempDir(), 'Drive');
+      makeTree(dir, { 'keep.txt': 'keep' });
+      symlinkSync('/etc/hostname', join(dir, 'outside-link'));
+      // Legacy-encoded names, as an older system wrote them: Latin-1 bytes in a file name and in a folder name.
+      const latin1 = (name: string) => Buffer.concat([Buffer.from(`${dir}/`), Buffer.from(name, 'latin1')]);
+      writeFileSync(latin1('caf\xe9.txt'), 'coffee');
+      mkdirSync(latin1('r\xe9sum\xe9s'));
+      writeFileSync(Buffer.concat([latin1('r\xe9sum\xe9s'), Buffer.from('/cv.txt')]), 'cv');
+      for (let run = 0; run < 2; run++) {
+        const result = await cli(['sync', dir, '--once'], { home });
+        expect(result.code, result.stderr).toBe(1);
+        expectNoStack(result);
+        const lines = result.stderr.split('\n').filter((l) => l !== '');
+        for (const shown of ['caf\\xe9.txt', 'r\\xe9sum\\xe9s']) {
+          const told = lines.filter((l) => l.startsWith(`drivesync: ${shown}: `));
+          expect(told.length, result.stderr).toBeGreaterThan(0);
+          for (const line of told) expect(line).toMatch(/not valid UTF-8.*rename it/);
+        }
+        expect(result.stdout).toMatch(/^not in sync: 2 items failed/m);
+      }
+      const status = await statusJson(home);
+      expect(status.roots[0]).toMatchObject({ inSync: false, counts: { failed: 2 } });
+      expect(status.roots[0]!.errors.map((e) => e.path).sort()).toEqual(['caf\\xe9.txt', 'r\\xe9sum\\xe9s']);
+      const skipped = (status.roots[0] as unknown as { skipped: { items: Array<{ path: string }> } }).skipped;
+      expect(skipped.items.map((i) => i.path)).toEqual(['outside-link']);
+      const text = await cli(['status'], { home });
+      expect(text.stdout).toMatch(/error: +caf\\xe9\.txt: .*not valid UTF-8/);
+      expect(text.stdout).not.toMatch(/error: +outside-link/);
+      expect(text.stdout).toContain('outside-link: symbolic links are not synced');
+      expect(await remoteTree(server, account.token)).toEqual({ 'keep.txt': 'keep' });
+      expect(readdirSync(dir, { encoding: 'buffer' }).map((n) => n.toString('latin1')).sort()).toEqual(['.drivesync', 'caf\xe9.txt', 'keep.txt', 'outside-link', 'r\xe9sum\xe9s']);
+      expect(readFileSync(Buffer.concat([latin1('r\xe9sum\xe9s'), Buffer.from('/cv.txt')]), 'utf8')).toBe('cv');
+    });
+
     it('fails with one line when not signed in, the folder is missing, the server is down, or roots nest', async () => {
       const account = await newAccount(server, 'sync-fail');
       const home = await signedInHome(server, account);
@@ -278,6 +315,32 @@ describe.each(PROFILES)('sync against the %s profile', (profile) => {
       // The lock is released: another sync can run on the folder.
       const again = await cli(['sync', dir, '--once'], { home });
       expect(again.code, again.stderr).toBe(0);
+    });
+
+    it('a pass that changes nothing and fails what the last one failed does not say again that the folder is not in sync', async () => {
+      const account = await newAccount(server, 'live-latin1');
+      const home = await signedInHome(server, account);
+      const dir = join(tempDir(), 'Drive');
+      makeTree(dir, { 'keep.txt': 'keep' });
+      const bad = Buffer.concat([Buffer.from(`${dir}/`), Buffer.from('caf\xe9.txt', 'latin1')]);
+      writeFileSync(bad, 'coffee');
+      const passes = () => readFileSync(join(home, 'logs', 'drivesync.log'), 'utf8').split('\n').filter((l) => l.includes('"msg":"pass"')).length;
+      const running = spawnCli(['sync', dir], { home });
+      await running.waitFor(/^watching /m);
+      expect(running.stdout()).toMatch(/^not in sync: 1 item failed \(1 change\)$/m);
+      // Temp files saved beside it: passes that change nothing and fail what the first failed.
+      for (const name of ['one.tmp', 'two.tmp']) {
+        const before = passes();
+        writeFileSync(join(dir, name), 'temp');
+        await eventually(passes, (n) => n > before);
+      }
+      // Renamed to a name it can take, it is uploaded and the folder is in sync.
+      renameSync(bad, join(dir, 'cafe.txt'));
+      await running.waitFor(/^in sync \(1 change\)$/m);
+      const finished = await running.stop('SIGTERM');
+      expect(finished.code).toBe(0);
+      expect(finished.stdout.match(/^not in sync/gm), finished.stdout).toHaveLength(1);
+      expect(await remoteTree(server, account.token)).toEqual({ 'cafe.txt': 'coffee', 'keep.txt': 'keep' });
     });
 
     it('Ctrl-C (SIGINT) stops it too; a second sync of the same folder meanwhile is refused', async () => {

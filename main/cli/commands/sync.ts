@@ -219,6 +219,8 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
         if (describeActivity(activity) !== null) online();
       };
       let probing = false;
+      /** What the last pass failed, so that a pass failing the same and changing nothing is not told again. */
+      let lastFailing = '';
       /** Whether the server answers: a pass with failures while offline may have failed for another reason. */
       const probe = () => {
         if (probing) return;
@@ -250,8 +252,12 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
             }
           });
         } else if (!summary.needsConfirmation && (summary.done > 0 || summary.failed.length > 0)) {
-          reporter.info(summaryLine(summary));
-        }
+          // A pass that changed nothing and fails what the last one failed (a temp file saved, the settled folder's
+          // full scan) has nothing new to say.
+          const failing = summary.failed.map((f) => f.path).sort().join('\u0000');
+          if (summary.done > 0 || failing !== lastFailing) reporter.info(summaryLine(summary));
+          lastFailing = failing;
+        } else if (summary.inSync) lastFailing = '';
       });
       const first = await run.start();
       if (!stopping) {
