@@ -15,6 +15,11 @@ describe('plain words for what the engine reports', () => {
     ['GET /drive/file-entries: not signed in, or the session expired', 'Not signed in, or the session has expired: sign out and sign in again.'],
     ['POST /file-entries/star: too many requests', 'The server is busy (too many requests). drivesync waits and tries again on its own.'],
     ['PUT /file-entries/{entryId}: The name is taken.', 'Refused by the server: The name is taken. Rename or move the item; it is tried again at the next sync.'],
+    // An https address on a plain-http server, in OpenSSL's words as node passes them on.
+    [
+      'GET /drive/file-entries: write EPROTO 805C058BC07F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/openssl/ssl/record/ssl3_record.c:350:',
+      'The server https://drive.example.com speaks plain http, not https. Sign out and sign in again with its http:// address.',
+    ],
   ])('%s', (line, words) => {
     expect(plainProblem(line, where)).toBe(words);
   });

@@ -71,6 +71,15 @@ describe.concurrent('wording', () => {
     expectOneLineError(result, new RegExp(`^drivesync: register failed: ${https} speaks plain http, not https: use its http:// address$`));
     expect(result.stderr).not.toMatch(/SSL|EPROTO|openssl/i);
   });
+
+  it('a sync against an https address on a plain-http port says so too, not in OpenSSL\'s words', async () => {
+    const https = notImplemented.replace(/^http:/, 'https:');
+    const dir = tempDir();
+    const result = await cli(['sync', dir, '--once'], { home: tempDir(), env: { DRIVESYNC_SERVER: https, DRIVESYNC_TOKEN: 'a-token' } });
+    expect(result.code).toBe(1);
+    expectOneLineError(result, new RegExp(`^drivesync: .*${https} \\(it speaks plain http, not https: use its http:// address\\)`));
+    expect(result.stderr).not.toMatch(/SSL|EPROTO|openssl|wrong version/i);
+  });
 });
 
 describe('the live line counts', () => {

@@ -54,6 +54,9 @@ export function apiErrorOfLine(line: string): ApiError | null {
   const status = /^server error (\d{3})/.exec(message);
   if (status) return new ServerError(endpoint, message, Number(status[1]));
   if (/^(timed out|the server did not answer within |no data moved for |could not connect within )/.test(message)) return new TimeoutError(endpoint, message);
+  // An https address on a plain-http server: OpenSSL's words, kept with their code so the call's wording names it.
+  const tls = /\b(EPROTO|ERR_SSL_\w+)\b/.exec(message);
+  if (tls) return new NetworkError(endpoint, message, tls[1]);
   if (/^(connection refused|host not found|network error)$|^(ECONN|EAI_|ENET|EHOST|EPIPE|socket hang up)/.test(message)) return new NetworkError(endpoint, message, undefined);
   if (message === 'the request was cancelled' || /^cannot read /.test(message)) return new AbortedError(endpoint, message);
   if (/session expired|not signed in|unauthenticated/i.test(message)) return new UnauthorizedError(endpoint, message, 401);
@@ -101,6 +104,8 @@ export function plainProblem(line: string, where: Where): string {
   const error = apiErrorOfLine(line);
   if (!error) return sentence(line);
   const said = describeApiError(error, { signIn: SIGN_IN_AGAIN, server: where.server ? `the server ${where.server}` : 'the server' });
+  // The address the window signed in with is the one to change: said instead of checking the connection.
+  if (/ speaks plain http, not https: /.test(said)) return `${sentence(said.replace(/: use its http:\/\/ address$/, ''))} Sign out and sign in again with its http:// address.`;
   const next = NEXT[error.kind];
   // "Try again later" is for a person who asked; a background sync tries again itself, and says so.
   return next ? `${sentence(said.replace(/; try again later$/, ''))} ${next}` : sentence(said);
