@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/server.js';
 import { allFiles, cli, ROOT, expectOneLineError, inKeyring, newAccount, signedInHome, statusJson, tempDir, useCliTestServer } from './helpers.js';
 
 const server = useCliTestServer();
@@ -114,6 +115,34 @@ describe.concurrent('register, login, logout (no keychain: the fallback file)', 
     const result = await cli(['login', '--server', server.url, '--email', 'a@example.com', '--password-stdin'], { home: tempDir(), input: '' });
     expect(result.code).toBe(2);
     expectOneLineError(result, /password is empty/);
+  });
+});
+
+describe.concurrent('register and login against a deployed server', () => {
+  // Deployed versions require password_confirmation and answer the registered user under bootstrapData.
+  const deployed = useTestServer({ profile: 'deployed' });
+
+  it('register signs in with a working token; login signs in a second state dir; failures are one line each', async () => {
+    const home = tempDir();
+    const email = `cli-deployed-${process.pid}@example.com`;
+    const result = await cli(['register', '--server', deployed.url, '--email', email, '--password', 'a-long-password'], { home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`registered and signed in as ${email} on ${deployed.url}`);
+    const { token } = JSON.parse(readFileSync(join(home, 'token.json'), 'utf8')) as { token: string };
+    expect((await deployed.call(token, 'GET', '/api/v1/drive/file-entries')).status).toBe(200);
+    expect(await statusJson(home)).toMatchObject({ account: email, server: deployed.url, signedIn: true });
+
+    const second = tempDir();
+    const login = await cli(['login', '--server', deployed.url, '--email', email, '--password-stdin'], { home: second, input: 'a-long-password\n' });
+    expect(login.code, login.stderr).toBe(0);
+    expect(await statusJson(second)).toMatchObject({ account: email, signedIn: true });
+
+    const taken = await cli(['register', '--server', deployed.url, '--email', email, '--password', 'a-long-password'], { home: tempDir() });
+    expect(taken.code).toBe(1);
+    expectOneLineError(taken, /register failed: .*email/i);
+    const wrong = await cli(['login', '--server', deployed.url, '--email', email, '--password', 'not-the-password'], { home: tempDir() });
+    expect(wrong.code).toBe(1);
+    expectOneLineError(wrong, /login failed: /);
   });
 });
 
