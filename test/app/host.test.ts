@@ -3,6 +3,8 @@
  * sharing, links, settings, errors answered as Results, and the mass-delete question.
  */
 import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
@@ -58,6 +60,23 @@ describe('the desktop host', { timeout: 90_000 }, () => {
     }
     const badServer = await dispatch(h.host, 'auth:sign-in', { server: 'ftp://x', email: 'ann@example.com', password: 'x' });
     expect(badServer).toMatchObject({ ok: false, error: { kind: 'invalid', fields: { server: expect.any(String) } } });
+    // A web server that is not a drive (as python's http.server answers a POST) is named as such, not as a server
+    // that failed and should be tried again later.
+    const web = createServer((request, response) => {
+      request.resume();
+      response.writeHead(501, { 'content-type': 'text/html' }).end('<h1>Unsupported method</h1>');
+    });
+    await new Promise<void>((ready) => web.listen(0, '127.0.0.1', ready));
+    const site = `http://127.0.0.1:${(web.address() as AddressInfo).port}`;
+    try {
+      for (const register of [false, true]) {
+        const answer = await dispatch(h.host, 'auth:sign-in', { server: site, email: 'ann@example.com', password: 'x', register });
+        const route = register ? 'register' : 'login';
+        expect(answer).toMatchObject({ ok: false, error: { message: `${site} does not look like a drive service (it answered POST /auth/${route} with HTTP 501). Check the address.` } });
+      }
+    } finally {
+      web.close();
+    }
     const notSignedIn = await dispatch(h.host, 'sync:now', undefined);
     expect(notSignedIn).toMatchObject({ ok: false, error: { kind: 'not-signed-in' } });
 

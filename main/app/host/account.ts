@@ -9,7 +9,7 @@ import type { Account, SignInInput } from '../../contract/index.js';
 import { clientTimeouts, saveConfig } from '../../state/config.js';
 import { ServerAddressError } from '../../state/errors.js';
 import { canonicalPath } from '../../state/roots.js';
-import { emailFor, normaliseServer as normalise, serverOf } from '../../state/server.js';
+import { emailFor, normaliseServer as normalise, notADrive, serverOf } from '../../state/server.js';
 import { bandwidthOf, type HandlersOf, type HostContext } from './context.js';
 import type { Feed } from './feed.js';
 import type { Folders } from './folders.js';
@@ -37,6 +37,17 @@ function wrongCredentials(error: unknown): never {
     throw new HostError(error.kind, 'The e-mail address or the password is not right. Check both and try again.');
   }
   throw error;
+}
+
+/** A web server that is not a drive says so, rather than "the server failed; try again later". */
+function noDriveThere(server: string) {
+  return (error: unknown): never => {
+    if (error instanceof ApiError && notADrive(error)) {
+      const answer = error.status ? `HTTP ${error.status}` : 'something else';
+      throw new HostError(error.kind, `${server} does not look like a drive service (it answered ${error.endpoint} with ${answer}). Check the address.`);
+    }
+    throw error;
+  };
 }
 
 export class AccountJob {
@@ -82,7 +93,9 @@ export class AccountJob {
     }
     const anonymous = new DriveClient({ origin: server, retry: host.options.retry ?? { limit: 2, baseDelayMs: 300 } });
     const credentials = { email, password: input.password, tokenName: TOKEN_NAME };
-    const session = input.register ? await anonymous.auth.register(credentials) : await anonymous.auth.login(credentials).catch(wrongCredentials);
+    const session = await (input.register ? anonymous.auth.register(credentials) : anonymous.auth.login(credentials).catch(wrongCredentials)).catch(
+      noDriveThere(server),
+    );
     if (host.account) await this.signOut(false);
     await this.tokens.save(server, email, session.token, (line) => host.notice(null, line));
     const config = host.readConfig();

@@ -8,7 +8,7 @@ import { CliError, describeApiError, usageError } from '../errors.js';
 import { log } from '../log.js';
 import { note, print } from '../output.js';
 import { statePaths } from '../../state/paths.js';
-import { normaliseServer } from '../../state/server.js';
+import { normaliseServer, notADrive } from '../../state/server.js';
 import { newClient } from '../session.js';
 
 interface SignInOptions {
@@ -54,15 +54,6 @@ async function readPasswordFromStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
-}
-
-/**
- * A web server that is not the service answers the sign-in route as no drive would: it does not have it (404,
- * 405, 501) or answers something that is not the service's JSON. A drive that is down answers 500, 502–504.
- */
-function notADrive(error: ApiError): boolean {
-  if (error.kind === 'bad-response' || error.kind === 'not-found') return true;
-  return error.status !== undefined && [405, 501].includes(error.status);
 }
 
 async function signIn(mode: 'register' | 'login', options: SignInOptions): Promise<void> {
