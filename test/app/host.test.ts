@@ -142,6 +142,16 @@ describe('the desktop host', { timeout: 90_000 }, () => {
     expect(byList.subscribed).toBe(1);
     expect(byList.skipped).toBe(1);
     expect(byList.people.map((p) => p.email).sort()).toEqual(['pia@example.com', 'quinn@example.com']);
+    // A list that cannot be added is said in words, not as the call's "not found on the drive: List not found".
+    const theirs = addList(server.context.db, 'Theirs', 'pia@example.com');
+    expect(await dispatch(h.host, 'lists:save', { id: theirs, name: 'Theirs' })).toMatchObject({
+      ok: false,
+      error: { kind: 'forbidden', message: `The mailing list ${theirs} belongs to another account: only your own lists can be shared with.` },
+    });
+    expect(await dispatch(h.host, 'lists:save', { id: '0000000000000', name: 'None' })).toMatchObject({
+      ok: false,
+      error: { kind: 'not-found', message: 'There is no mailing list with the ID 0000000000000. Check the ID where your lists are managed.' },
+    });
 
     const removed = await h.host.handle('share:remove', { ...ref, userId: pia.userId });
     expect(removed.map((p) => p.email)).toEqual(['quinn@example.com']);

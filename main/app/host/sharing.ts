@@ -3,6 +3,7 @@
  * lists remembered by name, and the entry's shareable link (made, changed, removed, copied).
  */
 import type { DriveClient } from '../../api/client.js';
+import { ApiError } from '../../api/errors.js';
 import type { FileEntry, LinkSettings, ShareableLink, User } from '../../api/index.js';
 import type { InvokeArg, LinkInput, LinkView, ListShareOutcome, Permission, Person } from '../../contract/index.js';
 import type { HandlersOf, HostContext } from './context.js';
@@ -35,6 +36,14 @@ function peopleOf(users: ReadonlyArray<User & { entry_permissions?: Record<Permi
       name: u.display_name ?? null,
       permissions: (['view', 'edit', 'download'] as const).filter((p) => u.entry_permissions?.[p]),
     }));
+}
+
+/** A list that cannot be added, said in words rather than as the call's "not found on the drive: List not found". */
+function noSuchList(error: unknown, listId: string): unknown {
+  if (!(error instanceof ApiError)) return error;
+  if (error.kind === 'not-found') return new HostError('not-found', `There is no mailing list with the ID ${listId}. Check the ID where your lists are managed.`);
+  if (error.kind === 'forbidden') return new HostError('forbidden', `The mailing list ${listId} belongs to another account: only your own lists can be shared with.`);
+  return error;
 }
 
 export class SharingJob {
@@ -100,7 +109,9 @@ export class SharingJob {
         throw new HostError('invalid', 'A list ID is 13 letters and digits (0–9, a–f), as shown where your lists are managed.', { id: 'Enter the 13-character ID of the list.' });
       }
       if (label === '') throw new HostError('invalid', 'Give the list a name you will recognise.', { name: 'Enter a name for the list.' });
-      const subscribers = await countSubscribed(client, listId);
+      const subscribers = await countSubscribed(client, listId).catch((error: unknown) => {
+        throw noSuchList(error, listId);
+      });
       return rememberList(this.host.paths, this.host.account!, { id: listId, name: label, subscribers });
     },
     'lists:forget': async ({ id }) => {
