@@ -15,12 +15,12 @@ import { DEFAULT_HOLD, type DisappearanceHold } from './hold.js';
 import { loadIgnoreRules, refreshPaths, scanLocal, STATE_DIR, type IgnoreRule, type ScanOptions, type ScanResult } from './local.js';
 import type { Mirror } from './mirror.js';
 import { isWithin } from './names.js';
-import { plan, settled } from './plan.js';
+import { planChanges, settled } from './plan.js';
 import { randomId, type Clock, type FileSystem, type VolumeTraits } from './ports.js';
 import { applyRemoteDelta, listRemote } from './remote.js';
 import { fullListingInterval, listingBudget, syncedIdsOf, type RemoteChangeCheck, type RemoteSignals } from './remote-changes.js';
 import { BaseTree, LocalTree, RemoteTree } from './trees.js';
-import type { BaseItem, EngineRuleId, EngineState, LocalItem, Operation, RelPath, RemoteId, RemoteItem, RuleId, SyncedIds } from './types.js';
+import type { BaseItem, EngineRuleId, EngineState, LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, RuleId, SyncedIds } from './types.js';
 
 export interface Activity {
   at: string;
@@ -101,6 +101,8 @@ const isUnreachable = (error: unknown): boolean => error instanceof ApiError && 
 
 /** A pass whose every operation failed because the server was out of reach. */
 class OfflineError extends Error {}
+
+const emptyPlan = (): Plan => ({ operations: [], deletions: 0, skipped: [], notes: [] });
 
 const SYMLINK = 'symbolic links are not synced';
 const IGNORED = 'left out by the ignore rules (temp files and .syncignore)';
@@ -369,7 +371,7 @@ export class FolderPasses {
       this.host.setState('syncing');
       // A consent given during this pass (when it asked) is for the next one.
       const consented = this.consent;
-      const failures = await this.planAndExecute(summary);
+      const { failures, last } = await this.planAndExecute(summary);
       if (consented) this.consent = false;
       this.host.transfersEnded();
       for (const failure of failures) this.host.itemError(failure);
@@ -387,8 +389,9 @@ export class FolderPasses {
       // What this pass sent is checked at once (others may have changed something meanwhile): cheap, as it knows
       // what it sent.
       if (this.host.live && summary.done > 0 && this.remoteCheck.usable) this.host.checkDrive();
-      const quiet = settled(this.trees);
-      const final = quiet ? null : plan(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.caseInsensitive });
+      // The loop's last plan still holds when nothing ran after it (at 100,000 items a plan takes most of a second).
+      const quiet = last ? last.quiet : settled(this.trees);
+      const final = quiet ? null : (last?.plan ?? this.planNow());
       // Items the service refuses (folder names and renames outside 3–200 characters) are not synced until the user
       // renames them: the pass has not brought the folder in sync. They were reported when first planned.
       const refused = (final?.skipped ?? []).filter((skip) => skip.fails).map((skip) => ({ path: skip.path, message: skip.reason }));
@@ -427,8 +430,15 @@ export class FolderPasses {
     return summary;
   }
 
-  /** Plan → guard → execute, until a plan is empty; returns the operations that failed. */
-  private async planAndExecute(summary: PassSummary): Promise<ItemError[]> {
+  private planNow(): Plan {
+    return planChanges(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.caseInsensitive });
+  }
+
+  /**
+   * Plan → guard → execute, until a plan is empty; returns the operations that failed, and the last plan when
+   * nothing changed the trees after it.
+   */
+  private async planAndExecute(summary: PassSummary): Promise<{ failures: ItemError[]; last: { plan: Plan; quiet: boolean } | null }> {
     const labels = new WeakMap<Operation, string>();
     const executor = new Executor(
       this.root,
@@ -467,9 +477,12 @@ export class FolderPasses {
     const unreachable = new Set<string>();
     const rateLimited = new Map<string, number>();
     let busy = false;
+    let last: { plan: Plan; quiet: boolean } | null = null;
     for (let iteration = 0; iteration < maxIterations; iteration++) {
       if (this.host.stopped || this.host.paused) break;
-      const result = plan(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.caseInsensitive });
+      const quiet = settled(this.trees);
+      const result = quiet ? emptyPlan() : this.planNow();
+      last = { plan: result, quiet };
       for (const skip of result.skipped) this.reportSkipped(skip.path, skip.reason);
       for (const note of result.notes) this.tellOnce(`${note.path}: ${note.message}`);
       // What acts on a local disappearance waits until the folder has settled (it may be a move whose other end is
@@ -494,6 +507,7 @@ export class FolderPasses {
       else if (deletions > 0) this.recentDeletions.push({ at: now, count: deletions });
       for (const op of operations) labels.set(op, opPath(op, this.trees.base));
       const outcome = await executor.run(operations, this.host.signal);
+      last = null;
       summary.done += outcome.done;
       for (const { op, error } of outcome.failed) {
         // Planned again next iteration: the disk or listing moved on, or the service asked to wait (and it has;
@@ -530,7 +544,7 @@ export class FolderPasses {
       summary.offline = true;
       throw new OfflineError([...failures.values()][0]!.message);
     }
-    return [...failures.values()];
+    return { failures: [...failures.values()], last };
   }
 
   /**
