@@ -29,14 +29,20 @@ class ManualClock implements Clock {
     };
   }
 
-  /** Moves time on in small steps, letting what each step starts run in real time before the next. */
-  async advance(ms: number): Promise<void> {
-    const target = this.at + ms;
-    while (this.at < target) {
-      this.at = Math.min(this.at + 10, target);
+  /**
+   * Moves time on in small steps until `condition` holds, letting what each step starts run in real time before the
+   * next (a step of 5 ms takes at least 10 ms of real time, so a slow stat does not fall behind the clock); returns
+   * how far it moved.
+   */
+  async advanceUntil(what: string, condition: () => boolean, maxMs: number): Promise<number> {
+    const from = this.at;
+    while (!condition()) {
+      if (this.at - from >= maxMs) throw new Error(`${what}: not within ${maxMs} ms of the clock given`);
+      this.at += 5;
       this.fireDue();
-      await sleep(5);
+      await sleep(10);
     }
+    return this.at - from;
   }
 
   close(): void {
@@ -67,11 +73,6 @@ describe('live mode on a virtual clock', () => {
 
   /** Requests other than listings since `mark`. */
   const sent = (mark: number) => account.requests.slice(mark).filter((r) => !r.startsWith('GET /drive/file-entries'));
-  const until = async (what: string, condition: () => boolean) => {
-    for (const deadline = Date.now() + 20_000; !condition(); await sleep(20)) {
-      if (Date.now() > deadline) throw new Error(`still waiting for ${what}`);
-    }
-  };
 
   it('a rename waits for the stability wait and a deletion for the hold, both on the clock given, not on real time', async () => {
     const a = account.computer('alpha', { clock, stabilityMs: 300, hold: { settleMs: 1500, maxMs: 30_000 } });
@@ -89,18 +90,19 @@ describe('live mode on a virtual clock', () => {
     expect(sent(mark)).toEqual([]);
 
     // Past the batching and the stability wait: the new name is seen, and the rename goes alone.
-    await clock.advance(400);
-    await until('the rename', () => sent(mark).length > 0);
-    await sleep(1_000);
+    const renamedAfter = await clock.advanceUntil('the rename', () => sent(mark).length > 0, 1_200);
+    expect(renamedAfter).toBeGreaterThanOrEqual(300);
+    await sleep(2_000);
     expect(sent(mark)).toEqual([`PUT /file-entries/${before.get('docs/a.txt')}`]);
     const renamed = await account.entryIds();
     expect(renamed.get('docs/b.txt')).toBe(before.get('docs/a.txt'));
     expect(renamed.get('gone.txt')).toBe(before.get('gone.txt'));
 
-    // Past the hold's settle time: the deletion goes.
-    await clock.advance(1_600);
-    await until('the deletion', () => sent(mark).some((r) => r === 'DELETE /file-entries'));
-    await until('the engine to be quiet', () => a.engine.isQuiet());
+    // The deletion goes once the folder has been quiet for the hold's settle time (after the new name was reported,
+    // itself at least the stability wait after the rename), by the clock given.
+    const deletedAfter = await clock.advanceUntil('the deletion', () => sent(mark).includes('DELETE /file-entries'), 10_000);
+    expect(renamedAfter + deletedAfter).toBeGreaterThanOrEqual(300 + 1_500);
+    await clock.advanceUntil('the engine to be quiet', () => a.engine.isQuiet(), 10_000);
     expect(sent(mark)).toEqual([`PUT /file-entries/${before.get('docs/a.txt')}`, 'DELETE /file-entries']);
     const after = await account.entryIds();
     expect(after.has('gone.txt')).toBe(false);
