@@ -108,6 +108,8 @@ function speaksPlainHttp(error: ApiError): boolean {
   return (code === 'EPROTO' || code.startsWith('ERR_SSL_')) && /wrong version number|packet length too long|http request/i.test(error.message);
 }
 
+const LISTING = 'GET /drive/file-entries';
+
 /**
  * What a person reads for a failed call to the service: one line, lower case, saying what to do where there is
  * something. `server` names the server where it helps; `signIn` is how to sign in again (a command, a button).
@@ -121,6 +123,8 @@ export function describeApiError(error: ApiError, how: { signIn: string; server?
     case 'forbidden':
       return `not allowed: ${message}`;
     case 'not-found':
+      // A drive lists its entries for every signed-in account: a web server without the service's routes does not.
+      if (error.endpoint === LISTING) return `${server} does not look like a drive service (it answered ${LISTING} with HTTP 404); check the address`;
       return `not found on the drive: ${message}`;
     case 'invalid':
       return `refused by the server: ${message}`;

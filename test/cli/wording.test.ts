@@ -27,7 +27,7 @@ describe.concurrent('wording', () => {
   beforeAll(async () => {
     // As python's http.server answers a POST; and a site answering every path with its home page.
     const python = await webServer((method) =>
-      method === 'POST' ? { status: 501, type: 'text/html', body: '<h1>Unsupported method</h1>' } : { status: 200, type: 'text/html', body: '<h1>hi</h1>' },
+      method === 'POST' ? { status: 501, type: 'text/html', body: '<h1>Unsupported method</h1>' } : { status: 404, type: 'text/html', body: '<h1>File not found</h1>' },
     );
     const site = await webServer(() => ({ status: 200, type: 'text/html', body: '<!doctype html><p>Welcome</p>' }));
     servers.push(python.server, site.server);
@@ -62,6 +62,17 @@ describe.concurrent('wording', () => {
       expectOneLineError(result, new RegExp(`^drivesync: login failed: ${url} does not look like a drive service \\(it answered POST /auth/login with `));
       expect(result.stderr).not.toMatch(/try again later|server error/);
     }
+  });
+
+  it('a sync or a trash listing against a web server that is not a drive (the address given in DRIVESYNC_SERVER) says so', async () => {
+    const env = { DRIVESYNC_SERVER: notImplemented, DRIVESYNC_TOKEN: 'a-token' };
+    const sync = await cli(['sync', tempDir(), '--once'], { home: tempDir(), env });
+    expect(sync.code).toBe(1);
+    expectOneLineError(sync, new RegExp(`^drivesync: .*${notImplemented} does not look like a drive service \\(it answered GET /drive/file-entries with HTTP 404\\); check the address`));
+    const trash = await cli(['trash'], { home: tempDir(), env });
+    expect(trash.code).toBe(1);
+    expectOneLineError(trash, /does not look like a drive service/);
+    expect(`${sync.stderr}${trash.stderr}`).not.toMatch(/not found on the drive/);
   });
 
   it('https:// on a plain-http port says the server speaks plain http, not an OpenSSL message', async () => {
