@@ -9,6 +9,7 @@ import type { TransferEvent } from './execute.js';
 import { STATE_DIR } from './local.js';
 import { Mirror } from './mirror.js';
 import { nodeFileSystem, systemClock, type Clock, type FileSystem, type RandomId } from './ports.js';
+import { collectGarbage } from './process-flags.js';
 import { RemoteChangeCheck } from './remote-changes.js';
 import { DEFAULT_HOLD, DisappearanceHold, type HoldLimits } from './hold.js';
 import { FolderLoop, type FolderRequest, type PassRequest, type Work } from './folder-loop.js';
@@ -298,7 +299,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         return this.live && this.passes.askedFor !== null ? { pass: { fullScan: false, listRemote: false } } : null;
       case 'release':
         // Never under a pass, which holds the trees; a look may run (it asks for what is synced when it starts).
-        if (!this.loop.passing) this.passes.releaseBase();
+        if (!this.loop.passing && this.passes.releaseBase()) collectGarbage();
         return null;
       case 'stop':
         this.stopped = true;

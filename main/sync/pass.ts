@@ -11,7 +11,7 @@ import { adoptLostUploads } from './adopt.js';
 import type { EngineOptions } from './engine.js';
 import { BusyError, Executor, StaleError, type TransferEvent } from './execute.js';
 import type { PassRequest } from './folder-loop.js';
-import { DEFAULT_HOLD, type DisappearanceHold } from './hold.js';
+import { DEFAULT_HOLD, uploadMayBeMoved, type DisappearanceHold } from './hold.js';
 import { loadIgnoreRules, refreshPaths, scanLocal, STATE_DIR, type IgnoreRule, type ScanOptions, type ScanResult } from './local.js';
 import type { Mirror } from './mirror.js';
 import { isWithin } from './names.js';
@@ -104,6 +104,8 @@ class OfflineError extends Error {}
 
 const emptyPlan = (): Plan => ({ operations: [], deletions: 0, skipped: [], notes: [] });
 
+const unreadableMessage = (reason: string) => `cannot be read: ${reason}`;
+
 const SYMLINK = 'symbolic links are not synced';
 const IGNORED = 'left out by the ignore rules (temp files and .syncignore)';
 
@@ -125,6 +127,9 @@ const DELETION_WINDOW_MS = 10 * 60 * 1000;
 export function deletionNeedsConsent(deletions: number, synced: number, max = 500): boolean {
   return deletions > max || (deletions >= 10 && deletions > synced / 2);
 }
+
+/** A failure as the state's detail says it: where, then what. */
+const describeFailure = (failure: ItemError): string => (failure.path ? `${failure.path}: ${failure.message}` : failure.message);
 
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) return error.summary;
@@ -255,11 +260,12 @@ export class FolderPasses {
       this.symlinks.add(path);
     }
     for (const u of found.unreadable) {
-      this.reportSkipped(u.path, u.reason);
+      // In the words the pass's summary uses, so a front end that tells each failure once tells this one once.
+      this.reportSkipped(u.path, unreadableMessage(u.reason));
       this.unreadable.set(u.path, u.reason);
     }
     // Still unreadable until a scan reads it: every pass until then is not in sync.
-    return [...this.unreadable].map(([path, reason]) => ({ path, message: `cannot be read: ${reason}` }));
+    return [...this.unreadable].map(([path, reason]) => ({ path, message: unreadableMessage(reason) }));
   }
 
   /**
@@ -312,12 +318,14 @@ export class FolderPasses {
   /**
    * Lets base go while nothing happens: at 100,000 items it is ~20 MB of an idle engine's ~140, and reading it back
    * from the mirror takes a fraction of a second when the next pass starts. Only between passes (the folder loop's
-   * `release` request), and only when the other two trees are kept as base (everything was in sync).
+   * `release` request), and only when the other two trees are kept as base (everything was in sync). True when it let
+   * base go now.
    */
-  releaseBase(): void {
-    if (this.baseReleased || !this.localAsBase || !this.remoteAsBase) return;
+  releaseBase(): boolean {
+    if (this.baseReleased || !this.localAsBase || !this.remoteAsBase) return false;
     this.trees.base = new BaseTree();
     this.baseReleased = true;
+    return true;
   }
 
   async run(options: PassRequest): Promise<PassSummary> {
@@ -417,7 +425,7 @@ export class FolderPasses {
       if (summary.needsConfirmation) {
         // The state says so already (waiting for consent).
       } else if (this.host.paused) this.host.setState('paused');
-      else if (summary.failed.length > 0) this.host.setState('error', summary.failed[0]!.message);
+      else if (summary.failed.length > 0) this.host.setState('error', describeFailure(summary.failed[0]!));
       else if (held.size > 0) this.host.setState('syncing', `looking for where ${held.size} item${held.size === 1 ? '' : 's'} went`);
       else this.host.setState('idle');
     } catch (error) {
@@ -560,19 +568,9 @@ export class FolderPasses {
     }
   }
 
-  /**
-   * A test for uploads that may be the other end of a move not seen whole yet: the local item has the inode of a
-   * synced item of its type (which the table would have matched, were its old place looked at again already).
-   */
+  /** Uploads that may be the other end of a move not seen whole yet (hold.ts). */
   private mayBeMoved(): (op: Operation) => boolean {
-    let synced: Set<string> | null = null;
-    return (op) => {
-      if (op.kind !== 'upload' && op.kind !== 'create-remote-folder') return false;
-      const item = this.trees.local.get(op.path);
-      if (!item) return false;
-      synced ??= new Set([...this.trees.base.values()].map((b) => `${b.type}:${b.inode}`));
-      return synced.has(`${item.type}:${item.inode}`);
-    };
+    return uploadMayBeMoved(this.trees.base.values(), this.trees.local);
   }
 
   watcherBusy(): boolean {

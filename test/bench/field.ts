@@ -58,6 +58,26 @@ function processFigures(pid: number): { rssMb: number; peakMb: number; cpuMs: nu
   return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024, cpuMs: processCpuMs(pid) ?? NaN };
 }
 
+/**
+ * Where another process's resident memory is, from /proc/PID/smaps: the malloc heap, anonymous mappings (V8's heap,
+ * malloc's other arenas, thread stacks), native modules, the node binary, other shared libraries.
+ */
+function residentBreakdown(pid: number): string {
+  const groups = new Map<string, number>();
+  let current = 'anonymous';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (mapping) {
+      const name = mapping[1]!.trim();
+      current = name === '' ? 'anonymous' : name === '[heap]' ? 'malloc heap' : name.endsWith('.node') ? 'native modules' : /\/node$/.test(name) ? 'node binary' : name.startsWith('[') ? 'anonymous' : 'libraries and files';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) groups.set(current, (groups.get(current) ?? 0) + Number(rss[1]));
+  }
+  return [...groups].sort((a, b) => b[1] - a[1]).map(([name, kb]) => `${name} ${(kb / 1024).toFixed(1)} MB`).join(', ');
+}
+
 // --- a proxy that counts what crosses it --------------------------------------------------------------------------
 
 interface Traffic {
@@ -198,6 +218,7 @@ async function runProfile(profile: string): Promise<RunFigures> {
     const idleBytes = proxy.traffic.up + proxy.traffic.down - idleStart.up - idleStart.down;
     const idleRequests = proxy.traffic.requests.slice(idleStart.n);
     const idleCpuPct = ((idleEnd.cpuMs - idleStart.cpuMs) / (minutes * 60_000)) * 100;
+    log(`${profile}: idle RSS is ${residentBreakdown(pid)}`);
     log(`${profile}: idle ${minutes.toFixed(1)} min: RSS ${idleEnd.rssMb.toFixed(1)} MB, CPU ${idleCpuPct.toFixed(2)} %, ${(idleBytes / 1024 / minutes).toFixed(1)} KiB/min, ${(idleRequests.length / minutes).toFixed(1)} requests/min (${summarise(idleRequests)})`);
 
     // The full listing's spacing, as the engine sets it from the listing's time and the drive's size.

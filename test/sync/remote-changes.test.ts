@@ -4,7 +4,7 @@
  */
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
 import { fullListingInterval, IDLE_BYTES_PER_MINUTE, listingBudget, RemoteChangeCheck, syncedIdsOf, type RemoteSignals } from '../../main/sync/remote-changes.js';
 import type { RemoteItem } from '../../main/sync/types.js';
@@ -88,6 +88,9 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
   it('an engine left alone lets base go and reads it back: polls still see changes, and a rename is still a rename', async () => {
     account = await newAccount(undefined, { profile });
     const a = account.computer('alpha', { pollIntervalMs: 150, releaseBaseAfterMs: 200 });
+    // As in an engine process (--expose-gc): what base held is collected when it is let go.
+    const collections = vi.fn();
+    (globalThis as { gc?: () => void }).gc = collections;
     for (let i = 0; i < 5; i++) writeFileSync(join(a.root, `file-${i}.txt`), `content ${i}`);
     await a.engine.start();
     await settleEngine(a.engine);
@@ -95,6 +98,8 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     for (let waited = 0; waited < 5_000 && !passes.baseReleased; waited += 50) await sleep(50);
     expect(passes.baseReleased).toBe(true);
     expect(passes.trees.base.size).toBe(0);
+    expect(collections).toHaveBeenCalledTimes(1);
+    delete (globalThis as { gc?: () => void }).gc;
     expect(a.engine.syncedCount).toBe(5);
 
     // Another client uploads: the cheap check, answered from the mirror, sees it.

@@ -98,7 +98,7 @@ describe.each(SCENARIO_CASES)('what people do to a watched folder (%s, %s)', (mo
     expect(after.get('x.txt')).toBe(before.get('y.txt'));
     expect(after.get('y.txt')).toBe(before.get('x.txt'));
     expect(uploads(mark)).toEqual([]);
-    expect(sent(mark).filter((r) => r.startsWith('POST /file-entries/delete'))).toEqual([]);
+    expect(sent(mark).filter((r) => r.startsWith('DELETE /file-entries'))).toEqual([]);
     expect(a.file('x.txt')).toBe('content of y, longer');
     await expectConverged(a);
   });

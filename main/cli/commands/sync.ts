@@ -257,7 +257,11 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
           const failing = summary.failed.map((f) => f.path).sort().join('\u0000');
           if (summary.done > 0 || failing !== lastFailing) reporter.info(summaryLine(summary));
           lastFailing = failing;
-        } else if (summary.inSync) lastFailing = '';
+        } else if (summary.inSync) {
+          // What failed is gone (deleted, renamed, readable again): the last word on the screen was "not in sync".
+          if (lastFailing !== '') reporter.info('in sync');
+          lastFailing = '';
+        }
       });
       const first = await run.start();
       if (!stopping) {
