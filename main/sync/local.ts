@@ -68,7 +68,8 @@ export interface ScanResult {
   /** Names the ignore rules left out (temp files, `.syncignore`), at most IGNORED_LISTED of them, and how many in all. */
   ignored: { paths: RelPath[]; count: number };
   /** Paths that could not be read, with the reason. */
-  unreadable: Array<{ path: RelPath; reason: string }>;
+  /** With the item's inode where it could be read (a name that is not valid UTF-8 is still a file with an inode). */
+  unreadable: Array<{ path: RelPath; reason: string; inode?: number }>;
 }
 
 export interface ScanOptions {
@@ -167,6 +168,11 @@ export async function scanLocal(root: string, options: ScanOptions, previous?: R
 function keepUnreadable(result: ScanResult, previous: ReadonlyMap<RelPath, LocalItem>): void {
   if (result.unreadable.length === 0) return;
   const unreadable = new Set(result.unreadable.map((u) => u.path));
+  // An item renamed to a name that cannot be read is not deleted either: it stays where the tree had it.
+  const inodes = new Set(result.unreadable.flatMap((u) => (u.inode === undefined ? [] : [u.inode])));
+  if (inodes.size > 0) {
+    for (const [path, item] of previous) if (inodes.has(item.inode) && !result.items.has(path)) unreadable.add(path);
+  }
   for (const [path, item] of previous) {
     if ((unreadable.has(path) || below(path, unreadable)) && !result.items.has(path)) result.items.set(path, item);
   }
@@ -261,9 +267,19 @@ function withoutUndecodable(dirAbs: string, dir: RelPath, names: string[], resul
     result.unreadable.push({
       path: dir === '' ? shown : `${dir}/${shown}`,
       reason: 'its name is not valid UTF-8 (a name from an older system), so it is not synced; rename it to sync it',
+      ...inodeOf(Buffer.concat([Buffer.from(dirAbs + sep), bytes])),
     });
   }
   return names.filter((name) => !bad.has(name));
+}
+
+/** The inode of a path given as bytes, if it can be read. */
+function inodeOf(path: Buffer): { inode?: number } {
+  try {
+    return { inode: lstatSync(path).ino };
+  } catch {
+    return {};
+  }
 }
 
 /** A name's bytes as text, with each byte that is not part of valid UTF-8 shown as \xNN. */

@@ -111,6 +111,35 @@ describe.each(SCENARIO_CASES)('sync scenarios: deletes, ignores and guards (%s, 
     expect(a.trashed).toEqual([]);
   });
 
+  it('a synced file or folder renamed to a name that is not valid UTF-8 stays on the drive as it was (a failure, not a deletion); renamed back to a good name it is a rename', async () => {
+    const a = account.computer('alpha');
+    mkdirSync(join(a.root, 'docs'));
+    writeFileSync(join(a.root, 'docs', 'readme.md'), 'read me');
+    writeFileSync(join(a.root, 'docs', 'other.md'), 'other');
+    mkdirSync(join(a.root, 'photos'));
+    writeFileSync(join(a.root, 'photos', 'cat.jpg'), 'cat');
+    await a.sync();
+    const before = await account.entryIds();
+    const latin1 = (...parts: string[]) => Buffer.concat([Buffer.from(join(a.root, ...parts.slice(0, -1), '/')), Buffer.from(parts.at(-1)!, 'latin1')]);
+    renameSync(join(a.root, 'docs', 'readme.md'), latin1('docs', 'l\xe9ame.md'));
+    renameSync(join(a.root, 'photos'), latin1('f\xf6tos'));
+    const summary = await a.sync();
+    expect(summary.inSync).toBe(false);
+    expect(summary.failed.map((f) => f.path).sort()).toEqual(['docs/l\\xe9ame.md', 'f\\xf6tos']);
+    // Nothing was trashed or changed on the drive, and nothing here.
+    expect(await account.entryIds()).toEqual(before);
+    expect(a.trashed).toEqual([]);
+    // Renamed to names the drive can take: renames of the same entries.
+    renameSync(latin1('docs', 'l\xe9ame.md'), join(a.root, 'docs', 'leame.md'));
+    renameSync(latin1('f\xf6tos'), join(a.root, 'fotos'));
+    expect(await a.sync()).toMatchObject({ inSync: true, failed: [] });
+    const after = await account.entryIds();
+    expect(after.get('docs/leame.md')).toBe(before.get('docs/readme.md'));
+    expect(after.get('fotos')).toBe(before.get('photos'));
+    expect(after.get('fotos/cat.jpg')).toBe(before.get('photos/cat.jpg'));
+    expect(a.trashed).toEqual([]);
+  });
+
   it('13. a file with a temp name another client uploaded is downloaded and stays synced, not trashed', async () => {
     const a = account.computer('alpha');
     writeFileSync(join(a.root, '.syncignore'), 'build/\n');
