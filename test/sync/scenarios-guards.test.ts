@@ -140,6 +140,30 @@ describe.each(SCENARIO_CASES)('sync scenarios: deletes, ignores and guards (%s, 
     expect(a.trashed).toEqual([]);
   });
 
+  it('synced items moved into a new folder whose name the drive refuses fail the pass and stay on the drive as they were; under a longer name they are moved', async () => {
+    const a = account.computer('alpha');
+    mkdirSync(join(a.root, 'lib', 'unzipper'), { recursive: true });
+    writeFileSync(join(a.root, 'lib', 'unzipper', 'index.js'), 'index');
+    writeFileSync(join(a.root, 'deep.txt'), 'deep');
+    await a.sync();
+    const before = await account.entryIds();
+    mkdirSync(join(a.root, 'ab'));
+    renameSync(join(a.root, 'lib', 'unzipper'), join(a.root, 'ab', 'unzipper'));
+    renameSync(join(a.root, 'deep.txt'), join(a.root, 'ab', 'deep.txt'));
+    const summary = await a.sync();
+    expect(summary.inSync).toBe(false);
+    expect(summary.failed).toEqual([{ path: 'ab', message: expect.stringMatching(/"ab" cannot be made there, and what was moved into it stays where it was on the drive; rename the folder/) }]);
+    expect(summary.skipped.map((s) => s.path)).not.toContain('ab');
+    expect(await account.entryIds()).toEqual(before);
+    expect(a.trashed).toEqual([]);
+    renameSync(join(a.root, 'ab'), join(a.root, 'abc'));
+    expect(await a.sync()).toMatchObject({ inSync: true, failed: [] });
+    const after = await account.entryIds();
+    expect(after.get('abc/unzipper')).toBe(before.get('lib/unzipper'));
+    expect(after.get('abc/unzipper/index.js')).toBe(before.get('lib/unzipper/index.js'));
+    expect(after.get('abc/deep.txt')).toBe(before.get('deep.txt'));
+  });
+
   it('13. a file with a temp name another client uploaded is downloaded and stays synced, not trashed', async () => {
     const a = account.computer('alpha');
     writeFileSync(join(a.root, '.syncignore'), 'build/\n');

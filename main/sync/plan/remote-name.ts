@@ -17,3 +17,6 @@ export const emptyRefused = (name: string) =>
 
 export const keptName = (name: string, kept: string) =>
   `the drive does not accept "${name}" as a name (${REMOTE_NAME.min} to ${REMOTE_NAME.max} characters); it is kept there as "${kept}"`;
+
+export const movedInRefused = (name: string) =>
+  `the drive accepts folder names of ${REMOTE_NAME.min} to ${REMOTE_NAME.max} characters, so "${name}" cannot be made there, and what was moved into it stays where it was on the drive; rename the folder`;

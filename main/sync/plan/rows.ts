@@ -8,7 +8,7 @@ import { baseName, parentOf } from '../names.js';
 import type { LocalItem, RelPath, RemoteId, RemoteItem, RuleId } from '../types.js';
 import { folderKey, type Status } from './classify.js';
 import type { Pass } from './pass.js';
-import { emptyRefused, keptName, refusedName, validRemoteName } from './remote-name.js';
+import { emptyRefused, keptName, movedInRefused, refusedName, validRemoteName } from './remote-name.js';
 
 type Row = (pass: Pass, ...args: never[]) => void;
 
@@ -161,15 +161,18 @@ export const rows = {
 
   /**
    * A new local folder whose name the service refuses to create: made by uploading `carrier`, the shallowest file
-   * inside it, with the folders on its way (an upload's relativePath creates them); an empty one is left out.
+   * inside it, with the folders on its way (an upload's relativePath creates them); an empty one is left out. One
+   * that holds only synced items moved in cannot be made either, and they cannot follow: a failure the user must
+   * resolve (by a longer name), not a folder silently left behind.
    */
-  N6(pass: Pass, folder: LocalItem, parentId: RemoteId | null, carrier: LocalItem | undefined): void {
+  N6(pass: Pass, folder: LocalItem, parentId: RemoteId | null, carrier: LocalItem | undefined, holdsSynced: boolean): void {
     const name = baseName(folder.path);
     if (carrier) {
       pass.newRemoteFolders.add(folderKey(parentId, name));
       const folders = foldersOnTheWay(folder.path, carrier.path);
       pass.emit({ kind: 'upload', rule: 'N6', path: carrier.path, parentId, name: baseName(carrier.path), folders });
-    } else pass.skipped.push({ path: folder.path, reason: emptyRefused(name), fails: false });
+    } else if (holdsSynced) pass.skipped.push({ path: folder.path, reason: movedInRefused(name), fails: true });
+    else pass.skipped.push({ path: folder.path, reason: emptyRefused(name), fails: false });
   },
 } satisfies { [R in RuleId]: Row };
 

@@ -291,7 +291,7 @@ export const NEW_LOCAL: Cell<[l: LocalItem, remoteLeaving: ReadonlySet<RemoteId>
     if (!clash && !validRemoteName(name)) {
       // The service refuses to create a folder of this name, but an upload's relativePath creates any folder on its
       // way: the folder is made by uploading the first file inside it. An empty one cannot be made.
-      rows.N6(pass, l, parentId, carrierOf(pass, l.path));
+      rows.N6(pass, l, parentId, carrierOf(pass, l.path), pass.localSubtree(l.path).some((item) => pass.claimedLocal.has(item.path)));
       return;
     }
     let remoteName = name;
