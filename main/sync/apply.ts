@@ -46,6 +46,7 @@ export function baseFrom(remote: RemoteItem, local: LocalItem): BaseItem {
     inode: local.inode,
     size: local.size,
     mtimeMs: local.mtimeMs,
+    ...(local.birthtimeMs !== undefined && local.birthtimeMs > 0 ? { birthtimeMs: local.birthtimeMs } : {}),
     hash: local.hash ?? null,
     remoteSize: remote.size,
     remoteUpdatedAt: remote.updatedAt,

@@ -11,7 +11,8 @@
  * remotely), D3 (forget it, gone on both sides), D4's download (bring back a remote edit) and D6 (make the folder
  * again). A pass with no watcher — `sync --once` — holds nothing.
  */
-import type { Operation, RemoteId } from './types.js';
+import { birthMatch } from './birth.js';
+import type { BaseItem, LocalItem, Operation, RelPath, RemoteId } from './types.js';
 
 export interface HoldLimits {
   /** How long the folder must be quiet before a disappearance counts as a deletion. */
@@ -21,6 +22,30 @@ export interface HoldLimits {
 }
 
 export const DEFAULT_HOLD: HoldLimits = { settleMs: 1500, maxMs: 30_000 };
+
+/**
+ * A test for uploads that may be the other end of a move not seen whole yet: the local item is a synced item of its
+ * type by inode, which the table would have matched were its old place looked at again already. A birth time that
+ * tells them apart makes it a new file with a freed inode number (a `git checkout`): it does not wait.
+ */
+export function uploadMayBeMoved(base: Iterable<BaseItem>, local: ReadonlyMap<RelPath, LocalItem>): (op: Operation) => boolean {
+  let synced: Map<string, BaseItem[]> | null = null;
+  return (op) => {
+    if (op.kind !== 'upload' && op.kind !== 'create-remote-folder') return false;
+    const item = local.get(op.path);
+    if (!item) return false;
+    if (synced === null) {
+      synced = new Map();
+      for (const b of base) {
+        const key = `${b.type}:${b.inode}`;
+        const list = synced.get(key);
+        if (list) list.push(b);
+        else synced.set(key, [b]);
+      }
+    }
+    return synced.get(`${item.type}:${item.inode}`)?.some((b) => birthMatch(b, item) !== 'different') ?? false;
+  };
+}
 
 /** Rows that act on a synced item gone locally. */
 export function actsOnDisappearance(op: Operation): boolean {

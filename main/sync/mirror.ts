@@ -32,6 +32,9 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
   `,
+  // The local item's birth time, with its inode what tells it from a new file given its freed inode number. Rows
+  // written before have NULL: unknown, and matched by inode as they were.
+  `ALTER TABLE base ADD COLUMN birthtime_ms REAL;`,
 ];
 
 export const MIRROR_SCHEMA_VERSION = MIGRATIONS.length;
@@ -45,6 +48,7 @@ interface BaseRow {
   inode: number;
   size: number;
   mtime_ms: number;
+  birthtime_ms: number | null;
   hash: string | null;
   remote_size: number;
   remote_updated_at: string;
@@ -57,19 +61,23 @@ export interface Intent {
   startedAt: string;
 }
 
-const toItem = (r: BaseRow): BaseItem => ({
-  remoteId: r.remote_id,
-  parentId: r.parent_id,
-  remoteName: r.remote_name,
-  path: r.path,
-  type: r.type,
-  inode: r.inode,
-  size: r.size,
-  mtimeMs: r.mtime_ms,
-  hash: r.hash,
-  remoteSize: r.remote_size,
-  remoteUpdatedAt: r.remote_updated_at,
-});
+const toItem = (r: BaseRow): BaseItem => {
+  const item: BaseItem = {
+    remoteId: r.remote_id,
+    parentId: r.parent_id,
+    remoteName: r.remote_name,
+    path: r.path,
+    type: r.type,
+    inode: r.inode,
+    size: r.size,
+    mtimeMs: r.mtime_ms,
+    hash: r.hash,
+    remoteSize: r.remote_size,
+    remoteUpdatedAt: r.remote_updated_at,
+  };
+  if (r.birthtime_ms !== null && r.birthtime_ms > 0) item.birthtimeMs = r.birthtime_ms;
+  return item;
+};
 
 export class Mirror {
   private readonly db: Database.Database;
@@ -89,11 +97,11 @@ export class Mirror {
     this.db.pragma('cache_size = -2000');
     this.migrate();
     this.upsertStmt = this.db.prepare(
-      `INSERT INTO base (remote_id, parent_id, remote_name, path, type, inode, size, mtime_ms, hash, remote_size, remote_updated_at)
-       VALUES (@remoteId, @parentId, @remoteName, @path, @type, @inode, @size, @mtimeMs, @hash, @remoteSize, @remoteUpdatedAt)
+      `INSERT INTO base (remote_id, parent_id, remote_name, path, type, inode, size, mtime_ms, birthtime_ms, hash, remote_size, remote_updated_at)
+       VALUES (@remoteId, @parentId, @remoteName, @path, @type, @inode, @size, @mtimeMs, @birthtimeMs, @hash, @remoteSize, @remoteUpdatedAt)
        ON CONFLICT (remote_id) DO UPDATE SET parent_id = excluded.parent_id, remote_name = excluded.remote_name,
          path = excluded.path, type = excluded.type, inode = excluded.inode, size = excluded.size,
-         mtime_ms = excluded.mtime_ms, hash = excluded.hash, remote_size = excluded.remote_size,
+         mtime_ms = excluded.mtime_ms, birthtime_ms = excluded.birthtime_ms, hash = excluded.hash, remote_size = excluded.remote_size,
          remote_updated_at = excluded.remote_updated_at`,
     );
     this.deleteStmt = this.db.prepare('DELETE FROM base WHERE remote_id = ?');
@@ -149,7 +157,7 @@ export class Mirror {
   commit(intentId: number | null, upserts: Iterable<BaseItem>, deletes: Iterable<RemoteId>): void {
     this.db.transaction(() => {
       for (const id of deletes) this.deleteStmt.run(id);
-      for (const item of upserts) this.upsertStmt.run(item);
+      for (const item of upserts) this.upsertStmt.run({ ...item, birthtimeMs: item.birthtimeMs !== undefined && item.birthtimeMs > 0 ? item.birthtimeMs : null });
       if (intentId !== null) this.clearIntentStmt.run(intentId);
     })();
   }

@@ -14,6 +14,8 @@ export interface FileStats {
   ino: number;
   size: number;
   mtimeMs: number;
+  /** 0 or missing: the file system does not say (birth.ts). */
+  birthtimeMs?: number;
 }
 
 export interface FileSystem {

@@ -7,6 +7,7 @@
  *
  * Read items are fresh objects: changing one does not change the store (`set` does).
  */
+import { birthMatch } from './birth.js';
 import type { BaseItem, ItemType, LocalItem, RelPath, RemoteId, RemoteItem } from './types.js';
 
 const FOLDER = 1;
@@ -212,6 +213,8 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
   private inode = new Float64Array(0);
   private bytes = new Float64Array(0);
   private mtimeMs = new Float64Array(0);
+  /** 0: unknown. */
+  private birthtimeMs = new Float64Array(0);
   private remoteSize = new Float64Array(0);
   private readonly path: Array<RelPath | undefined> = [];
   /** The remote name when it is not the last segment of the local path (sanitised or de-duplicated names). */
@@ -225,6 +228,7 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
     this.inode = grownF64(this.inode, capacity);
     this.bytes = grownF64(this.bytes, capacity);
     this.mtimeMs = grownF64(this.mtimeMs, capacity);
+    this.birthtimeMs = grownF64(this.birthtimeMs, capacity);
     this.remoteSize = grownF64(this.remoteSize, capacity);
     this.hash.grow(capacity);
     this.updatedAt.grow(capacity);
@@ -236,6 +240,7 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
     this.inode[row] = b.inode;
     this.bytes[row] = b.size;
     this.mtimeMs[row] = b.mtimeMs;
+    this.birthtimeMs[row] = b.birthtimeMs ?? 0;
     this.remoteSize[row] = b.remoteSize;
     this.path[row] = b.path;
     this.remoteName[row] = b.remoteName === lastSegment(b.path) ? undefined : b.remoteName;
@@ -246,7 +251,7 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
   protected read(row: number, remoteId: RemoteId): BaseItem {
     const parentId = this.parentId[row]!;
     const path = this.path[row]!;
-    return {
+    const item: BaseItem = {
       remoteId,
       parentId: Number.isNaN(parentId) ? null : parentId,
       remoteName: this.remoteName[row] ?? lastSegment(path),
@@ -259,6 +264,9 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
       remoteSize: this.remoteSize[row]!,
       remoteUpdatedAt: this.updatedAt.read(row),
     };
+    const birth = this.birthtimeMs[row]!;
+    if (birth > 0) item.birthtimeMs = birth;
+    return item;
   }
 
   protected release(row: number): void {
@@ -270,7 +278,7 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
 
   /**
    * What a scan asks of base, answered from a path index of the rows as they are now: is a path synced, and is a
-   * local item a file synced at its path whose size, mtime or inode changed since (only those are hashed)?
+   * local item a file synced at its path whose size, mtime, inode or birth time changed since (only those are hashed)?
    */
   scanLookup(): { isSynced: (path: RelPath) => boolean; needsHash: (item: LocalItem) => boolean } {
     const rowAt = new Map<RelPath, number>();
@@ -280,7 +288,9 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
       needsHash: (item) => {
         const row = rowAt.get(item.path);
         if (row === undefined || this.type[row] === FOLDER) return false;
-        return this.bytes[row] !== item.size || this.mtimeMs[row] !== item.mtimeMs || this.inode[row] !== item.inode;
+        if (this.bytes[row] !== item.size || this.mtimeMs[row] !== item.mtimeMs || this.inode[row] !== item.inode) return true;
+        // A new file with the old one's inode number: hashed, so that an identical one is recorded (C4) with its birth time.
+        return birthMatch({ birthtimeMs: this.birthtimeMs[row]! }, item) === 'different';
       },
     };
   }
@@ -315,6 +325,8 @@ export class LocalTree extends ColumnMap<RelPath, LocalItem> {
   private inode = new Float64Array(0);
   private bytes = new Float64Array(0);
   private mtimeMs = new Float64Array(0);
+  /** 0: unknown. */
+  private birthtimeMs = new Float64Array(0);
   private readonly path: Array<RelPath | undefined> = [];
   /** Hashes are computed only for files that differ from their base: few rows have one. */
   private readonly hash = new Map<number, string>();
@@ -324,6 +336,7 @@ export class LocalTree extends ColumnMap<RelPath, LocalItem> {
     this.inode = grownF64(this.inode, capacity);
     this.bytes = grownF64(this.bytes, capacity);
     this.mtimeMs = grownF64(this.mtimeMs, capacity);
+    this.birthtimeMs = grownF64(this.birthtimeMs, capacity);
   }
 
   protected write(row: number, item: LocalItem): void {
@@ -331,6 +344,7 @@ export class LocalTree extends ColumnMap<RelPath, LocalItem> {
     this.inode[row] = item.inode;
     this.bytes[row] = item.size;
     this.mtimeMs[row] = item.mtimeMs;
+    this.birthtimeMs[row] = item.birthtimeMs ?? 0;
     this.path[row] = item.path;
     if (item.hash === undefined) this.hash.delete(row);
     else this.hash.set(row, item.hash);
@@ -344,6 +358,8 @@ export class LocalTree extends ColumnMap<RelPath, LocalItem> {
       size: this.bytes[row]!,
       mtimeMs: this.mtimeMs[row]!,
     };
+    const birth = this.birthtimeMs[row]!;
+    if (birth > 0) item.birthtimeMs = birth;
     const hash = this.hash.get(row);
     if (hash !== undefined) item.hash = hash;
     return item;
@@ -357,7 +373,11 @@ export class LocalTree extends ColumnMap<RelPath, LocalItem> {
   /** The local tree as base records it: what a scan finds when nothing changed since the last sync. */
   static fromBase(base: BaseTree): LocalTree {
     const local = new LocalTree();
-    for (const b of base.values()) local.set(b.path, { path: b.path, type: b.type, inode: b.inode, size: b.size, mtimeMs: b.mtimeMs });
+    for (const b of base.values()) {
+      const item: LocalItem = { path: b.path, type: b.type, inode: b.inode, size: b.size, mtimeMs: b.mtimeMs };
+      if (b.birthtimeMs !== undefined && b.birthtimeMs > 0) item.birthtimeMs = b.birthtimeMs;
+      local.set(b.path, item);
+    }
     return local;
   }
 }

@@ -25,6 +25,11 @@ export interface LocalItem {
   inode: number;
   size: number;
   mtimeMs: number;
+  /**
+   * When the file system made the item (ms); missing or 0 where it cannot tell. With the inode, what tells the same
+   * item from a new one given a freed inode number (birth.ts).
+   */
+  birthtimeMs?: number;
   /** sha256 of the content, when the scan computed it (files whose size or mtime differ from the base). */
   hash?: string;
 }
@@ -40,6 +45,8 @@ export interface BaseItem {
   inode: number;
   size: number;
   mtimeMs: number;
+  /** The local item's birth time when synced; missing or 0: unknown (rows written before it was recorded). */
+  birthtimeMs?: number;
   hash: string | null;
   remoteSize: number;
   remoteUpdatedAt: string;

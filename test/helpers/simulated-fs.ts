@@ -6,6 +6,9 @@
  *
  * The "user" of a simulated volume writes, renames and deletes through `write`, `rename`, `remove` here, so a user
  * saving `CAFÉ.TXT` over `café.txt` edits that file, as on the real system.
+ *
+ * Inode numbers and birth times are the real folder's (every stat goes to it): a new file gets a new birth time, a
+ * rename keeps it, and ext4 gives a freed inode number to the next file made, as the simulated systems' volumes do.
  */
 import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';

@@ -3,12 +3,13 @@
  * writes, read while the writer is open; and `commitOutcome`, the one way the executor and crash adoption keep a
  * result: the trees, the rows and the cleared intent in one transaction.
  */
+import Database from 'better-sqlite3';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commitOutcome } from '../../main/sync/apply.js';
-import { Mirror } from '../../main/sync/mirror.js';
+import { Mirror, MIRROR_SCHEMA_VERSION } from '../../main/sync/mirror.js';
 import { readMirror, syncedChildrenOf, syncedItemAt } from '../../main/sync/mirror-read.js';
 import { LocalTree, RemoteTree } from '../../main/sync/trees.js';
 import type { BaseItem, LocalItem, RemoteItem } from '../../main/sync/types.js';
@@ -74,6 +75,54 @@ describe("the front ends' read-only answers", () => {
     expect(() => readMirror(unopenable, () => 'read')).toThrow();
     expect(syncedItemAt(unopenable, 'a')).toBeNull();
     expect(syncedChildrenOf(unopenable, '')).toEqual([]);
+  });
+});
+
+describe('schema migrations', () => {
+  it('a mirror written before birth times were recorded gets the column: its rows read as unknown, new rows keep theirs', () => {
+    const file = join(dir, 'v1.sqlite');
+    // The first schema's base table, as a drivesync of that version left it.
+    const old = new Database(file);
+    old.exec(`
+      CREATE TABLE base (remote_id INTEGER PRIMARY KEY, parent_id INTEGER, remote_name TEXT NOT NULL, path TEXT NOT NULL,
+        type TEXT NOT NULL CHECK (type IN ('file', 'folder')), inode INTEGER NOT NULL, size INTEGER NOT NULL,
+        mtime_ms REAL NOT NULL, hash TEXT, remote_size INTEGER NOT NULL, remote_updated_at TEXT NOT NULL);
+      CREATE INDEX base_path ON base(path);
+      CREATE TABLE intents (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, payload TEXT NOT NULL, started_at TEXT NOT NULL);
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      INSERT INTO base VALUES (1, NULL, 'old.txt', 'old.txt', 'file', 1001, 3, 1700000000001, 'h1', 3, '2026-11-23T10:00:00Z');
+      INSERT INTO intents (kind, payload, started_at) VALUES ('upload', '{"path":"x"}', '2026-11-23T10:00:00Z');
+    `);
+    old.pragma('user_version = 1');
+    old.close();
+
+    const mirror = new Mirror(file);
+    try {
+      expect(mirror.schemaVersion).toBe(MIRROR_SCHEMA_VERSION);
+      expect(MIRROR_SCHEMA_VERSION).toBe(2);
+      expect([...mirror.loadBase().values()]).toEqual([row(1, null, 'old.txt', 'file', 3)]);
+      expect(mirror.intents().map((i) => i.payload)).toEqual([{ path: 'x' }]);
+      const born = { ...row(2, null, 'new.txt', 'file', 4), birthtimeMs: 1_795_450_029_619.6077 };
+      mirror.commit(null, [born, { ...row(1, null, 'old.txt', 'file', 3), birthtimeMs: 0 }], []);
+    } finally {
+      mirror.close();
+    }
+    const again = new Mirror(file);
+    try {
+      expect(again.schemaVersion).toBe(2);
+      expect([...again.loadBase().values()]).toEqual([row(1, null, 'old.txt', 'file', 3), { ...row(2, null, 'new.txt', 'file', 4), birthtimeMs: 1_795_450_029_619.6077 }]);
+    } finally {
+      again.close();
+    }
+    const raw = new Database(file, { readonly: true });
+    try {
+      expect(raw.prepare('SELECT remote_id, birthtime_ms FROM base ORDER BY remote_id').all()).toEqual([
+        { remote_id: 1, birthtime_ms: null },
+        { remote_id: 2, birthtime_ms: 1_795_450_029_619.6077 },
+      ]);
+    } finally {
+      raw.close();
+    }
   });
 });
 

@@ -248,6 +248,93 @@ describe('M1: moved locally, not remotely → rename-remote / move-remote', () =
   });
 });
 
+describe('M1: a moved item is the same inode and birth time (a freed inode number given to a new file is no move)', () => {
+  /** The birth time the scan saw for the item at `path` (the simulator's items carry none: unknown). */
+  const born = (sim: Sim, path: string, birthtimeMs: number) => sim.trees.local.set(path, { ...sim.trees.local.get(path)!, birthtimeMs });
+  /** A synced item whose birth time base recorded, as the scan sees it. */
+  const bornSynced = (sim: Sim, id: number, birthtimeMs: number) => {
+    const b = sim.trees.base.get(id)!;
+    sim.trees.base.set(id, { ...b, birthtimeMs });
+    born(sim, b.path, birthtimeMs);
+  };
+
+  it('a synced file gone and a new file elsewhere with its inode and another birth time: trashed and uploaded', () => {
+    const { sim, plans } = expectConverges(() => {
+      const s = new Sim();
+      s.addSynced('old', 'folder');
+      s.addSynced('keep.txt', 'file', 'keep');
+      bornSynced(s, s.addSynced('old/a.txt', 'file', 'a on main'), 1000);
+      const freed = s.trees.local.get('old/a.txt')!.inode;
+      s.localDelete('old');
+      s.localMkdir('new');
+      s.localWrite('new/b.txt', 'b on the branch', false, freed);
+      born(s, 'new/b.txt', 2000);
+      return s;
+    });
+    expect(kinds(plans[0]!.operations)).toEqual(['create-remote-folder[N2]', 'trash-remote[D2]']);
+    expect(plans.flatMap((p) => p.operations).some((op) => op.kind === 'rename-remote' || op.kind === 'move-remote')).toBe(false);
+    expect(remoteNames(sim)).toEqual(['keep.txt', 'new', 'new/b.txt']);
+    // The drive's trash holds the deleted file under its own name, not the new one.
+    expect(sim.trash).toEqual([{ side: 'remote', name: 'a.txt', content: 'a on main' }]);
+  });
+
+  it('the same with the old file where the new one is made: a trash and an upload, not a rename', () => {
+    const sim = new Sim();
+    const a = sim.addSynced('a.txt', 'file', 'aaa');
+    bornSynced(sim, a, 1000);
+    const freed = sim.trees.local.get('a.txt')!.inode;
+    sim.localDelete('a.txt');
+    sim.localWrite('b.txt', 'aaa', false, freed);
+    born(sim, 'b.txt', 2000);
+    expect(opsOf(sim)).toEqual([
+      { kind: 'trash-remote', rule: 'D2', remoteId: a, count: 1 },
+      { kind: 'upload', rule: 'N2', path: 'b.txt', parentId: null, name: 'b.txt' },
+    ]);
+  });
+
+  it('a folder gone and a new folder with its inode and another birth time: trashed and created, not moved', () => {
+    const sim = new Sim();
+    const dir = sim.addSynced('lib', 'folder');
+    bornSynced(sim, dir, 1000);
+    const freed = sim.trees.local.get('lib')!.inode;
+    sim.localDelete('lib');
+    sim.trees.local.set('docs', { path: 'docs', type: 'folder', inode: freed, size: 0, mtimeMs: 5, birthtimeMs: 2000 });
+    expect(kinds(opsOf(sim))).toEqual(['create-remote-folder[N2]', 'trash-remote[D2]']);
+  });
+
+  it('the same birth time is the file moved, even edited with something new at its old place (`mv a b; touch a`)', () => {
+    const sim = new Sim();
+    const a = sim.addSynced('a.txt', 'file', 'aaa');
+    bornSynced(sim, a, 1000);
+    sim.localMove('a.txt', 'b.txt');
+    sim.localWrite('b.txt', 'aaa and more');
+    born(sim, 'b.txt', 1000);
+    sim.localWrite('a.txt', 'new');
+    born(sim, 'a.txt', 3000);
+    expect(kinds(opsOf(sim))).toEqual(['rename-remote[M1]', 'upload[N2]']);
+    // Without birth times, the size and mtime the move changed make it an edit of a new file, as before.
+    const before = new Sim();
+    before.addSynced('a.txt', 'file', 'aaa');
+    before.localMove('a.txt', 'b.txt');
+    before.localWrite('b.txt', 'aaa and more');
+    before.localWrite('a.txt', 'new');
+    expect(kinds(opsOf(before))).toEqual(['replace-remote[C1]', 'upload[N2]']);
+  });
+
+  it('an unknown birth time on either side (a row from before, a file system without it) matches by inode as before', () => {
+    for (const known of ['base', 'local', 'neither'] as const) {
+      const sim = new Sim();
+      const a = sim.addSynced('a.txt', 'file', 'aaa');
+      if (known === 'base') sim.trees.base.set(a, { ...sim.trees.base.get(a)!, birthtimeMs: 1000 });
+      const freed = sim.trees.local.get('a.txt')!.inode;
+      sim.localDelete('a.txt');
+      sim.localWrite('b.txt', 'bbb', false, freed);
+      if (known === 'local') born(sim, 'b.txt', 2000);
+      expect(kinds(opsOf(sim)), known).toEqual(['rename-remote[M1]']);
+    }
+  });
+});
+
 describe('M2: moved remotely, not locally → move-local', () => {
   it('a remote rename', () => {
     const sim = new Sim();

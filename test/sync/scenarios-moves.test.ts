@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { localTree, newAccount, sorted, type Account, SCENARIO_CASES } from '../helpers/sync.js';
@@ -122,6 +122,48 @@ describe.each(SCENARIO_CASES)('sync scenarios: moves, renames and names (%s, %s)
     expect(sorted(localTree(a.root))).toEqual(expected);
     expect(sorted(localTree(b.root))).toEqual(expected);
     expect(sorted(await account.remoteTree())).toEqual(expected);
+  });
+
+  it('13. files deleted while new ones get their freed inode numbers (a git branch switch) are trashed, the new ones uploaded: no renames', async () => {
+    const a = account.computer('alpha');
+    const src = join(a.root, 'src');
+    mkdirSync(src);
+    // Kept files enough that the deletions stay under the mass-delete guard's share.
+    for (let i = 0; i < 40; i++) writeFileSync(join(src, `keep${i}.ts`), `kept ${i}`);
+    for (let i = 0; i < 30; i++) writeFileSync(join(src, `main${i}.ts`), `on main ${i}`);
+    await a.sync();
+    const before = await account.entryIds();
+    const freed = new Set<number>();
+    for (let i = 0; i < 30; i++) {
+      freed.add(statSync(join(src, `main${i}.ts`)).ino);
+      rmSync(join(src, `main${i}.ts`));
+    }
+    // The file system hands the freed numbers to the next files made (ext4 does at once; more files are made until
+    // enough of them did, so the case is there whatever the allocator's order).
+    let made = 0;
+    let reused = 0;
+    while ((made < 30 || reused < 15) && made < 500) {
+      const path = join(src, `feature${made++}.ts`);
+      writeFileSync(path, `on the branch ${made}`);
+      if (freed.has(statSync(path).ino)) reused++;
+    }
+    expect(reused, 'new files given freed inode numbers').toBeGreaterThanOrEqual(15);
+    const mark = account.requests.length;
+    await a.sync();
+    await a.sync();
+    const sent = nonListing(mark);
+    expect(sent.filter((r) => r.startsWith('PUT /file-entries/') || r === 'POST /file-entries/move')).toEqual([]);
+    expect(sent.filter((r) => r === 'POST /uploads')).toHaveLength(made);
+    const after = await account.entryIds();
+    for (let i = 0; i < 40; i++) expect(after.get(`src/keep${i}.ts`)).toBe(before.get(`src/keep${i}.ts`));
+    // The deleted files are in the drive's trash under their own names; none of them became a new file.
+    const trashed = new Map<number, string>();
+    for await (const e of account.client.entries.list({ deletedOnly: true })) trashed.set(e.id, e.name);
+    for (let i = 0; i < 30; i++) expect(trashed.get(before.get(`src/main${i}.ts`)!)).toBe(`main${i}.ts`);
+    const oldIds = new Set(before.values());
+    for (let i = 0; i < made; i++) expect(oldIds.has(after.get(`src/feature${i}.ts`)!)).toBe(false);
+    expect(sorted(await account.remoteTree())).toEqual(sorted(localTree(a.root)));
+    expect(a.trashed).toEqual([]);
   });
 
   it('12. remote names unsafe locally get safe local names; two remote entries with one name both arrive', async () => {

@@ -28,6 +28,10 @@ const pathArb = fc.constantFrom('a', 'a/b', 'a/b/c.txt', 'été', 'x/y (2).txt',
 const numArb = fc.oneof(fc.nat(), fc.double({ noNaN: true, noDefaultInfinity: true, min: 0, max: 2 ** 50 }), fc.constant(2 ** 53 - 1));
 const typeArb = fc.constantFrom<'file' | 'folder'>('file', 'folder');
 const idArb = fc.nat({ max: 40 });
+/** A birth time is kept only when known (above 0); an unknown one reads back missing. */
+const birthArb = fc.option(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true, min: 1, max: 2 ** 50 }), fc.constant(1_795_450_029_619.6077)), { nil: undefined });
+const withBirth = <T extends object>({ birthtimeMs, ...rest }: T & { birthtimeMs: number | undefined }) =>
+  (birthtimeMs === undefined ? rest : { ...rest, birthtimeMs }) as T;
 
 const baseArb: fc.Arbitrary<BaseItem> = fc.record({
   remoteId: fc.constant(0),
@@ -38,13 +42,14 @@ const baseArb: fc.Arbitrary<BaseItem> = fc.record({
   inode: numArb,
   size: numArb,
   mtimeMs: numArb,
+  birthtimeMs: birthArb,
   hash: hashArb,
   remoteSize: numArb,
   remoteUpdatedAt: stampArb,
-});
+}).map((b) => withBirth<BaseItem>(b));
 const localArb: fc.Arbitrary<LocalItem> = fc
-  .record({ path: pathArb, type: typeArb, inode: numArb, size: numArb, mtimeMs: numArb, hash: fc.option(hashArb.filter((h) => h !== null), { nil: undefined }) })
-  .map(({ hash, ...rest }) => (hash === undefined ? rest : { ...rest, hash }));
+  .record({ path: pathArb, type: typeArb, inode: numArb, size: numArb, mtimeMs: numArb, birthtimeMs: birthArb, hash: fc.option(hashArb.filter((h) => h !== null), { nil: undefined }) })
+  .map(({ hash, ...rest }) => withBirth<LocalItem>(hash === undefined ? rest : { ...rest, hash }));
 const remoteArb: fc.Arbitrary<RemoteItem> = fc
   .record({
     id: fc.constant(0),
@@ -125,10 +130,10 @@ describe('compact tree stores', () => {
   it('local and remote trees built from base are what a scan and a listing of a settled tree give', () => {
     const base = new BaseTree();
     base.set(7, { remoteId: 7, parentId: null, remoteName: 'docs', path: 'docs', type: 'folder', inode: 11, size: 0, mtimeMs: 1.5, hash: null, remoteSize: 0, remoteUpdatedAt: '2026-01-01T00:00:00.000000Z' });
-    base.set(8, { remoteId: 8, parentId: 7, remoteName: 'a:b.txt', path: 'docs/a_b.txt', type: 'file', inode: 12, size: 3, mtimeMs: 2.25, hash: 'ab'.repeat(32), remoteSize: 3, remoteUpdatedAt: '2026-01-02T00:00:00.5Z' });
+    base.set(8, { remoteId: 8, parentId: 7, remoteName: 'a:b.txt', path: 'docs/a_b.txt', type: 'file', inode: 12, size: 3, mtimeMs: 2.25, birthtimeMs: 1.125, hash: 'ab'.repeat(32), remoteSize: 3, remoteUpdatedAt: '2026-01-02T00:00:00.5Z' });
     expect([...LocalTree.fromBase(base).values()]).toEqual([
       { path: 'docs', type: 'folder', inode: 11, size: 0, mtimeMs: 1.5 },
-      { path: 'docs/a_b.txt', type: 'file', inode: 12, size: 3, mtimeMs: 2.25 },
+      { path: 'docs/a_b.txt', type: 'file', inode: 12, size: 3, mtimeMs: 2.25, birthtimeMs: 1.125 },
     ]);
     expect([...RemoteTree.fromBase(base).values()]).toEqual([
       { id: 7, parentId: null, name: 'docs', type: 'folder', size: 0, updatedAt: '2026-01-01T00:00:00.000000Z' },
@@ -149,5 +154,18 @@ describe('compact tree stores', () => {
     expect(changed(item('f', 9, 10, 100))).toBe(true);
     expect(changed(item('d', 1, 1, 1))).toBe(false);
     expect(changed(item('new', 1, 1, 1))).toBe(false);
+  });
+
+  it('hashes a synced file at its path with its inode but another birth time (a new file given the freed number)', () => {
+    const base = new BaseTree();
+    base.set(1, { remoteId: 1, parentId: null, remoteName: 'f', path: 'f', type: 'file', inode: 5, size: 10, mtimeMs: 100, birthtimeMs: 50, hash: null, remoteSize: 10, remoteUpdatedAt: 'x' });
+    base.set(2, { remoteId: 2, parentId: null, remoteName: 'g', path: 'g', type: 'file', inode: 6, size: 10, mtimeMs: 100, hash: null, remoteSize: 10, remoteUpdatedAt: 'x' });
+    const { needsHash: changed } = base.scanLookup();
+    const item = (path: string, inode: number, birthtimeMs?: number): LocalItem => ({ path, type: 'file', inode, size: 10, mtimeMs: 100, ...(birthtimeMs ? { birthtimeMs } : {}) });
+    expect(changed(item('f', 5, 50))).toBe(false);
+    expect(changed(item('f', 5, 70))).toBe(true);
+    // Unknown on either side: as before birth times were recorded.
+    expect(changed(item('f', 5))).toBe(false);
+    expect(changed(item('g', 6, 70))).toBe(false);
   });
 });

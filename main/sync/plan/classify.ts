@@ -3,6 +3,7 @@
  * (the Terms of docs/sync-rules.md): its local state and its remote state, the two keys of the row table. Nothing
  * here decides an operation.
  */
+import { birthMatch, sameItem } from '../birth.js';
 import { baseName, joinPath, parentOf } from '../names.js';
 import type { BaseItem, LocalItem, RelPath, RemoteId, RemoteItem, Trees } from '../types.js';
 
@@ -88,7 +89,7 @@ function reachableRemote(remote: ReadonlyMap<RemoteId, RemoteItem>): Map<RemoteI
 
 function localContentOf(base: BaseItem, local: LocalItem): LocalContent {
   if (base.type === 'folder') return 'same';
-  if (local.size === base.size && local.mtimeMs === base.mtimeMs && local.inode === base.inode) return 'same';
+  if (local.size === base.size && local.mtimeMs === base.mtimeMs && sameItem(local, base)) return 'same';
   if (local.hash !== undefined && base.hash !== null && local.hash === base.hash) return 'touched';
   return 'changed';
 }
@@ -104,37 +105,53 @@ function findLocal(
   for (const b of base.values()) basePaths.add(b.path);
   const claimedLocal = new Set<RelPath>(); // local paths explained by a base item
   // Which synced item a local item is: at the recorded path of a synced item of its type, that item (even with a
-  // new inode, as after an atomic save) — unless its inode is another synced item's, which then moved over it.
-  // Anything else may be a synced item that moved, found by inode.
+  // new inode, as after an atomic save) — unless it is another synced item (its inode and birth time), which then
+  // moved over it. Anything else may be a synced item that moved, found by inode and birth time.
   const baseTypesAt = new Map<RelPath, Set<LocalItem['type']>>();
   for (const b of base.values()) baseTypesAt.set(b.path, (baseTypesAt.get(b.path) ?? new Set()).add(b.type));
+  // One synced item an inode number, but for rows another item's birth time tells apart (a row not yet updated).
   const inodeOwner = new Map<number, BaseItem>();
-  for (const b of base.values()) if (b.inode > 0 && !inodeOwner.has(b.inode)) inodeOwner.set(b.inode, b);
+  const otherOwners = new Map<number, BaseItem[]>();
+  for (const b of base.values()) {
+    if (b.inode <= 0) continue;
+    const first = inodeOwner.get(b.inode);
+    if (first === undefined) inodeOwner.set(b.inode, b);
+    else if (birthMatch(first, b) === 'different') otherOwners.set(b.inode, [...(otherOwners.get(b.inode) ?? []), b]);
+  }
+  /** The synced item a local item is by inode and birth time, wherever it was recorded. */
+  const ownerOf = (item: LocalItem): BaseItem | undefined => {
+    const first = inodeOwner.get(item.inode);
+    if (first === undefined || sameItem(first, item)) return first;
+    return otherOwners.get(item.inode)?.find((b) => sameItem(b, item));
+  };
   /**
-   * A file system gives a freed inode number to the next file made, so a file with a synced file's inode is that
-   * file moved only if the synced file left its own place (nothing there, or another synced file moved in, as in a
-   * swap), or kept its size and mtime (a rename keeps both): an atomic save of `a` (its old inode freed) followed by
-   * a new file `b` is not `a` moved to `b`.
+   * A file system gives a freed inode number to the next file made. Where both birth times are known they tell: the
+   * same one is the file moved (and perhaps edited), another one a new file. Where either is unknown, a file with a
+   * synced file's inode is that file moved only if the synced file left its own place (nothing there, or another
+   * synced file moved in, as in a swap), or kept its size and mtime (a rename keeps both): an atomic save of `a`
+   * (its old inode freed) followed by a new file `b` is not `a` moved to `b`.
    */
   const sameFileMoved = (b: BaseItem, candidate: LocalItem): boolean => {
+    const birth = birthMatch(b, candidate);
+    if (birth !== 'unknown') return birth === 'same';
     if (b.type !== 'file') return true;
     const there = local.get(b.path);
     if (there === undefined || there.type !== 'file') return true;
-    const owner = inodeOwner.get(there.inode);
+    const owner = ownerOf(there);
     if (owner !== undefined && owner !== b) return true;
     return candidate.size === b.size && candidate.mtimeMs === b.mtimeMs;
   };
-  /** The synced item (other than one recorded at the item's own path) whose inode this local item has. */
+  /** The synced item (other than one recorded at the item's own path) this local item is by inode. */
   const movedOver = (item: LocalItem): BaseItem | undefined => {
-    const owner = inodeOwner.get(item.inode);
+    const owner = ownerOf(item);
     return owner && owner.type === item.type && owner.path !== item.path && sameFileMoved(owner, item) ? owner : undefined;
   };
   /**
-   * Another synced item of the item's type, with its inode, recorded at the same path: that one moved here (its row
-   * follows its move while the row of the item it replaced waits for the folder to settle in live mode).
+   * Another synced item of the item's type, that it is by inode, recorded at the same path: that one moved here (its
+   * row follows its move while the row of the item it replaced waits for the folder to settle in live mode).
    */
   const recordedHereToo = (item: LocalItem, b: BaseItem): boolean => {
-    const owner = inodeOwner.get(item.inode);
+    const owner = ownerOf(item);
     return owner !== undefined && owner !== b && owner.type === item.type && owner.path === item.path;
   };
   const byInode = new Map<number, LocalItem[]>();
@@ -160,10 +177,10 @@ function findLocal(
       item.type === b.type &&
       !claimedLocal.has(item.path) &&
       folderHere &&
-      (item.inode === b.inode || (movedOver(item) === undefined && !recordedHereToo(item, b)));
+      (sameItem(item, b) || (movedOver(item) === undefined && !recordedHereToo(item, b)));
     // Its inode at a new path means it moved, even when something new now sits at the old path (`mv a b; touch a`).
     // Without that, the item at its path is itself (an atomic save gives a file a new inode in place).
-    if (!atPath || item!.inode !== b.inode) {
+    if (!atPath || !sameItem(item!, b)) {
       // Moved to an ignored path (into a temp name or an ignored folder): it left the synced tree, as if deleted.
       // (An item synced under an ignored name, as a temp-named file another client uploaded, may keep its name.)
       const baseIgnored = isIgnored(b.path, b.type);
