@@ -5,7 +5,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { summaryLine } from '../../main/cli/commands/sync.js';
 import { PassProgress } from '../../main/cli/progress.js';
+import { emptySummary, type PassSummary } from '../../main/sync/pass.js';
 import { cleanUp, cli, expectOneLineError, tempDir } from './helpers.js';
 
 /** A web server with no drive behind it, answering every request as `answer` says. */
@@ -105,5 +107,15 @@ describe('the live line counts', () => {
     expect(progress.filesTotal).toBe(3);
     expect(progress.bytesDone).toBeLessThanOrEqual(progress.bytesTotal);
     expect(progress.current).toEqual([]);
+  });
+});
+
+describe('the result line of a pass', () => {
+  const pass = (fields: Partial<PassSummary>): PassSummary => ({ ...emptySummary(), ...fields });
+  it('says in sync, what failed, or why it is not in sync yet (deletions held while the folder settles)', () => {
+    expect(summaryLine(pass({ inSync: true, done: 1 }))).toBe('in sync (1 change)');
+    expect(summaryLine(pass({ failed: [{ path: 'a', message: 'm' }], done: 2 }))).toBe('not in sync: 1 item failed (2 changes)');
+    expect(summaryLine(pass({ waiting: 2, done: 1 }))).toBe('not in sync yet: 2 items gone, waiting for the folder to settle (1 change)');
+    expect(summaryLine(pass({ done: 0 }))).toBe('not in sync (0 changes)');
   });
 });

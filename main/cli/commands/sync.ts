@@ -103,6 +103,8 @@ export function summaryLine(summary: PassSummary): string {
   if (summary.inSync) return `in sync (${changes})`;
   if (summary.offline) return 'offline: nothing was compared with the drive';
   if (summary.failed.length > 0) return `not in sync: ${summary.failed.length} item${summary.failed.length === 1 ? '' : 's'} failed (${changes})`;
+  // Live mode: deletions held until the folder settles (they may be the first half of a move) say why it is not yet.
+  if (summary.waiting > 0) return `not in sync yet: ${summary.waiting} item${summary.waiting === 1 ? '' : 's'} gone, waiting for the folder to settle (${changes})`;
   return `not in sync (${changes})`;
 }
 
