@@ -11,6 +11,7 @@
  * A pass emits only operations whose prerequisites already hold (a parent that exists on the other side, a path
  * that is free); the rest wait for the next pass. The engine repeats plan → execute until a plan is empty.
  */
+import { sameItem } from './birth.js';
 import { parentOf } from './names.js';
 import { byDepthThenPath, classify, type Classified } from './plan/classify.js';
 import { CONSTRAINTS } from './plan/constraints.js';
@@ -45,7 +46,7 @@ export function settled({ base, local, remote }: Trees): boolean {
       if (parent === undefined || parent.type !== 'folder' || parent.path !== parentOf(b.path)) return false;
     }
     const l = local.get(b.path);
-    if (l === undefined || l.type !== b.type || l.inode !== b.inode) return false;
+    if (l === undefined || l.type !== b.type || !sameItem(l, b)) return false;
     const r = remote.get(b.remoteId);
     if (r === undefined || r.type !== b.type || r.parentId !== b.parentId || r.name !== b.remoteName) return false;
     if (b.type === 'file') {

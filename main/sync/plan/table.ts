@@ -8,6 +8,7 @@
  * item is visited, since what the item claims (a path, a remote parent) changes what later items see. The
  * constraints that look at the whole pass once the rows are done are in constraints.ts.
  */
+import { sameItem } from '../birth.js';
 import { baseName, isWithin, joinPath, numberedName, parentOf, safeLocalName } from '../names.js';
 import type { LocalItem, RemoteId, RemoteItem, RuleId } from '../types.js';
 import { folderKey, type LocalState, type RemoteState, type Status } from './classify.js';
@@ -199,14 +200,14 @@ function content(pass: Pass, s: Status): void {
   const b = s.base;
   const here = s.local!;
   if (b.type === 'folder') {
-    if (here.inode !== b.inode) rows.C4(pass, s); // re-created in place
+    if (!sameItem(here, b)) rows.C4(pass, s); // re-created in place
     return;
   }
   const localChanged = s.localContent === 'changed';
   if (localChanged && s.remoteChanged) rows.C3(pass, s);
   else if (localChanged) rows.C1(pass, s);
   else if (s.remoteChanged) rows.C2(pass, s);
-  else if (s.localContent === 'touched' || here.inode !== b.inode || (b.remoteUpdatedAt === '' && s.remote!.updatedAt !== '')) {
+  else if (s.localContent === 'touched' || !sameItem(here, b) || (b.remoteUpdatedAt === '' && s.remote!.updatedAt !== '')) {
     rows.C4(pass, s);
   }
 }
