@@ -274,9 +274,9 @@ export class FolderPasses {
    * an empty tree that would read as everything deleted.
    */
   private restoreTrees(): void {
-    if (this.baseReleased) {
+    if (this.released) {
       this.trees.base = this.mirror.loadBase();
-      this.baseReleased = false;
+      this.released = null;
     }
     if (this.localAsBase) this.trees.local = LocalTree.fromBase(this.trees.base);
     if (this.remoteAsBase) this.trees.remote = RemoteTree.fromBase(this.trees.base);
@@ -299,21 +299,22 @@ export class FolderPasses {
     this.host.itemError({ path, message: reason });
   }
 
-  /**
-   * One pass, as the request asks: the whole folder or the watcher's paths, a fresh listing or the last one. What
-   * fails from the scan on is told by the summary and the state the pass leaves, not thrown.
-   */
   /** Base was let go while the folder was idle (releaseBase); the next pass reads it back from the mirror. */
-  private baseReleased = false;
+  get baseReleased(): boolean {
+    return this.released !== null;
+  }
 
   /** What is synced, for the cheap check: base, or the mirror while base is let go. */
   synced(): SyncedIds {
-    return this.baseReleased ? this.mirror.syncedIds() : syncedIdsOf(this.trees.base);
+    return this.released ? this.mirror.syncedIds(this.released) : syncedIdsOf(this.trees.base);
   }
 
   get syncedCount(): number {
-    return this.baseReleased ? this.mirror.count() : this.trees.base.size;
+    return this.released ? this.released.size : this.trees.base.size;
   }
+
+  /** Base's counts when it was let go (they hold until a pass reads it back). */
+  private released: { size: number; rootChildren: number } | null = null;
 
   /**
    * Lets base go while nothing happens: at 100,000 items it is ~20 MB of an idle engine's ~140, and reading it back
@@ -322,12 +323,17 @@ export class FolderPasses {
    * base go now.
    */
   releaseBase(): boolean {
-    if (this.baseReleased || !this.localAsBase || !this.remoteAsBase) return false;
+    if (this.released || !this.localAsBase || !this.remoteAsBase) return false;
+    const base = syncedIdsOf(this.trees.base);
+    this.released = { size: base.size, rootChildren: base.rootChildren() };
     this.trees.base = new BaseTree();
-    this.baseReleased = true;
     return true;
   }
 
+  /**
+   * One pass, as the request asks: the whole folder or the watcher's paths, a fresh listing or the last one. What
+   * fails from the scan on is told by the summary and the state the pass leaves, not thrown.
+   */
   async run(options: PassRequest): Promise<PassSummary> {
     const summary = emptySummary();
     if (this.host.paused || this.host.stopped) return summary;
