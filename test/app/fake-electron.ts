@@ -118,7 +118,7 @@ export class FakeUtilityProcess extends EventEmitter {
   killed = false;
   constructor(
     readonly script: string,
-    readonly options: { execArgv?: string[] } = {},
+    readonly options: { execArgv?: string[]; env?: Record<string, string | undefined> } = {},
   ) {
     super();
   }
@@ -184,7 +184,7 @@ export const clipboard = { writeText: vi.fn() };
 export const Menu = { buildFromTemplate: vi.fn((template: Array<Record<string, unknown>>) => Object.assign(new EventEmitter(), { template })) };
 export const nativeImage = { createFromPath: vi.fn((path: string) => ({ path })) };
 export const utilityProcess = {
-  fork: vi.fn((script: string, _args?: string[], options?: { execArgv?: string[] }) => {
+  fork: vi.fn((script: string, _args?: string[], options?: { execArgv?: string[]; env?: Record<string, string | undefined> }) => {
     const child = new FakeUtilityProcess(script, options);
     fake.children.push(child);
     fake.onFork(child, script);

@@ -4,7 +4,7 @@
  * process) for the app's page, events sent on, the CSP header, navigation guards, notifications, start at login
  * and a clean quit.
  */
-import { ENGINE_V8_FLAGS } from '../../main/sync/process-flags.js';
+import { ENGINE_ENV, ENGINE_V8_FLAGS } from '../../main/sync/process-flags.js';
 import type { EventEmitter } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -73,6 +73,7 @@ describe('the main process', () => {
     expect(fake.children[0]!.script).toBe(join(running!.layout.hostScript));
     expect(running!.layout.hostScript).toMatch(/dist[\\/]main[\\/]app[\\/]host-process\.js$/);
     expect(fake.children[0]!.options.execArgv).toEqual([...ENGINE_V8_FLAGS]);
+    expect(fake.children[0]!.options.env).toMatchObject(ENGINE_ENV);
     expect(fake.windows).toHaveLength(1);
     const window = fake.windows[0]!;
     expect(window.loaded).toEqual([running!.layout.indexHtml]);

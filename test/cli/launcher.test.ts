@@ -5,13 +5,16 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ENGINE_V8_FLAGS } from '../../main/sync/process-flags.js';
+import { ENGINE_ENV, ENGINE_V8_FLAGS } from '../../main/sync/process-flags.js';
 import { BIN } from './helpers.js';
 
 describe('the drivesync executable', () => {
-  it('names the engine process flags on its first line', () => {
-    const first = readFileSync(BIN, 'utf8').split('\n')[0];
-    expect(first).toBe(`#!/usr/bin/env -S node ${ENGINE_V8_FLAGS.join(' ')}`);
+  it('names the engine process flags and allocator settings on its first line, short enough for any kernel', () => {
+    const first = readFileSync(BIN, 'utf8').split('\n')[0]!;
+    const env = Object.entries(ENGINE_ENV).map(([name, value]) => `${name}=${value}`);
+    expect(first).toBe(`#!/usr/bin/env -S ${env.join(' ')} node ${ENGINE_V8_FLAGS.join(' ')}`);
+    // Linux before 5.1 reads 127 bytes of it.
+    expect(first.length).toBeLessThanOrEqual(127);
   });
 
   it('runs directly, through that line', () => {

@@ -88,7 +88,7 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
   it('an engine left alone lets base go and reads it back: polls still see changes, and a rename is still a rename', async () => {
     account = await newAccount(undefined, { profile });
     const a = account.computer('alpha', { pollIntervalMs: 150, releaseBaseAfterMs: 200 });
-    // As in an engine process (--expose-gc): what base held is collected when it is let go.
+    // What base held is collected when it is let go (a global gc, where there is one, is the one used).
     const collections = vi.fn();
     (globalThis as { gc?: () => void }).gc = collections;
     for (let i = 0; i < 5; i++) writeFileSync(join(a.root, `file-${i}.txt`), `content ${i}`);
