@@ -35,10 +35,26 @@ export interface FolderStatus {
   synced: number;
   inSync: boolean | null;
   /**
-   * What the last pass left out by design, not failures: symbolic links, ignored names (temp files, `.syncignore`),
-   * empty folders the drive cannot hold.
+   * How many items the last pass left out by design, not failures: symbolic links, ignored names (temp files,
+   * `.syncignore`), empty folders the drive cannot hold. Every ignored name is counted, listed or not.
    */
   skipped: number;
+  /**
+   * The first LEFT_OUT_LISTED of them, each with why: links and folders first, then ignored names (the engine names
+   * only the first 200 of those, so a folder with more has fewer here than `skipped` counts).
+   */
+  leftOut: LeftOutItem[];
+}
+
+/** How many left-out items a folder's status lists at most. */
+export const LEFT_OUT_LISTED = 100;
+
+/** An item a pass left out by design. */
+export interface LeftOutItem {
+  /** '/'-separated path inside the synced folder. */
+  path: string;
+  /** Why, in plain words where the host has them (host/plain-words.ts), otherwise the engine's own line. */
+  reason: string;
 }
 
 export interface DeletionQuestion {

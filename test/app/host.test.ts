@@ -2,7 +2,7 @@
  * The pure-Node host against the real reference server and real engines on temp folders: sign-in, status, browse,
  * sharing, links, settings, errors answered as Results, and the mass-delete question.
  */
-import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -100,6 +100,48 @@ describe('the desktop host', { timeout: 90_000 }, () => {
     expect(inner.map((e) => [e.path, e.type, e.size])).toEqual([['notes/todo.txt', 'file', 8]]);
     const activity = await h.host.handle('activity:list', undefined);
     expect(activity.map((a) => `${a.kind} ${a.path}`)).toEqual(expect.arrayContaining(['upload notes/todo.txt', 'create-remote-folder notes']));
+  });
+
+  it('lists what is left out by design, each with why, and counts all of it', async () => {
+    await server.register('lena@example.com', 'pass-word-1');
+    const h = newHost('lena');
+    hosts.push(h);
+    write(h.folder, 'kept.txt', 'kept');
+    write(h.folder, 'x.tmp', 'a temp file');
+    symlinkSync('/etc/hostname', join(h.folder, 'link'));
+    await h.host.init();
+    expect((await dispatch(h.host, 'auth:sign-in', { server: server.url, email: 'lena@example.com', password: 'pass-word-1' })).ok).toBe(true);
+    const status = await untilStatus(h.host, (s) => inSync(s) && s.folders[0]!.lastSync !== null);
+    const link = { path: 'link', reason: 'This is a symbolic link: drivesync does not follow links. Move the real file or folder into the synced folder instead.' };
+    const ignored = 'Ignored: temporary and editor files, and names your ignore rules list (Settings), are not synced.';
+    expect(status.folders[0]!.leftOut).toEqual([link, { path: 'x.tmp', reason: ignored }]);
+    expect(status.folders[0]!.skipped).toBe(2);
+    // As the window gets it, over the wire.
+    expect(await dispatch(h.host, 'status:get', undefined)).toMatchObject({ ok: true, value: { folders: [{ skipped: 2, leftOut: [link, { path: 'x.tmp' }] }] } });
+
+    // More than the list holds: the link and a folder the drive cannot hold come first, the count stays whole.
+    for (let i = 0; i < 150; i++) write(h.folder, `n${i}.tmp`, 'temp');
+    mkdirSync(join(h.folder, 'ab'));
+    await h.host.handle('sync:now', undefined);
+    const more = (await untilStatus(h.host, (s) => inSync(s) && s.folders[0]!.skipped === 153)).folders[0]!;
+    expect(more.leftOut).toHaveLength(100);
+    expect(more.leftOut.slice(0, 2)).toEqual([
+      link,
+      {
+        path: 'ab',
+        reason: 'The drive cannot hold an empty folder named “ab” (folder names need 3 to 200 characters), so it is left out in Drive. It syncs once it holds a file, or under a longer name.',
+      },
+    ]);
+    expect(new Set(more.leftOut.slice(2).map((item) => item.reason))).toEqual(new Set([ignored]));
+    expect(more.leftOut.slice(2).every((item) => /^(x|n\d+)\.tmp$/.test(item.path))).toBe(true);
+
+    // Gone from the list once they are gone from the folder.
+    rmSync(join(h.folder, 'link'));
+    rmSync(join(h.folder, 'ab'), { recursive: true });
+    for (let i = 0; i < 150; i++) rmSync(join(h.folder, `n${i}.tmp`));
+    await h.host.handle('sync:now', undefined);
+    const after = (await untilStatus(h.host, (s) => inSync(s) && s.folders[0]!.skipped === 1)).folders[0]!;
+    expect(after.leftOut).toEqual([{ path: 'x.tmp', reason: ignored }]);
   });
 
   it('refuses calls it does not know and arguments that do not fit', async () => {

@@ -146,7 +146,7 @@ describe('the main process', () => {
       stateText: 'Up to date',
       detail: null,
       paused: false,
-      folders: [{ root: '/tmp/Drive', state: 'idle', stateText: 'Up to date', detail: null, lastSync: null, synced: 3, inSync: true, skipped: 0 }],
+      folders: [{ root: '/tmp/Drive', state: 'idle', stateText: 'Up to date', detail: null, lastSync: null, synced: 3, inSync: true, skipped: 0, leftOut: [] }],
       pendingDeletions: [],
     };
     h.host.emit('state', idle);

@@ -19,7 +19,7 @@ const status = (state: OverallState, extra: Partial<StatusSnapshot> = {}): Statu
   folders:
     state === 'signed-out'
       ? []
-      : [{ root: '/home/me/Drive', state, stateText: describeState(state), detail: null, lastSync: null, synced: 1, inSync: true, skipped: 0 }],
+      : [{ root: '/home/me/Drive', state, stateText: describeState(state), detail: null, lastSync: null, synced: 1, inSync: true, skipped: 0, leftOut: [] }],
   pendingDeletions: [],
   ...extra,
 });

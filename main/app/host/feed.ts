@@ -13,10 +13,10 @@ import type {
   OverallState,
   StatusSnapshot,
 } from '../../contract/index.js';
-import { describeState } from '../../contract/index.js';
+import { describeState, LEFT_OUT_LISTED } from '../../contract/index.js';
 import type { Activity, DeletionQuestion as EngineQuestion, EngineState, ItemError, PassSummary, SyncedFolder } from '../../state/folder.js';
 import type { HandlersOf, HostContext } from './context.js';
-import { plainProblem } from './plain-words.js';
+import { plainLeftOut, plainProblem, type Where } from './plain-words.js';
 import { ProgressTracker } from './progress.js';
 import { recentFiles } from './recent-files.js';
 
@@ -195,8 +195,8 @@ export class Feed {
       if (!current()) return;
       run.status.lastSync = at();
       run.status.inSync = summary.inSync;
-      // Ignored names are counted in full; the list names only the first of them.
-      run.status.skipped = summary.ignored + summary.skipped.filter((s) => !s.message.startsWith('left out by the ignore rules')).length;
+      // An offline pass compared nothing: what it left out is what the last pass that looked left out.
+      if (!summary.offline) Object.assign(run.status, leftOutOf(summary, { root: run.root, server: host.account?.server }));
       run.status.synced = folder.syncedCount;
       if (summary.inSync && summary.failed.length === 0) {
         // Problems a clean pass no longer has are gone; what is left out by design (a symbolic link, an empty folder
@@ -221,6 +221,22 @@ export class Feed {
       this.host.emit('progress', this.progress.snapshot());
     }, this.host.options.progressIntervalMs ?? 250);
   }
+}
+
+const isIgnoredName = (skip: { message: string }) => skip.message.startsWith('left out by the ignore rules');
+
+/**
+ * What a pass left out by design, for the folder's status: the count (ignored names in full, though the engine lists
+ * only the first of them) and the first LEFT_OUT_LISTED items with why. Links and folders come before ignored names,
+ * so a folder full of temp files cannot push them out of the list.
+ */
+export function leftOutOf(summary: Pick<PassSummary, 'skipped' | 'ignored'>, where: Where): Pick<FolderStatus, 'skipped' | 'leftOut'> {
+  const others = summary.skipped.filter((s) => !isIgnoredName(s));
+  const ordered = [...others, ...summary.skipped.filter(isIgnoredName)].slice(0, LEFT_OUT_LISTED);
+  return {
+    skipped: summary.ignored + others.length,
+    leftOut: ordered.map((s) => ({ path: s.path, reason: plainLeftOut(s.message, where) })),
+  };
 }
 
 function keep<T>(list: T[], item: T): void {

@@ -162,7 +162,7 @@ export class Folders {
       // Known before the folder opens: a folder another process syncs can still be browsed and shared from here.
       mirror: rootOfAccount(host.paths, root, server, email).mirror,
       folder: null,
-      status: { root, state: 'starting', detail: null, lastSync: null, synced: 0, inSync: null, skipped: 0 },
+      status: { root, state: 'starting', detail: null, lastSync: null, synced: 0, inSync: null, skipped: 0, leftOut: [] },
     };
     this.runs.set(root, run);
     let folder: SyncedFolder;

@@ -89,12 +89,20 @@ function localLine(line: string, where: Where): string | null {
   const kept = /^the drive does not accept "(.*)" as a name \((\d+) to (\d+) characters\); it is kept there as "(.*)"$/.exec(line);
   if (kept) return `The drive does not accept “${kept[1]}” as a name (${kept[2]} to ${kept[3]} characters), so on the drive it keeps the name “${kept[4]}”.`;
   if (/name is not valid UTF-8/.test(line)) return `This name is not valid UTF-8 (it comes from an older system), so it is not synced. Rename it in ${folderName(where.root)} and it syncs.`;
+  if (line.startsWith('left out by the ignore rules')) {
+    return 'Ignored: temporary and editor files, and names your ignore rules list (Settings), are not synced.';
+  }
   if (line === 'symbolic links are not synced') return 'This is a symbolic link: drivesync does not follow links. Move the real file or folder into the synced folder instead.';
   if (/\bEACCES\b|\bEPERM\b|permission denied/i.test(line)) return `drivesync may not read or change this item in ${folderName(where.root)}. Check its permissions; it is tried again at the next sync.`;
   if (/\bENOSPC\b|no space left/i.test(line)) return 'The disk is full. Free some space; drivesync tries again on its own.';
   if (/\bEBUSY\b|resource busy|locked/i.test(line)) return 'Another program is using this file. Close it; it is tried again at the next sync.';
   if (/\bENAMETOOLONG\b/.test(line)) return 'The name or path is too long for this computer. Shorten it on the drive.';
   return null;
+}
+
+/** Why an item was left out by design (a pass's `skipped`), in plain words where there are some; otherwise as the engine said it. */
+export function plainLeftOut(line: string, where: Where): string {
+  return localLine(line, where) ?? line;
 }
 
 /** An engine's report (an item error, a folder's state detail) in plain words. */
