@@ -4,6 +4,7 @@ import { call, subscribe } from './api.js';
 import { ActivityView } from './views/activity.js';
 import { DeletionPrompt } from './views/deletions.js';
 import { FilesView } from './views/files.js';
+import { LEFT_OUT_HEADING } from './views/left-out.js';
 import { ProblemsView } from './views/problems.js';
 import { SettingsView } from './views/settings.js';
 import { SignInView } from './views/sign-in.js';
@@ -38,11 +39,12 @@ export function App() {
     return () => offs.forEach((off) => off());
   }, []);
 
-  const choose = (next: View) => {
+  /** Opens a view; `heading` names the heading inside it to land on, when not the view's own. */
+  const choose = (next: View, heading?: string) => {
     setView(next);
     if (next === 'problems') setProblemCount(0);
-    // Keyboard and screen-reader users land on the new view's heading.
-    queueMicrotask(() => mainRef.current?.querySelector<HTMLElement>('h2')?.focus());
+    // Keyboard and screen-reader users land on the new view's heading (or the one asked for).
+    queueMicrotask(() => mainRef.current?.querySelector<HTMLElement>(heading ? `#${heading}` : 'h2')?.focus());
   };
 
   if (!status) return <p class="loading">Loading…</p>;
@@ -78,9 +80,9 @@ export function App() {
         </ul>
       </nav>
       <main ref={mainRef} id="main">
-        {view === 'status' && <StatusView status={status} progress={progress} />}
+        {view === 'status' && <StatusView status={status} progress={progress} showLeftOut={() => choose('problems', LEFT_OUT_HEADING)} />}
         {view === 'activity' && <ActivityView />}
-        {view === 'problems' && <ProblemsView />}
+        {view === 'problems' && <ProblemsView folders={status.folders} />}
         {view === 'files' && <FilesView folders={status.folders.map((f) => f.root)} />}
         {view === 'settings' && <SettingsView folderStates={status.folders} />}
       </main>

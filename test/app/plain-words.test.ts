@@ -1,6 +1,6 @@
 /** The engine's technical lines, as the window says them: what went wrong, where, and what to do. */
 import { describe, expect, it } from 'vitest';
-import { apiErrorOfLine, plainProblem } from '../../main/app/host/plain-words.js';
+import { apiErrorOfLine, plainLeftOut, plainProblem } from '../../main/app/host/plain-words.js';
 
 const where = { root: '/home/me/Drive', server: 'https://drive.example.com' };
 
@@ -46,6 +46,18 @@ describe('plain words for what the engine reports', () => {
   it('leaves a line it does not know as a sentence of its own, and never names an endpoint', () => {
     expect(plainProblem('waiting for consent to delete 40 items', where)).toBe('Waiting for consent to delete 40 items.');
     for (const line of ['GET /drive/file-entries: connection refused', 'DELETE /file-entries: not allowed']) expect(plainProblem(line, where)).not.toMatch(/GET|DELETE|file-entries/);
+  });
+
+  it('says why an item was left out by design in plain words where it has some, and in the engine’s line otherwise', () => {
+    expect(plainLeftOut('left out by the ignore rules (temp files and .syncignore)', where)).toBe(
+      'Ignored: temporary and editor files, and names your ignore rules list (Settings), are not synced.',
+    );
+    expect(plainLeftOut('symbolic links are not synced', where)).toBe(
+      'This is a symbolic link: drivesync does not follow links. Move the real file or folder into the synced folder instead.',
+    );
+    // A line it has no words for is kept as the engine wrote it: not made into a failure of the server.
+    expect(plainLeftOut('left out for a reason the window does not know', where)).toBe('left out for a reason the window does not know');
+    expect(plainLeftOut('GET /x: connection refused', where)).toBe('GET /x: connection refused');
   });
 
   it('turns a line back into the kind of failure it was made from', () => {

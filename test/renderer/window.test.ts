@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:http';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { build as esbuild } from 'esbuild';
@@ -464,6 +464,34 @@ describe('the window', { timeout: 90_000 }, () => {
     await untilStatus(h.host, inSync, 40_000);
   });
 
+  it('lists what is left out by design under Conflicts and errors, reached by the keyboard from the folder’s count', async () => {
+    await openView('Conflicts and errors');
+    const section = page.getByRole('region', { name: 'Left out by design' });
+    await expect.poll(() => section.textContent()).toContain('Nothing is left out');
+    expect(await section.getByRole('list').count()).toBe(0);
+
+    symlinkSync('/etc/hostname', join(h.folder, 'shortcut'));
+    write(h.folder, 'notes/draft.tmp', 'an unsaved draft');
+    await openView('Status');
+    await keys.press('Sync now');
+    await untilStatus(h.host, (s) => inSync(s) && s.folders[0]!.skipped === 2, 40_000);
+    // The count in the folder's line leads to the list, and the focus lands on its heading.
+    await keys.press('2 left out by design (links, ignored names)');
+    await expect.poll(() => tab('Conflicts and errors').getAttribute('aria-current')).toBe('page');
+    await expect.poll(() => keys.focusedName()).toBe('Left out by design');
+    const rows = section.getByRole('list', { name: 'Left out in Drive' }).getByRole('listitem');
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(await rows.locator('strong').allTextContents()).toEqual(['shortcut', 'draft.tmp']);
+    expect((await rows.locator('.muted').allTextContents()).map((t) => t.replace(/\s+/g, ' '))).toEqual(['in Drive', 'in Drive/notes']);
+    expect(await rows.locator('.problem-message').allTextContents()).toEqual([
+      'This is a symbolic link: drivesync does not follow links. Move the real file or folder into the synced folder instead.',
+      'Ignored: temporary and editor files, and names your ignore rules list (Settings), are not synced.',
+    ]);
+    // One folder: no heading of its own.
+    expect(await section.getByRole('heading').allTextContents()).toEqual(['Left out by design']);
+    await look('left-out');
+  });
+
   it('explains a failure in plain words, saying where and what to do', async () => {
     await openView('Status');
     const item = { id: 99_999, at: new Date().toISOString(), root: h.folder, path: '', message: '', technical: 'GET /drive/file-entries: connection refused' };
@@ -537,6 +565,13 @@ describe('the window', { timeout: 90_000 }, () => {
     expect(await page.getByTestId('recent-list').textContent()).not.toContain('file-');
     expect(await page.getByTestId('recent-list').locator('li').count()).toBeLessThanOrEqual(8);
     await look('status-two-folders');
+    // With several folders, what is left out is listed under each folder's name.
+    await openView('Conflicts and errors');
+    const leftOut = page.getByRole('region', { name: 'Left out by design' });
+    await expect.poll(() => leftOut.getByRole('heading', { level: 4 }).allTextContents()).toEqual(['Drive', 'Work Projects']);
+    expect(await leftOut.getByRole('region', { name: 'Drive', exact: true }).getByRole('listitem').locator('strong').allTextContents()).toEqual(['shortcut', 'draft.tmp']);
+    expect(await leftOut.getByRole('region', { name: 'Work Projects', exact: true }).textContent()).toContain('Nothing is left out.');
+    await look('left-out-two-folders');
 
     h.platform.pickFolder = () => null;
     await openView('Settings');

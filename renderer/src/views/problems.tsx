@@ -1,21 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { ConflictItem, EntryRef, ErrorItem } from '../../../main/contract/index.js';
+import type { ConflictItem, EntryRef, ErrorItem, FolderView } from '../../../main/contract/index.js';
 import { call, messageOf, subscribe } from '../api.js';
-import { baseName, folderName, formatTime, parentOf } from '../format.js';
-import { PathText } from '../path-text.js';
+import { baseName, folderName, formatTime } from '../format.js';
 import { ViewMessages } from '../view-messages.js';
+import { Where } from '../where.js';
+import { LeftOutSection } from './left-out.js';
 
-/** Where a problem is: the file's folder inside the synced folder, named by its last part. */
-function Where({ root, path }: { root: string; path: string }) {
-  const inside = parentOf(path);
-  return (
-    <span class="muted small">
-      in <PathText path={inside ? `${folderName(root)}/${inside}` : folderName(root)} />
-    </span>
-  );
-}
-
-export function ProblemsView() {
+export function ProblemsView({ folders }: { folders: FolderView[] }) {
   const [conflicts, setConflicts] = useState<ConflictItem[] | null>(null);
   const [errors, setErrors] = useState<ErrorItem[] | null>(null);
   const [message, setMessage] = useState('');
@@ -123,6 +114,7 @@ export function ProblemsView() {
           </>
         )}
       </section>
+      <LeftOutSection folders={folders} />
     </section>
   );
 }

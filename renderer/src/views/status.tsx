@@ -5,7 +5,7 @@ import { PathText } from '../path-text.js';
 import { RecentFiles } from './recent.js';
 
 /** One folder: its name, where it is, how many items and when it last synced; its state only when it says more. */
-function FolderRow({ folder, showState }: { folder: FolderView; showState: boolean }) {
+function FolderRow({ folder, showState, showLeftOut }: { folder: FolderView; showState: boolean; showLeftOut: () => void }) {
   return (
     <li class="folder-row">
       <div class="folder-main">
@@ -15,7 +15,16 @@ function FolderRow({ folder, showState }: { folder: FolderView; showState: boole
       <div class="folder-facts small">
         {showState ? <span class={`state-word state-${folder.state}`}>{folder.stateText} · </span> : null}
         {folder.synced} {folder.synced === 1 ? 'item' : 'items'}
-        {folder.skipped > 0 ? ` · ${folder.skipped} left out by design (links, ignored names)` : ''} · last sync{' '}
+        {folder.skipped > 0 ? (
+          <>
+            {' · '}
+            {/* What they are and why is listed under Conflicts and errors. */}
+            <button type="button" class="link-button inline" onClick={showLeftOut}>
+              {folder.skipped} left out by design (links, ignored names)
+            </button>
+          </>
+        ) : null}{' '}
+        · last sync{' '}
         {folder.lastSync ? formatWhen(folder.lastSync) : 'not yet'}
         {showState && folder.detail ? <div class="muted">{folder.detail}</div> : null}
       </div>
@@ -23,7 +32,7 @@ function FolderRow({ folder, showState }: { folder: FolderView; showState: boole
   );
 }
 
-export function StatusView({ status, progress }: { status: StatusSnapshot; progress: Progress | null }) {
+export function StatusView({ status, progress, showLeftOut }: { status: StatusSnapshot; progress: Progress | null; showLeftOut: () => void }) {
   // Paused by the user, or a folder stopped at the mass-delete question.
   const paused = status.paused || status.state === 'paused' || status.state === 'waiting-for-consent';
   const showProgress = progress !== null && (progress.active || progress.transfers.length > 0) && progress.bytesTotal > 0;
@@ -90,7 +99,7 @@ export function StatusView({ status, progress }: { status: StatusSnapshot; progr
               <ul class="folders" data-testid="folders">
                 {status.folders.map((f) => (
                   // With one folder the line above already says its state.
-                  <FolderRow key={f.root} folder={f} showState={status.folders.length > 1 || f.state !== status.state} />
+                  <FolderRow key={f.root} folder={f} showState={status.folders.length > 1 || f.state !== status.state} showLeftOut={showLeftOut} />
                 ))}
               </ul>
             )}
