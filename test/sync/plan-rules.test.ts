@@ -1277,6 +1277,32 @@ describe('regressions found by the convergence property', () => {
     expectConverges(build, { isIgnored });
   });
 
+  it('M1: a folder synced under a temp-named folder, moved to a temp name while a file arrives in it, stays where base follows it once its parent is renamed', () => {
+    const isIgnored = (path: string) => path.split('/').some((part) => part.endsWith('.tmp'));
+    const build = () => {
+      const s = new Sim();
+      s.addSynced('gamma.txt', 'file', 'init0');
+      s.addSynced('alpha', 'folder');
+      s.addSynced('beta', 'file', 'init2');
+      s.addSynced('alpha/notes.tmp', 'folder');
+      s.addSynced('alpha/notes.tmp/alpha', 'folder');
+      const moved = s.addSynced('alpha/notes.tmp/alpha/alpha', 'folder');
+      s.localMove('alpha/notes.tmp/alpha/alpha', 'alpha/notes.tmp/notes.tmp');
+      s.localWrite('alpha/notes.tmp/beta', 'v0');
+      s.localMove('alpha/notes.tmp', 'alpha/alpha');
+      s.localMkdir('twin.txt');
+      s.localMove('alpha/alpha/notes.tmp', 'twin.txt/notes.tmp');
+      s.remoteCreate(moved, 'alpha', 'file', 'v1');
+      return s;
+    };
+    // The first pass follows the folder there (the file arriving in it is downloaded there) while its own move waits
+    // for its new parent; after the parent's rename its recorded path no longer has a temp name, and the children
+    // base records below the new place still say where it is.
+    const { sim } = expectConverges(build, { isIgnored });
+    expect(sim.remotePath(6)).toBe('twin.txt/notes.tmp');
+    expect(sim.localContent.get('twin.txt/notes.tmp/alpha')).toBe('v1');
+  });
+
   it('C1: an atomic save inside a renamed folder is the same file, edited (not a delete and a new file)', () => {
     const build = () => {
       const s = new Sim();

@@ -102,7 +102,12 @@ function findLocal(
   isIgnored: ClassifyOptions['isIgnored'],
 ): { statuses: Map<RemoteId, Status>; claimedLocal: Set<RelPath> } {
   const basePaths = new Set<RelPath>();
-  for (const b of base.values()) basePaths.add(b.path);
+  /** Where each synced folder's children are recorded (their rows' parent paths), by the folder's id. */
+  const childrenRecordedIn = new Map<RemoteId, Set<RelPath>>();
+  for (const b of base.values()) {
+    basePaths.add(b.path);
+    if (b.parentId !== null) childrenRecordedIn.set(b.parentId, (childrenRecordedIn.get(b.parentId) ?? new Set()).add(parentOf(b.path)));
+  }
   const claimedLocal = new Set<RelPath>(); // local paths explained by a base item
   // Which synced item a local item is: at the recorded path of a synced item of its type, that item (even with a
   // new inode, as after an atomic save) — unless it is another synced item (its inode and birth time), which then
@@ -183,9 +188,12 @@ function findLocal(
     if (!atPath || !sameItem(item!, b)) {
       // Moved to an ignored path (into a temp name or an ignored folder): it left the synced tree, as if deleted.
       // (An item synced under an ignored name, as a temp-named file another client uploaded, may keep its name.)
+      // A folder whose synced children are recorded below the new path is there already as far as base goes (an
+      // earlier pass followed it there while its own move waited): it stays in the tree, or base contradicts itself.
       const baseIgnored = isIgnored(b.path, b.type);
       const inTree = (path: RelPath, type: LocalItem['type']) =>
-        (parentOf(path) === '' || !isIgnored(parentOf(path), 'folder')) && (baseIgnored || !isIgnored(path, type));
+        childrenRecordedIn.get(b.remoteId)?.has(path) === true ||
+        ((parentOf(path) === '' || !isIgnored(parentOf(path), 'folder')) && (baseIgnored || !isIgnored(path, type)));
       const candidates =
         b.inode > 0
           ? (byInode.get(b.inode) ?? []).filter(
