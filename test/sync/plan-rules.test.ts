@@ -1303,6 +1303,40 @@ describe('regressions found by the convergence property', () => {
     expect(sim.localContent.get('twin.txt/notes.tmp/alpha')).toBe('v1');
   });
 
+  it('N3: a folder made at a deleted file\'s place on both sides, the file edited and moved into it on the drive, is matched, and the file follows it', () => {
+    const build = () => {
+      const s = new Sim();
+      s.addSynced('beta', 'file', 'init0');
+      s.localDelete('beta');
+      s.localMkdir('alpha');
+      s.localMove('alpha', 'beta');
+      s.remoteEdit(1, 'v0');
+      const folder = s.remoteCreate(null, 'beta', 'folder');
+      s.remoteMove(1, folder, 'alpha');
+      return s;
+    };
+    // The folder's match does not wait for the file to leave its old place: the file is moving into that folder.
+    expect(kinds(opsOf(build()))).toEqual(['record[N3]']);
+    const { sim } = expectConverges(build);
+    expect(sim.localContent.get('beta/alpha')).toBe('v0');
+  });
+
+  it('N3: ... also when the file was renamed on both sides and saved over here first', () => {
+    const build = () => {
+      const s = new Sim();
+      s.addSynced('été', 'file', 'init0');
+      s.localMove('été', 'alpha');
+      s.remoteMove(1, null, 'alpha');
+      s.localMkdir('été');
+      s.localWrite('alpha', 'v0', true);
+      s.remoteEdit(1, 'v1');
+      const folder = s.remoteCreate(null, 'été', 'folder');
+      s.remoteMove(1, folder, 'alpha');
+      return s;
+    };
+    expectConverges(build);
+  });
+
   it('C1: an atomic save inside a renamed folder is the same file, edited (not a delete and a new file)', () => {
     const build = () => {
       const s = new Sim();

@@ -81,6 +81,8 @@ interface World {
   /** What was done, as code, for failure reports. */
   script: string[];
   nextContent: number;
+  /** Inode numbers of files deleted or saved over, which the file system may give the next new file. */
+  freed?: number[];
 }
 
 function content(world: World, action: Action): string {
@@ -144,8 +146,10 @@ function localAct(world: World, action: Action): void {
         say(`sim.localMkdir(${JSON.stringify(path)});`);
       } else {
         const c = content(world, action);
-        sim.localWrite(path, c);
-        say(`sim.localWrite(${JSON.stringify(path)}, '${c}');`);
+        // Sometimes the new file gets a freed inode number, as file systems hand them out again.
+        const reused = action.k === 2 && !twin ? world.freed?.shift() : undefined;
+        sim.localWrite(path, c, false, reused);
+        say(reused === undefined ? `sim.localWrite(${JSON.stringify(path)}, '${c}');` : `sim.localWrite(${JSON.stringify(path)}, '${c}', false, ${reused});`);
       }
       return;
     }
@@ -153,7 +157,9 @@ function localAct(world: World, action: Action): void {
       const path = pick(files, action.a);
       if (path === undefined) return;
       const c = content(world, action);
+      const before = sim.trees.local.get(path)!.inode;
       sim.localWrite(path, c, action.flag);
+      if (action.flag) (world.freed ??= []).push(before);
       say(`sim.localWrite(${JSON.stringify(path)}, '${c}', ${action.flag});`);
       return;
     }
@@ -167,6 +173,7 @@ function localAct(world: World, action: Action): void {
     case 'delete': {
       const item = pick(all, action.a);
       if (!item) return;
+      for (const l of all) if (l.type === 'file' && (l.path === item.path || l.path.startsWith(`${item.path}/`))) (world.freed ??= []).push(l.inode);
       sim.localDelete(item.path);
       say(`sim.localDelete(${JSON.stringify(item.path)});`);
       return;
@@ -277,6 +284,8 @@ function orderOps(ops: Operation[], keys: readonly number[] | undefined): Operat
 
 interface Case {
   caseInsensitive: boolean;
+  /** The volume records birth times (else they are unknown, as on one that does not, or in rows from before). */
+  birthTimes?: boolean;
   /** A run of the folding volume: case-insensitive, twins in the initial tree, NFD names typed locally. */
   folding?: boolean;
   initial: Array<{ parent: number; name: number; folder: boolean }>;
@@ -294,9 +303,10 @@ const ruleCounts = new Map<string, number>();
 
 /** Runs one case; throws with a full report when a check fails. */
 function runCase(c: Case): { passes: number } {
-  const sim = new Sim({ caseInsensitive: c.caseInsensitive });
+  const birthTimes = c.birthTimes ?? false;
+  const sim = new Sim({ caseInsensitive: c.caseInsensitive, birthTimes });
   const folding = c.folding ?? false;
-  const world: World = { sim, folding, script: [`const sim = new Sim({ caseInsensitive: ${c.caseInsensitive} });`], nextContent: 0 };
+  const world: World = { sim, folding, script: [`const sim = new Sim({ caseInsensitive: ${c.caseInsensitive}, birthTimes: ${birthTimes} });`], nextContent: 0 };
   buildInitial(world, folding ? [...TWINS, ...c.initial] : c.initial);
   initialContents.set(world, new Map(sim.remoteContent));
   const start = new Set(sim.localContent.values());
@@ -362,6 +372,7 @@ function runCase(c: Case): { passes: number } {
 
 const caseArb: fc.Arbitrary<Case> = fc.record({
   caseInsensitive: fc.boolean(),
+  birthTimes: fc.boolean(),
   initial: initialArb,
   same: fc.array(fc.record({ a: fc.nat({ max: 99 }), name: fc.nat({ max: 99 }) }), { maxLength: 2 }),
   local: fc.array(actionArb, { maxLength: 8 * soakSize() }),

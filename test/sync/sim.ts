@@ -47,6 +47,8 @@ export interface SimConfig {
   caseInsensitive?: boolean;
   /** Host name used in conflicted-copy names. */
   host?: string;
+  /** The volume records birth times (a new file gets its own; a rename or an in-place write keeps it). */
+  birthTimes?: boolean;
 }
 
 /** The fixed origin of the simulator's clock. */
@@ -63,6 +65,7 @@ export class Sim {
   /** Every operation applied, in order, for failure reports. */
   readonly log: string[] = [];
   readonly caseInsensitive: boolean;
+  readonly birthTimes: boolean;
   readonly host: string;
   private lastId = 0;
   private lastInode = 0;
@@ -70,6 +73,7 @@ export class Sim {
 
   constructor(config: SimConfig = {}) {
     this.caseInsensitive = config.caseInsensitive ?? false;
+    this.birthTimes = config.birthTimes ?? false;
     this.host = config.host ?? 'simhost';
   }
 
@@ -173,13 +177,16 @@ export class Sim {
     return remote.id;
   }
 
-  private makeLocal(path: RelPath, type: ItemType, content: string, inode = this.newInode()): LocalItem {
+  /** `born`: the birth time of the file written in place (kept); a new file is born now, where births are recorded. */
+  private makeLocal(path: RelPath, type: ItemType, content: string, inode = this.newInode(), born?: number): LocalItem {
+    const mtimeMs = this.tick();
+    const birth = this.birthTimes ? { birthtimeMs: born ?? mtimeMs } : {};
     if (type === 'folder') {
       this.localContent.delete(path);
-      return { path, type, inode, size: 0, mtimeMs: this.tick() };
+      return { path, type, inode, size: 0, mtimeMs, ...birth };
     }
     this.localContent.set(path, content);
-    return { path, type, inode, size: sizeOf(content), mtimeMs: this.tick(), hash: sha(content) };
+    return { path, type, inode, size: sizeOf(content), mtimeMs, hash: sha(content), ...birth };
   }
 
   // --- the user, on the local disk ------------------------------------------------------------------------------
@@ -192,8 +199,9 @@ export class Sim {
     if (existing && existing.type !== 'file') throw new SimError(`localWrite ${path}: a folder`);
     if (!existing && this.localTaken(path)) throw new SimError(`localWrite ${path}: name taken`);
     if (!this.localFolderExists(parentOf(path))) throw new SimError(`localWrite ${path}: no parent`);
-    const inode = reusedInode ?? (existing && !atomic ? existing.inode : this.newInode());
-    this.trees.local.set(path, this.makeLocal(path, 'file', content, inode));
+    const inPlace = existing && !atomic && reusedInode === undefined;
+    const inode = reusedInode ?? (inPlace ? existing.inode : this.newInode());
+    this.trees.local.set(path, this.makeLocal(path, 'file', content, inode, inPlace ? existing.birthtimeMs : undefined));
   }
   localMkdir(path: RelPath): void {
     if (this.localTaken(path)) throw new SimError(`localMkdir ${path}: name taken`);

@@ -50,7 +50,8 @@ export class Pass {
   /** Paths taken by this pass's operations or by items that stay, for free-name checks: key(parent/name) → path. */
   private readonly occupied = new Map<string, RelPath>();
   /** Recorded paths of synced items that are nowhere locally. */
-  private readonly goneFrom = new Set<RelPath>();
+  /** Synced items gone from their recorded local path, by that path. */
+  private readonly goneFrom = new Map<RelPath, Status[]>();
 
   constructor(trees: Trees, classified: Classified, options: PassOptions) {
     this.base = trees.base;
@@ -75,7 +76,7 @@ export class Pass {
       if (list) list.push(b.remoteId);
       else this.baseChildren.set(b.parentId, [b.remoteId]);
     }
-    for (const st of this.statuses.values()) if (!st.local) this.goneFrom.add(st.base.path);
+    for (const st of this.statuses.values()) if (!st.local) this.goneFrom.set(st.base.path, [...(this.goneFrom.get(st.base.path) ?? []), st]);
   }
 
   /** Adds an operation and what it claims for the rest of the pass (remote parents, remote folder names). */
@@ -148,8 +149,12 @@ export class Pass {
    * new item is handled. (An item recorded there that moved away locally does not count: its row follows when its
    * move is sent.)
    */
-  replacesSynced(path: RelPath): boolean {
-    return this.goneFrom.has(path) && !this.claimedLocal.has(path);
+  replacesSynced(path: RelPath, incoming?: RemoteId): boolean {
+    const gone = this.goneFrom.get(path);
+    if (gone === undefined || this.claimedLocal.has(path)) return false;
+    // One moved on the drive into the very entry arriving at its old place follows that entry, so it cannot leave
+    // first: waiting for it would wait forever.
+    return incoming === undefined || gone.some((st) => st.remote?.parentId !== incoming);
   }
 
   private occKey(path: RelPath): string {

@@ -248,7 +248,7 @@ export const NEW_REMOTE: Cell<[r: RemoteItem]> = {
     const natural = joinPath(parent, safeLocalName(r.name));
     const holderPath = pass.occupant(natural);
     const holder = holderPath !== undefined ? pass.local.get(holderPath) : undefined;
-    if (holder && pass.replacesSynced(holder.path)) return; // the synced item recorded there leaves first
+    if (holder && pass.replacesSynced(holder.path, r.id)) return; // the synced item recorded there leaves first
     if (holder && !pass.claimedLocal.has(holder.path) && !pass.matchedLocal.has(holder.path) && !pass.isIgnored(holder.path, holder.type)) {
       // Both sides created something at the same place.
       pass.matchedLocal.add(holder.path);
