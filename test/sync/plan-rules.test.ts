@@ -1321,6 +1321,25 @@ describe('regressions found by the convergence property', () => {
     expect(sim.localContent.get('beta/alpha')).toBe('v0');
   });
 
+  it('N5: a file made here at a deleted folder\'s place, a folder made there on the drive (the other spelling) with the deleted folder moved deep inside it, converges', () => {
+    const build = () => {
+      const s = new Sim();
+      s.addSynced("été", 'folder', '', "été");
+      s.addSynced("alpha", 'file', 'init1', "alpha");
+      s.addSynced("alpha (2)", 'folder', '', "alpha");
+      s.addSynced("été/alpha", 'file', 'init3', "alpha");
+      s.localDelete("été");
+      s.localWrite("été", 'v0');
+      s.remoteCreate(null, "été", 'folder'); // 5
+      s.remoteCreate(5, "alpha", 'folder'); // 6
+      s.remoteEdit(4, 'v1');
+      s.remoteMove(1, 6, "alpha");
+      return s;
+    };
+    expect(opsOf(build()).length).toBeGreaterThan(0);
+    expectConverges(build);
+  });
+
   it('N3: ... also when the file was renamed on both sides and saved over here first', () => {
     const build = () => {
       const s = new Sim();

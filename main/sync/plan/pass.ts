@@ -152,9 +152,14 @@ export class Pass {
   replacesSynced(path: RelPath, incoming?: RemoteId): boolean {
     const gone = this.goneFrom.get(path);
     if (gone === undefined || this.claimedLocal.has(path)) return false;
-    // One moved on the drive into the very entry arriving at its old place follows that entry, so it cannot leave
-    // first: waiting for it would wait forever.
-    return incoming === undefined || gone.some((st) => st.remote?.parentId !== incoming);
+    // One moved on the drive into the very entry arriving at its old place (at any depth) follows that entry, so it
+    // cannot leave first: waiting for it would wait forever.
+    const inside = (st: Status): boolean => {
+      let depth = 0;
+      for (let p = st.remote?.parentId ?? null; p !== null && depth++ < 10_000; p = this.remoteParent(p)) if (p === incoming) return true;
+      return false;
+    };
+    return incoming === undefined || gone.some((st) => !inside(st));
   }
 
   private occKey(path: RelPath): string {
