@@ -641,6 +641,20 @@ describe('N6: a new folder whose name the service refuses to create (under 3 or 
     expect(remoteNames(sim)).toEqual(['db', 'db/rows.sql']);
   });
 
+  it('one holding only synced items moved in cannot be made, and they cannot follow: a failure naming the folder; under a longer name they move in', () => {
+    const sim = new Sim();
+    const file = sim.addSynced('deep.txt', 'file', 'deep');
+    sim.localMkdir('ab');
+    sim.localMove('deep.txt', 'ab/deep.txt');
+    const p = plan(sim.snapshot());
+    expect(p.operations).toEqual([]);
+    expect(p.skipped).toEqual([{ path: 'ab', reason: expect.stringContaining('what was moved into it stays where it was on the drive'), fails: true }]);
+    sim.localMove('ab', 'abc');
+    syncUntilQuiet(sim);
+    expect(remoteNames(sim)).toEqual(['abc', 'abc/deep.txt']);
+    expect(sim.trees.remote.has(file)).toBe(true);
+  });
+
   it('ignored files do not carry it', () => {
     const sim = new Sim();
     sim.localMkdir('ab');
