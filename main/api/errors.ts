@@ -101,14 +101,19 @@ export const isTransient = (error: unknown): boolean =>
 
 /**
  * An https request answered in plain http: OpenSSL reads the HTTP reply as a TLS record and says so in its own
- * words ("wrong version number", "packet length too long"), which mean nothing to a person.
+ * words ("wrong version number", "packet length too long"), which mean nothing to a person. `code` is the error's;
+ * by default, the one a line of text names (`write EPROTO …`).
  */
-function speaksPlainHttp(error: ApiError): boolean {
-  const code = error instanceof NetworkError ? (error.code ?? '') : '';
-  return (code === 'EPROTO' || code.startsWith('ERR_SSL_')) && /wrong version number|packet length too long|http request/i.test(error.message);
+export function plainHttpAnswer(message: string, code = /\b(EPROTO|ERR_SSL_\w+)\b/.exec(message)?.[1] ?? ''): boolean {
+  return (code === 'EPROTO' || code.startsWith('ERR_SSL_')) && /wrong version number|packet length too long|http request/i.test(message);
 }
 
-const LISTING = 'GET /drive/file-entries';
+const speaksPlainHttp = (error: ApiError): boolean => plainHttpAnswer(error.message, error instanceof NetworkError ? (error.code ?? '') : '');
+
+/** A web server without the service's routes, said as such: its answer to a route every drive has. */
+export function notADriveService(error: ApiError, server: string): string {
+  return `${server} does not look like a drive service (it answered ${error.endpoint} with ${error.status ? `HTTP ${error.status}` : 'something else'})`;
+}
 
 /**
  * What a person reads for a failed call to the service: one line, lower case, saying what to do where there is
@@ -124,7 +129,7 @@ export function describeApiError(error: ApiError, how: { signIn: string; server?
       return `not allowed: ${message}`;
     case 'not-found':
       // A drive lists its entries for every signed-in account: a web server without the service's routes does not.
-      if (error.endpoint === LISTING) return `${server} does not look like a drive service (it answered ${LISTING} with HTTP 404); check the address`;
+      if (error.endpoint === 'GET /drive/file-entries') return `${notADriveService(error, server)}; check the address`;
       return `not found on the drive: ${message}`;
     case 'invalid':
       return `refused by the server: ${message}`;

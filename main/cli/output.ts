@@ -1,3 +1,5 @@
+import { plainHttpAnswer } from '../api/errors.js';
+
 /** Subscribers asked for per page of a list's index. */
 export const SUBSCRIBER_PAGE = 100;
 
@@ -46,14 +48,8 @@ export function safe(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
-/**
- * OpenSSL's own words for an https request that a plain-http server answered (it reads the HTTP reply as a TLS
- * record): `write EPROTO …:SSL routines:ssl3_get_record:wrong version number:…`, which mean nothing to a person.
- */
-const PLAIN_HTTP = /\b(EPROTO|ERR_SSL_\w+)\b.*(wrong version number|packet length too long|http request)/i;
-
 /** The engine's offline detail names the endpoint first (`GET /drive/file-entries: connection refused`). */
 export function offlineReason(detail: string): string {
-  if (PLAIN_HTTP.test(detail)) return 'it speaks plain http, not https: use its http:// address';
+  if (plainHttpAnswer(detail)) return 'it speaks plain http, not https: use its http:// address';
   return detail.replace(/^[A-Z]+ \S+: /, '');
 }

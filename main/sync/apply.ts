@@ -4,6 +4,7 @@
  * trees change by the same rules, so the tests exercise the engine's own bookkeeping. `commitOutcome` is how the
  * engine keeps such a change: in the trees and, with the operation's intent cleared, in the mirror.
  */
+import { birthField } from './birth.js';
 import type { Mirror } from './mirror.js';
 import { isWithin, rebase } from './names.js';
 import type { BaseTree } from './trees.js';
@@ -46,7 +47,7 @@ export function baseFrom(remote: RemoteItem, local: LocalItem): BaseItem {
     inode: local.inode,
     size: local.size,
     mtimeMs: local.mtimeMs,
-    ...(local.birthtimeMs !== undefined && local.birthtimeMs > 0 ? { birthtimeMs: local.birthtimeMs } : {}),
+    ...birthField(local.birthtimeMs),
     hash: local.hash ?? null,
     remoteSize: remote.size,
     remoteUpdatedAt: remote.updatedAt,

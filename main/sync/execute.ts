@@ -10,7 +10,7 @@ import type { DriveClient } from '../api/client.js';
 import { ApiError, isTransient, NotFoundError, RateLimitedError } from '../api/errors.js';
 import type { FileEntry } from '../api/schemas.js';
 import { commitOutcome, type MutableTrees, type Outcome } from './apply.js';
-import { birthTimeOf } from './birth.js';
+import { birthField, birthTimeOf } from './birth.js';
 import { STATE_DIR } from './local.js';
 import type { Clock, FileSystem, RandomId } from './ports.js';
 import type { Mirror } from './mirror.js';
@@ -194,9 +194,7 @@ export class Executor {
   private async localItem(path: RelPath, withHash: boolean): Promise<LocalItem> {
     const s = await this.ports.fs.stat(this.abs(path));
     const type = s.isDirectory() ? 'folder' : 'file';
-    const item: LocalItem = { path, type, inode: s.ino, size: type === 'file' ? s.size : 0, mtimeMs: s.mtimeMs };
-    const birth = birthTimeOf(s);
-    if (birth > 0) item.birthtimeMs = birth;
+    const item: LocalItem = { path, type, inode: s.ino, size: type === 'file' ? s.size : 0, mtimeMs: s.mtimeMs, ...birthField(birthTimeOf(s)) };
     if (withHash && type === 'file') item.hash = await this.ports.fs.hash(this.abs(path));
     return item;
   }

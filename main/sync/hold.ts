@@ -11,7 +11,7 @@
  * remotely), D3 (forget it, gone on both sides), D4's download (bring back a remote edit) and D6 (make the folder
  * again). A pass with no watcher — `sync --once` — holds nothing.
  */
-import { birthMatch } from './birth.js';
+import { sameItem } from './birth.js';
 import type { BaseItem, LocalItem, Operation, RelPath, RemoteId } from './types.js';
 
 export interface HoldLimits {
@@ -43,7 +43,7 @@ export function uploadMayBeMoved(base: Iterable<BaseItem>, local: ReadonlyMap<Re
         else synced.set(key, [b]);
       }
     }
-    return synced.get(`${item.type}:${item.inode}`)?.some((b) => birthMatch(b, item) !== 'different') ?? false;
+    return synced.get(`${item.type}:${item.inode}`)?.some((b) => sameItem(b, item)) ?? false;
   };
 }
 

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, parse, sep } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import ignore from 'ignore';
-import { birthTimeOf } from './birth.js';
+import { birthField, birthTimeOf } from './birth.js';
 import { parentOf } from './names.js';
 import { LocalTree } from './trees.js';
 import type { LocalItem, RelPath } from './types.js';
@@ -117,10 +117,7 @@ function describeSync(abs: string, path: RelPath, lstat?: ScanOptions['lstat']):
   if (stats.isSymbolicLink()) return 'symlink';
   if (!stats.isFile() && !stats.isDirectory()) return null;
   const type = stats.isDirectory() ? 'folder' : 'file';
-  const item: LocalItem = { path, type, inode: stats.ino, size: type === 'file' ? stats.size : 0, mtimeMs: stats.mtimeMs };
-  const birth = birthTimeOf(stats);
-  if (birth > 0) item.birthtimeMs = birth;
-  return item;
+  return { path, type, inode: stats.ino, size: type === 'file' ? stats.size : 0, mtimeMs: stats.mtimeMs, ...birthField(birthTimeOf(stats)) };
 }
 
 /** Hashes a file whose size, mtime or inode differ from its base, so the planner can tell an edit from a touch. */

@@ -5,6 +5,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { birthField } from './birth.js';
 import { BaseTree } from './trees.js';
 import type { BaseItem, RemoteId, SyncedIds } from './types.js';
 
@@ -61,23 +62,20 @@ export interface Intent {
   startedAt: string;
 }
 
-const toItem = (r: BaseRow): BaseItem => {
-  const item: BaseItem = {
-    remoteId: r.remote_id,
-    parentId: r.parent_id,
-    remoteName: r.remote_name,
-    path: r.path,
-    type: r.type,
-    inode: r.inode,
-    size: r.size,
-    mtimeMs: r.mtime_ms,
-    hash: r.hash,
-    remoteSize: r.remote_size,
-    remoteUpdatedAt: r.remote_updated_at,
-  };
-  if (r.birthtime_ms !== null && r.birthtime_ms > 0) item.birthtimeMs = r.birthtime_ms;
-  return item;
-};
+const toItem = (r: BaseRow): BaseItem => ({
+  remoteId: r.remote_id,
+  parentId: r.parent_id,
+  remoteName: r.remote_name,
+  path: r.path,
+  type: r.type,
+  inode: r.inode,
+  size: r.size,
+  mtimeMs: r.mtime_ms,
+  ...birthField(r.birthtime_ms),
+  hash: r.hash,
+  remoteSize: r.remote_size,
+  remoteUpdatedAt: r.remote_updated_at,
+});
 
 export class Mirror {
   private readonly db: Database.Database;
@@ -137,10 +135,6 @@ export class Mirror {
     return out;
   }
 
-  count(): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM base').get() as { n: number }).n;
-  }
-
   /**
    * What is synced, for the cheap check while base is not held in memory: each id looked up in the database, the
    * counts as base had them when it was let go (nothing changes base until a pass reads it back; counting 100,000
@@ -163,7 +157,7 @@ export class Mirror {
   commit(intentId: number | null, upserts: Iterable<BaseItem>, deletes: Iterable<RemoteId>): void {
     this.db.transaction(() => {
       for (const id of deletes) this.deleteStmt.run(id);
-      for (const item of upserts) this.upsertStmt.run({ ...item, birthtimeMs: item.birthtimeMs !== undefined && item.birthtimeMs > 0 ? item.birthtimeMs : null });
+      for (const item of upserts) this.upsertStmt.run({ ...item, birthtimeMs: birthField(item.birthtimeMs).birthtimeMs ?? null });
       if (intentId !== null) this.clearIntentStmt.run(intentId);
     })();
   }

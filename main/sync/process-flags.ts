@@ -26,7 +26,7 @@ export const ENGINE_V8_FLAGS: readonly string[] = ['--max-semi-space-size=2', '-
  * allocates gets an arena of its own (the watcher's native thread, libuv's pool, V8's workers), each keeping what it
  * freed; and after large buffers are freed, glibc raises the size above which it gives memory back to the system
  * (up to 64 MB), so an initial sync's freed buffers stay. Two arenas, and a fixed trim threshold (setting it turns
- * the raising off): an idle engine after a 100,000-file initial sync holds 123 MB instead of 136 (`field`).
+ * the raising off): an idle engine after a 100,000-file initial sync holds 125 MB instead of 136 (`field`).
  * Other C libraries ignore them.
  */
 export const ENGINE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072' };

@@ -177,7 +177,7 @@ export class RemoteChangeCheck {
    * What the total is once `added` and `trashed` are counted: one number, or two while the server's way of counting
    * is not known.
    */
-  private expectedTotals(base: SyncedIds, added: readonly FileEntry[] = [], trashed: readonly FileEntry[] = []): number[] {
+  private expectedTotals(base: SyncedIds, added: readonly FileEntry[], trashed: readonly FileEntry[]): number[] {
     const atRoot = (e: FileEntry) => (e.parent_id ?? null) === this.rootId;
     const all = base.size + this.offsets.all + added.length - trashed.length;
     if (this.totalCounts === 'all') return [all];

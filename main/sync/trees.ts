@@ -7,7 +7,7 @@
  *
  * Read items are fresh objects: changing one does not change the store (`set` does).
  */
-import { birthMatch } from './birth.js';
+import { birthField, birthMatch } from './birth.js';
 import type { BaseItem, ItemType, LocalItem, RelPath, RemoteId, RemoteItem } from './types.js';
 
 const FOLDER = 1;
@@ -251,7 +251,7 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
   protected read(row: number, remoteId: RemoteId): BaseItem {
     const parentId = this.parentId[row]!;
     const path = this.path[row]!;
-    const item: BaseItem = {
+    return {
       remoteId,
       parentId: Number.isNaN(parentId) ? null : parentId,
       remoteName: this.remoteName[row] ?? lastSegment(path),
@@ -263,10 +263,8 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
       hash: this.hash.read(row),
       remoteSize: this.remoteSize[row]!,
       remoteUpdatedAt: this.updatedAt.read(row),
+      ...birthField(this.birthtimeMs[row]),
     };
-    const birth = this.birthtimeMs[row]!;
-    if (birth > 0) item.birthtimeMs = birth;
-    return item;
   }
 
   protected release(row: number): void {
@@ -357,9 +355,8 @@ export class LocalTree extends ColumnMap<RelPath, LocalItem> {
       inode: this.inode[row]!,
       size: this.bytes[row]!,
       mtimeMs: this.mtimeMs[row]!,
+      ...birthField(this.birthtimeMs[row]),
     };
-    const birth = this.birthtimeMs[row]!;
-    if (birth > 0) item.birthtimeMs = birth;
     const hash = this.hash.get(row);
     if (hash !== undefined) item.hash = hash;
     return item;
@@ -374,9 +371,7 @@ export class LocalTree extends ColumnMap<RelPath, LocalItem> {
   static fromBase(base: BaseTree): LocalTree {
     const local = new LocalTree();
     for (const b of base.values()) {
-      const item: LocalItem = { path: b.path, type: b.type, inode: b.inode, size: b.size, mtimeMs: b.mtimeMs };
-      if (b.birthtimeMs !== undefined && b.birthtimeMs > 0) item.birthtimeMs = b.birthtimeMs;
-      local.set(b.path, item);
+      local.set(b.path, { path: b.path, type: b.type, inode: b.inode, size: b.size, mtimeMs: b.mtimeMs, ...birthField(b.birthtimeMs) });
     }
     return local;
   }

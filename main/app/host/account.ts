@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { DriveClient } from '../../api/client.js';
-import { ApiError } from '../../api/errors.js';
+import { ApiError, notADriveService } from '../../api/errors.js';
 import type { Account, SignInInput } from '../../contract/index.js';
 import { clientTimeouts, saveConfig } from '../../state/config.js';
 import { ServerAddressError } from '../../state/errors.js';
@@ -42,10 +42,7 @@ function wrongCredentials(error: unknown): never {
 /** A web server that is not a drive says so, rather than "the server failed; try again later". */
 function noDriveThere(server: string) {
   return (error: unknown): never => {
-    if (error instanceof ApiError && notADrive(error)) {
-      const answer = error.status ? `HTTP ${error.status}` : 'something else';
-      throw new HostError(error.kind, `${server} does not look like a drive service (it answered ${error.endpoint} with ${answer}). Check the address.`);
-    }
+    if (error instanceof ApiError && notADrive(error)) throw new HostError(error.kind, `${notADriveService(error, server)}. Check the address.`);
     throw error;
   };
 }

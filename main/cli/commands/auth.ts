@@ -1,7 +1,7 @@
 /** register, login, logout: the account's token in the OS keychain (or the fallback file), its server in the config. */
 import type { Command } from 'commander';
 import { hostname } from 'node:os';
-import { ApiError } from '../../api/errors.js';
+import { ApiError, notADriveService } from '../../api/errors.js';
 import { loadConfig, saveConfig } from '../../state/config.js';
 import { removeToken, storeToken } from '../../state/credentials.js';
 import { CliError, describeApiError, usageError } from '../errors.js';
@@ -77,7 +77,7 @@ async function signIn(mode: 'register' | 'login', options: SignInOptions): Promi
     log().warn({ command: mode, server, email, kind: (error as ApiError).kind }, `${mode} failed`);
     if (error instanceof ApiError) {
       const reason = notADrive(error)
-        ? `${server} does not look like a drive service (it answered ${error.endpoint} with ${error.status ? `HTTP ${error.status}` : 'something else'}); check the address`
+        ? `${notADriveService(error, server)}; check the address`
         : error.kind === 'invalid'
           ? error.message.split('\n')[0]!
           : describeApiError(error, server);

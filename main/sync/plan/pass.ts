@@ -49,8 +49,7 @@ export class Pass {
   private readonly baseChildren = new Map<RemoteId, RemoteId[]>();
   /** Paths taken by this pass's operations or by items that stay, for free-name checks: key(parent/name) → path. */
   private readonly occupied = new Map<string, RelPath>();
-  /** Recorded paths of synced items that are nowhere locally. */
-  /** Synced items gone from their recorded local path, by that path. */
+  /** Synced items that are nowhere locally, by their recorded path. */
   private readonly goneFrom = new Map<RelPath, Status[]>();
 
   constructor(trees: Trees, classified: Classified, options: PassOptions) {
@@ -154,12 +153,7 @@ export class Pass {
     if (gone === undefined || this.claimedLocal.has(path)) return false;
     // One moved on the drive into the very entry arriving at its old place (at any depth) follows that entry, so it
     // cannot leave first: waiting for it would wait forever.
-    const inside = (st: Status): boolean => {
-      let depth = 0;
-      for (let p = st.remote?.parentId ?? null; p !== null && depth++ < 10_000; p = this.remoteParent(p)) if (p === incoming) return true;
-      return false;
-    };
-    return incoming === undefined || gone.some((st) => !inside(st));
+    return incoming === undefined || gone.some((st) => !this.isRemoteAncestor(incoming, st.remote?.parentId ?? null));
   }
 
   private occKey(path: RelPath): string {
