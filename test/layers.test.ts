@@ -86,7 +86,7 @@ export const LAYERS: Readonly<Record<string, Layer>> = {
   server: { job: 'the reference server of the service', mayImport: ['main/api'] },
   preload: { job: 'the bridge the page gets (contextBridge)', mayImport: [CONTRACT] },
   renderer: { job: 'the window (Preact)', mayImport: [CONTRACT], typesOnly: true },
-  scripts: { job: 'build tools', mayImport: ['vite.renderer.config.ts'] },
+  scripts: { job: 'build tools', mayImport: ['vite.renderer.config.ts', 'main/api'] },
   'vite.renderer.config.ts': { job: "the renderer's build (the CSP goes into its page)", mayImport: ['main/app'] },
 };
 

@@ -1,7 +1,7 @@
-import { Type } from '@sinclair/typebox';
 import type { Http } from './http.js';
 import { BadResponseError } from './errors.js';
-import { AuthResponse, BootstrapAuthResponse, type User } from './schemas.js';
+import { AnyAuthResponse } from './checks.js';
+import type { User } from './schemas.js';
 
 export interface Credentials {
   email: string;
@@ -14,8 +14,6 @@ export interface Session {
   user: User;
   token: string;
 }
-
-const AnyAuthResponse = Type.Union([AuthResponse, BootstrapAuthResponse]);
 
 /** Register and login; both answer the user with a fresh access token. */
 export class AuthApi {
@@ -40,7 +38,7 @@ export class AuthApi {
   }
 
   private async call(endpoint: string, path: string, json: Record<string, string>): Promise<Session> {
-    const { body } = await this.http.json({ endpoint, method: 'POST', path, json, schema: AnyAuthResponse });
+    const { body } = await this.http.json({ endpoint, method: 'POST', path, json, check: AnyAuthResponse });
     // Some deployments nest the user under bootstrapData.
     const user = 'user' in body ? body.user : body.bootstrapData.user;
     if (!user.access_token) throw new BadResponseError(endpoint, 'the answer carries no access token');

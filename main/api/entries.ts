@@ -1,15 +1,7 @@
 import type { Http } from './http.js';
 import { BadResponseError } from './errors.js';
-import {
-  EntriesResponse,
-  EntryListResponse,
-  EntryResponse,
-  FolderResponse,
-  Status,
-  TagResponse,
-  type FileEntry,
-  type Tag,
-} from './schemas.js';
+import { EntriesResponse, EntryListResponse, EntryResponse, FolderResponse, Status, TagResponse } from './checks.js';
+import type { FileEntry, Tag } from './schemas.js';
 
 export type EntryId = number;
 
@@ -57,7 +49,7 @@ export class EntriesApi {
       endpoint: 'GET /drive/file-entries',
       method: 'GET',
       path: 'drive/file-entries',
-      schema: EntryListResponse,
+      check: EntryListResponse,
       signal,
       searchParams: {
         page,
@@ -153,7 +145,7 @@ export class EntriesApi {
       method: 'PUT',
       path: `file-entries/${id}`,
       json: fields,
-      schema: EntryResponse,
+      check: EntryResponse,
     });
     return body.fileEntry;
   }
@@ -164,7 +156,7 @@ export class EntriesApi {
       method: 'POST',
       path: 'folders',
       json: { name, parentId },
-      schema: FolderResponse,
+      check: FolderResponse,
     });
     return body.folder;
   }
@@ -178,7 +170,7 @@ export class EntriesApi {
         method: 'POST',
         path: 'file-entries/move',
         json: { entryIds: ids.slice(i, i + MOVE_BATCH), destinationId },
-        schema: EntriesResponse,
+        check: EntriesResponse,
       });
       moved.push(...body.entries);
     }
@@ -191,7 +183,7 @@ export class EntriesApi {
       method: 'POST',
       path: 'file-entries/duplicate',
       json: destinationId === undefined ? { entryIds: ids } : { entryIds: ids, destinationId },
-      schema: EntriesResponse,
+      check: EntriesResponse,
     });
     return body.entries;
   }
@@ -211,7 +203,7 @@ export class EntriesApi {
       method: 'DELETE',
       path: 'file-entries',
       json: { entryIds: ids.map(String), deleteForever: forever ? 'true' : 'false' },
-      schema: Status,
+      check: Status,
     });
   }
 
@@ -221,7 +213,7 @@ export class EntriesApi {
       method: 'POST',
       path: 'file-entries/restore',
       json: { entryIds: ids },
-      schema: Status,
+      check: Status,
     });
   }
 
@@ -239,7 +231,7 @@ export class EntriesApi {
       method: 'POST',
       path: `file-entries/${action}`,
       json: { entryIds: ids },
-      schema: TagResponse,
+      check: TagResponse,
     });
     return body.tag;
   }

@@ -1,3 +1,5 @@
+// Must come before got: see the module.
+import { restoreListFormat } from './list-format-on-first-use.js';
 import got, {
   type CancelableRequest,
   type Got,
@@ -8,7 +10,6 @@ import got, {
   type Response,
   type RetryObject,
 } from 'got';
-import type { TSchema, Static } from '@sinclair/typebox';
 import {
   AbortedError,
   BadResponseError,
@@ -23,9 +24,12 @@ import {
   UnauthorizedError,
   type ApiError,
 } from './errors.js';
-import { validator } from './validate.js';
+import { describeMismatch } from './mismatch.js';
+import type { WireCheck } from './wire-check.js';
 import { BandwidthLimit, type BandwidthSettings } from './bandwidth.js';
 import { VERSION } from './version.js';
+
+restoreListFormat();
 
 export interface RetryPolicy {
   /** Attempts after the first, for idempotent methods only. */
@@ -85,12 +89,13 @@ export const DEFAULT_RETRY: RetryPolicy = { limit: 4, baseDelayMs: 500, maxDelay
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 const RETRY_STATUS = [408, 429, 500, 502, 503, 504, 521, 522, 524];
 
-export interface JsonRequest<S extends TSchema> {
+export interface JsonRequest<T> {
   endpoint: string;
   method: Method;
   /** Relative to `/api/v1/`, without a leading slash. */
   path: string;
-  schema: S;
+  /** What a successful answer must look like (main/api/checks.ts). */
+  check: WireCheck<T>;
   json?: unknown;
   searchParams?: Record<string, string | number | boolean | undefined>;
   body?: OptionsInit['body'];
@@ -310,7 +315,7 @@ export class Http {
     return url.href;
   }
 
-  async json<S extends TSchema>(request: JsonRequest<S>): Promise<JsonAnswer<Static<S>>> {
+  async json<T>(request: JsonRequest<T>): Promise<JsonAnswer<T>> {
     const deadlineMs = request.requestTimeout === null ? null : request.requestTimeout ?? this.timeouts.request;
     if (deadlineMs === null) return this.attemptJson(request, request.signal, undefined);
     // One timer for the whole call, retries and the waits between them included: got's own request timeout starts
@@ -336,11 +341,11 @@ export class Http {
     }
   }
 
-  private async attemptJson<S extends TSchema>(
-    request: JsonRequest<S>,
+  private async attemptJson<T>(
+    request: JsonRequest<T>,
     signal: AbortSignal | undefined,
     deadlineAt: number | undefined,
-  ): Promise<JsonAnswer<Static<S>>> {
+  ): Promise<JsonAnswer<T>> {
     const { endpoint } = request;
     let tooLarge = false;
     const searchParams: Record<string, string | number | boolean> = {};
@@ -384,7 +389,7 @@ export class Http {
       } catch {
         parsed = undefined;
       }
-      return { status: answer.statusCode, body: parsed as Static<S> };
+      return { status: answer.statusCode, body: parsed as T };
     }
     let body: unknown;
     try {
@@ -392,9 +397,7 @@ export class Http {
     } catch {
       throw new BadResponseError(endpoint, `the answer is not valid JSON (status ${status})`, status);
     }
-    const check = validator(request.schema);
-    const problem = check(body);
-    if (problem) throw new BadResponseError(endpoint, `unexpected answer: ${problem}`, status);
-    return { status, body: body as Static<S> };
+    if (!request.check.test(body)) throw new BadResponseError(endpoint, `unexpected answer: ${await describeMismatch(request.check, body)}`, status);
+    return { status, body };
   }
 }

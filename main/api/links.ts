@@ -1,7 +1,8 @@
 import type { Http } from './http.js';
 import { BadResponseError } from './errors.js';
 import type { EntryId } from './entries.js';
-import { LinkResponse, Status, type FileEntry, type ShareableLink } from './schemas.js';
+import { LinkResponse, Status } from './checks.js';
+import type { FileEntry, ShareableLink } from './schemas.js';
 
 export interface LinkSettings {
   password?: string | null;
@@ -46,7 +47,7 @@ export class LinksApi {
       endpoint: 'GET /file-entries/{entryId}/shareable-link',
       method: 'GET',
       path: `file-entries/${encodeURIComponent(String(entryId))}/shareable-link`,
-      schema: LinkResponse,
+      check: LinkResponse,
       accept: [404],
     });
     if (status === 404 || !answer?.link) return null;
@@ -59,7 +60,7 @@ export class LinksApi {
       method: 'POST',
       path: `file-entries/${entryId}/shareable-link`,
       json: body(settings),
-      schema: LinkResponse,
+      check: LinkResponse,
     });
     return this.required(answer.link, 'POST /file-entries/{entryId}/shareable-link');
   }
@@ -70,7 +71,7 @@ export class LinksApi {
       method: 'PUT',
       path: `file_entries/${entryId}/shareable-link`,
       json: body(settings),
-      schema: LinkResponse,
+      check: LinkResponse,
     });
     return this.required(answer.link, 'PUT /file_entries/{entryId}/shareable-link');
   }
@@ -80,7 +81,7 @@ export class LinksApi {
       endpoint: 'DELETE /file_entries/{entryId}/shareable-link',
       method: 'DELETE',
       path: `file_entries/${entryId}/shareable-link`,
-      schema: Status,
+      check: Status,
     });
   }
 

@@ -1,13 +1,7 @@
 import type { Http } from './http.js';
 import { BadResponseError, ConflictError } from './errors.js';
-import {
-  MessageResponse,
-  SubscriberList,
-  SubscriberShowResponse,
-  SubscriberStoreResponse,
-  type Subscriber,
-  type SubscriberStatus,
-} from './schemas.js';
+import { MessageResponse, SubscriberList, SubscriberShowResponse, SubscriberStoreResponse } from './checks.js';
+import type { Subscriber, SubscriberStatus } from './schemas.js';
 
 export interface SubscriberFields {
   EMAIL: string;
@@ -34,7 +28,7 @@ export class ListsApi {
       method: 'GET',
       path: listPath(listId),
       searchParams: { page, per_page: perPage },
-      schema: SubscriberList,
+      check: SubscriberList,
     });
     return body;
   }
@@ -59,7 +53,7 @@ export class ListsApi {
       endpoint: 'GET /lists/{list_id}/subscribers/{id}',
       method: 'GET',
       path: subscriberPath(listId, id),
-      schema: SubscriberShowResponse,
+      check: SubscriberShowResponse,
     });
     return body.subscriber;
   }
@@ -71,7 +65,7 @@ export class ListsApi {
       method: 'GET',
       path: `${listPath(listId)}/store`,
       searchParams: fields,
-      schema: SubscriberStoreResponse,
+      check: SubscriberStoreResponse,
     });
     return body.subscriber_uid;
   }
@@ -89,7 +83,7 @@ export class ListsApi {
       endpoint: 'DELETE /lists/{list_id}/subscribers/{id}/delete',
       method: 'DELETE',
       path: `${subscriberPath(listId, id)}/delete`,
-      schema: MessageResponse,
+      check: MessageResponse,
     });
   }
 
@@ -99,7 +93,7 @@ export class ListsApi {
         endpoint: `GET /lists/{list_id}/subscribers/{id}/${action}`,
         method: 'GET',
         path: `${subscriberPath(listId, id)}/${action}`,
-        schema: MessageResponse,
+        check: MessageResponse,
       });
       return 'changed';
     } catch (error) {

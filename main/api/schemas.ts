@@ -1,6 +1,7 @@
 // Wire schemas of the service, shared by the reference server (to shape and test its answers) and the client
-// (compiled into run-time validators). They describe what both documents promise and what real deployments add;
-// fields whose presence the documents leave open are optional, and unknown fields are allowed.
+// (compiled ahead of time into its checks, main/api/checks.ts, by `npm run checks`). They describe what both
+// documents promise and what real deployments add; fields whose presence the documents leave open are optional, and
+// unknown fields are allowed.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -90,6 +91,8 @@ export const BootstrapAuthResponse = Type.Object({
   status: Type.Optional(Type.String()),
   bootstrapData: Type.Object({ user: User }),
 });
+/** What register and login answer, in either shape. */
+export const AnyAuthResponse = Type.Union([AuthResponse, BootstrapAuthResponse]);
 
 export const UploadResponse = Type.Object({ status: Type.String(), fileEntry: FileEntry });
 export const EntryResponse = Type.Object({ status: Type.String(), fileEntry: FileEntry });

@@ -1,6 +1,7 @@
 import type { Http } from './http.js';
 import type { EntryId } from './entries.js';
-import { UsersResponse, type Permission, type SharedUser } from './schemas.js';
+import { UsersResponse } from './checks.js';
+import type { Permission, SharedUser } from './schemas.js';
 
 export interface ShareResult {
   users: SharedUser[];
@@ -64,7 +65,7 @@ export class SharingApi {
       method: 'DELETE',
       path: `file-entries/${entryId}/unshare`,
       json: { userId },
-      schema: UsersResponse,
+      check: UsersResponse,
     });
     return body.users;
   }
@@ -75,7 +76,7 @@ export class SharingApi {
       method: 'POST',
       path: `file-entries/${entryId}/share`,
       json: { emails, permissions },
-      schema: UsersResponse,
+      check: UsersResponse,
     });
     return body.users;
   }
@@ -86,7 +87,7 @@ export class SharingApi {
       method: 'PUT',
       path: `file-entries/${entryId}/change-permissions`,
       json: { userId, permissions },
-      schema: UsersResponse,
+      check: UsersResponse,
     });
     return body.users;
   }

@@ -7,7 +7,8 @@ import type { Http } from './http.js';
 import { stallMessage, toApiError } from './http.js';
 import type { EntryId } from './entries.js';
 import { AbortedError, BadResponseError, isTransient, TimeoutError } from './errors.js';
-import { UploadResponse, type FileEntry } from './schemas.js';
+import { UploadResponse } from './checks.js';
+import type { FileEntry } from './schemas.js';
 
 export interface TransferProgress {
   /** Bytes of the file moved so far. */
@@ -153,7 +154,7 @@ export class TransfersApi {
       path: 'uploads',
       body: form.body,
       headers: { ...form.headers, 'content-length': String(form.length) },
-      schema: UploadResponse,
+      check: UploadResponse,
       signal: options.signal,
       requestTimeout: null,
       onUploadProgress: options.onProgress

@@ -5,11 +5,10 @@
  * SyncEngine.listRemote does: `client.entries.tree({ perPage: 1000 })` consumed fully, each entry turned into a
  * RemoteItem in a Map. "The listing requests alone" fetch the same pages with fetch() and JSON.parse, nothing else.
  * Both are warmed up once and then run alternately; the medians are compared. The breakdown (got, JSON.parse,
- * the TypeBox check, the conversion) says where any difference goes.
+ * the answer's check, the conversion) says where any difference goes.
  */
 import { DriveClient } from '../../main/api/client.js';
-import { EntryListResponse } from '../../main/api/schemas.js';
-import { validator } from '../../main/api/validate.js';
+import { EntryListResponse } from '../../main/api/checks.js';
 import { toRemoteItem } from '../../main/sync/execute.js';
 import type { RemoteId, RemoteItem } from '../../main/sync/types.js';
 import type { FileEntry } from '../../main/api/schemas.js';
@@ -110,8 +109,7 @@ benchmarkMain(async (): Promise<BenchResult> => {
     // The client-side steps on their own, over the pages as received.
     const parseMs = median(Array.from({ length: SIZES.reps }, () => timedSync(() => texts.map((t) => JSON.parse(t) as unknown))));
     const bodies = texts.map((t) => JSON.parse(t) as PageBody);
-    const check = validator(EntryListResponse);
-    const checkMs = median(Array.from({ length: SIZES.reps }, () => timedSync(() => bodies.map((b) => check(b)))));
+    const checkMs = median(Array.from({ length: SIZES.reps }, () => timedSync(() => bodies.map((b) => EntryListResponse.test(b)))));
     const convertMs = median(
       Array.from({ length: SIZES.reps }, () =>
         timedSync(() => {
@@ -139,7 +137,7 @@ benchmarkMain(async (): Promise<BenchResult> => {
           `client CPU ${ms(med(runs.bare, 'cpuMs'))}, server CPU ${ms(med(runs.bare, 'serverCpuMs'))}`,
         `same pages through the client's got + JSON.parse, no check: median ${ms(viaGot)}, client CPU ${ms(med(runs.got, 'cpuMs'))}`,
         `client-side steps over all ${texts.length} pages (${(bytes / 2 ** 20).toFixed(1)} MB of JSON): JSON.parse ${ms(parseMs)}, ` +
-          `TypeBox check of EntryListResponse ${ms(checkMs)}, toRemoteItem into a Map ${ms(convertMs)}`,
+          `the EntryListResponse check ${ms(checkMs)}, toRemoteItem into a Map ${ms(convertMs)}`,
       ],
     };
   } finally {
