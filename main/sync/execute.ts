@@ -56,6 +56,8 @@ export interface ExecutorEvents {
 
 export interface ExecuteResult {
   done: number;
+  /** Of those, `record`s: base brought up to date with what both sides already agree on. */
+  recorded: number;
   failed: Array<{ op: Operation; error: unknown }>;
   /** A 429 with Retry-After: the whole pass should pause this long. */
   rateLimitedMs?: number;
@@ -122,7 +124,7 @@ export class Executor {
    * it goes on; run() returns once the pause is over, so the caller may retry what was refused at once.
    */
   async run(operations: readonly Operation[], signal?: AbortSignal): Promise<ExecuteResult> {
-    const result: ExecuteResult = { done: 0, failed: [] };
+    const result: ExecuteResult = { done: 0, recorded: 0, failed: [] };
     await this.ports.fs.mkdir(join(this.root, STATE_DIR, 'tmp'), { recursive: true });
     let resumeAt = 0;
     let resume: NodeJS.Timeout | undefined;
@@ -146,6 +148,7 @@ export class Executor {
           try {
             await this.runOne(op, signal);
             result.done++;
+            if (op.kind === 'record') result.recorded++;
           } catch (error) {
             if (error instanceof RateLimitedError && !this.queue.isPaused) {
               // One 429 pauses every transfer until the service's Retry-After has passed.

@@ -35,7 +35,11 @@ export interface ItemError {
 }
 
 export interface PassSummary {
-  /** Operations carried out. */
+  /**
+   * Changes carried out, on either side. A `record` is not one: it only brings base up to date with what both sides
+   * already agree on (a deployed server's move answers no time stamp; the next listing's is recorded), and a running
+   * sync that said "in sync" after the move would otherwise say it again for the record.
+   */
   done: number;
   /** What could not be synced: operations that failed, names the service refuses, folders the scan cannot read. */
   failed: ItemError[];
@@ -522,7 +526,7 @@ export class FolderPasses {
       for (const op of operations) labels.set(op, opPath(op, this.trees.base));
       const outcome = await executor.run(operations, this.host.signal);
       last = null;
-      summary.done += outcome.done;
+      summary.done += outcome.done - outcome.recorded;
       for (const { op, error } of outcome.failed) {
         // Planned again next iteration: the disk or listing moved on, or the service asked to wait (and it has;
         // three times for one operation, and it waits for the next sync).
