@@ -130,8 +130,9 @@ class OpenedFolder implements SyncedFolder {
       this.writeSoon();
     });
     engine.on('item-error', (error) => {
-      // What a stop cut short (cancelled transfers) is not an error of the folder.
-      if (this.closing) return;
+      // What a stop cut short (cancelled transfers) is not an error of the folder; what is left out by design is
+      // listed as skipped, from the pass.
+      if (this.closing || error.leftOut) return;
       this.addErrors([error]);
       this.writeSoon();
     });

@@ -32,6 +32,12 @@ export interface Activity {
 export interface ItemError {
   path: string;
   message: string;
+  /**
+   * Left out by design, not a failure (a symbolic link, an empty folder the drive cannot hold): told once as it is
+   * found, and listed in each pass's `skipped` while it is there. A front end that keeps a list of errors leaves it
+   * out of that list.
+   */
+  leftOut?: true;
 }
 
 export interface PassSummary {
@@ -260,12 +266,12 @@ export class FolderPasses {
       for (const path of this.symlinks) if (looked(path)) this.symlinks.delete(path);
     }
     for (const path of found.symlinks) {
-      this.reportSkipped(path, SYMLINK);
+      this.reportSkipped(path, SYMLINK, true);
       this.symlinks.add(path);
     }
     for (const u of found.unreadable) {
       // In the words the pass's summary uses, so a front end that tells each failure once tells this one once.
-      this.reportSkipped(u.path, unreadableMessage(u.reason));
+      this.reportSkipped(u.path, unreadableMessage(u.reason), false);
       this.unreadable.set(u.path, u.reason);
     }
     // Still unreadable until a scan reads it: every pass until then is not in sync.
@@ -296,11 +302,11 @@ export class FolderPasses {
   }
 
   private reportedSkips = new Set<string>();
-  private reportSkipped(path: RelPath, reason: string): void {
+  private reportSkipped(path: RelPath, reason: string, leftOut: boolean): void {
     const key = `${path}\u0000${reason}`;
     if (this.reportedSkips.has(key)) return;
     this.reportedSkips.add(key);
-    this.host.itemError({ path, message: reason });
+    this.host.itemError(leftOut ? { path, message: reason, leftOut } : { path, message: reason });
   }
 
   /** Base was let go while the folder was idle (releaseBase); the next pass reads it back from the mirror. */
@@ -501,7 +507,7 @@ export class FolderPasses {
       const quiet = settled(this.trees);
       const result = quiet ? emptyPlan() : this.planNow();
       last = { plan: result, quiet };
-      for (const skip of result.skipped) this.reportSkipped(skip.path, skip.reason);
+      for (const skip of result.skipped) this.reportSkipped(skip.path, skip.reason, !skip.fails);
       for (const note of result.notes) this.tellOnce(`${note.path}: ${note.message}`);
       // What acts on a local disappearance waits until the folder has settled (it may be a move whose other end is
       // not reported yet); operations that already failed this sync wait for the next one.

@@ -31,6 +31,9 @@ describe('plain words for what the engine reports', () => {
     expect(
       plainProblem('an empty folder named "db" cannot be made on the drive (folder names need 3 to 200 characters); it is synced once it holds a file, or under a longer name', where),
     ).toBe('The drive cannot hold an empty folder named “db” (folder names need 3 to 200 characters), so it is left out in Drive. It syncs once it holds a file, or under a longer name.');
+    expect(
+      plainProblem('the drive accepts folder names of 3 to 200 characters, so "ab" cannot be made there, and what was moved into it stays where it was on the drive; rename the folder', where),
+    ).toBe('The drive accepts folder names of 3 to 200 characters only, so “ab” in Drive cannot be made there, and what you moved into it stays where it was on the drive. Rename the folder and it syncs.');
     expect(plainProblem('the drive does not accept "ab" as a name (3 to 200 characters); it is kept there as "abc.txt"', where)).toBe(
       'The drive does not accept “ab” as a name (3 to 200 characters), so on the drive it keeps the name “abc.txt”.',
     );

@@ -169,7 +169,8 @@ export class Feed {
       host.emit('conflict', item);
     });
     folder.on('item-error', (error: ItemError) => {
-      if (!current()) return;
+      // What is left out by design is listed under its own heading (the pass's status), not as an error.
+      if (!current() || error.leftOut) return;
       const item: ErrorItem = {
         id: this.nextId++,
         at: at(),
@@ -198,12 +199,8 @@ export class Feed {
       // An offline pass compared nothing: what it left out is what the last pass that looked left out.
       if (!summary.offline) Object.assign(run.status, leftOutOf(summary, { root: run.root, server: host.account?.server }));
       run.status.synced = folder.syncedCount;
-      if (summary.inSync && summary.failed.length === 0) {
-        // Problems a clean pass no longer has are gone; what is left out by design (a symbolic link, an empty folder
-        // the drive cannot hold) stays listed while it is there.
-        const skipped = new Set(summary.skipped.map((s) => s.path));
-        this.errors = this.errors.filter((e) => e.root !== run.root || skipped.has(e.path));
-      }
+      // Problems a clean pass no longer has are gone.
+      if (summary.inSync && summary.failed.length === 0) this.errors = this.errors.filter((e) => e.root !== run.root);
       this.emitState();
     });
   }

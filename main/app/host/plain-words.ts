@@ -82,6 +82,10 @@ function localLine(line: string, where: Where): string | null {
   if (refused) {
     return `The drive accepts folder names of ${refused[1]} to ${refused[2]} characters only, so “${refused[3]}” in ${folderName(where.root)} is not synced. Rename it and it syncs.`;
   }
+  const movedIn = /^the drive accepts folder names of (\d+) to (\d+) characters, so "(.*)" cannot be made there, and what was moved into it stays where it was on the drive; rename the folder$/.exec(line);
+  if (movedIn) {
+    return `The drive accepts folder names of ${movedIn[1]} to ${movedIn[2]} characters only, so “${movedIn[3]}” in ${folderName(where.root)} cannot be made there, and what you moved into it stays where it was on the drive. Rename the folder and it syncs.`;
+  }
   const empty = /^an empty folder named "(.*)" cannot be made on the drive \(folder names need (\d+) to (\d+) characters\)/.exec(line);
   if (empty) {
     return `The drive cannot hold an empty folder named “${empty[1]}” (folder names need ${empty[2]} to ${empty[3]} characters), so it is left out in ${folderName(where.root)}. It syncs once it holds a file, or under a longer name.`;
