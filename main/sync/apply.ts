@@ -4,7 +4,7 @@
  * trees change by the same rules, so the tests exercise the engine's own bookkeeping. `commitOutcome` is how the
  * engine keeps such a change: in the trees and, with the operation's intent cleared, in the mirror.
  */
-import { birthField } from './birth.js';
+import { birthField, sameItem } from './birth.js';
 import type { Mirror } from './mirror.js';
 import { isWithin, rebase } from './names.js';
 import type { BaseTree } from './trees.js';
@@ -80,14 +80,20 @@ function removeRemoteSubtree(remote: Map<RemoteId, RemoteItem>, base: Map<Remote
   }
 }
 
-/** A test: is the item a base row records physically outside `outside` (found by inode: it moved away locally)? */
+/**
+ * A test: is the item a base row records physically outside `outside` (found by inode and birth time: it moved away
+ * locally)?
+ */
 function elsewhereTest(trees: MutableTrees, outside: RelPath): (b: BaseItem) => boolean {
-  const outsideInodes = new Map<number, Set<LocalItem['type']>>();
+  const outsideByInode = new Map<number, LocalItem[]>();
   for (const item of trees.local.values()) {
-    if (!isWithin(item.path, outside)) outsideInodes.set(item.inode, (outsideInodes.get(item.inode) ?? new Set()).add(item.type));
+    if (!isWithin(item.path, outside)) outsideByInode.set(item.inode, [...(outsideByInode.get(item.inode) ?? []), item]);
   }
-  return (b) => b.inode > 0 && (outsideInodes.get(b.inode)?.has(b.type) ?? false);
+  return (b) => b.inode > 0 && (outsideByInode.get(b.inode)?.some((item) => item.type === b.type && sameItem(item, b)) ?? false);
 }
+
+/** Whether the local item at a base row's recorded path is that row's item. */
+const isRecordedItem = (item: LocalItem | undefined, b: BaseItem): item is LocalItem => !!item && item.type === b.type && sameItem(item, b);
 
 /**
  * Moves the local subtree at `from` to `to`. Base rows follow only for the items that physically move (the row's
@@ -101,7 +107,7 @@ function moveLocalSubtree(trees: MutableTrees, from: RelPath, to: RelPath): void
   for (const [id, b] of trees.base) {
     if (!isWithin(b.path, from)) continue;
     const item = trees.local.get(b.path);
-    if (item && item.inode === b.inode && item.type === b.type) follows.push([id, b]);
+    if (isRecordedItem(item, b)) follows.push([id, b]);
   }
   for (const item of moved) trees.local.delete(item.path);
   for (const item of moved) {
@@ -203,7 +209,7 @@ export function applyOutcome(trees: MutableTrees, outcome: Outcome): void {
       const doomed = [...trees.base].filter(([id, b]) => {
         if (id === outcome.remoteId) return true;
         const item = trees.local.get(b.path);
-        if (item && isWithin(b.path, outcome.path) && item.inode === b.inode && item.type === b.type) return true;
+        if (isWithin(b.path, outcome.path) && isRecordedItem(item, b)) return true;
         return below.has(id) && !trees.remote.has(id);
       });
       for (const path of [...trees.local.keys()]) if (isWithin(path, outcome.path)) trees.local.delete(path);

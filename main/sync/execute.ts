@@ -10,7 +10,7 @@ import type { DriveClient } from '../api/client.js';
 import { ApiError, isTransient, NotFoundError, RateLimitedError } from '../api/errors.js';
 import type { FileEntry } from '../api/schemas.js';
 import { commitOutcome, type MutableTrees, type Outcome } from './apply.js';
-import { birthField, birthTimeOf } from './birth.js';
+import { birthField, birthTimeOf, sameItem } from './birth.js';
 import { STATE_DIR } from './local.js';
 import type { Clock, FileSystem, RandomId } from './ports.js';
 import type { Mirror } from './mirror.js';
@@ -259,7 +259,7 @@ export class Executor {
     } catch {
       return null;
     }
-    if (!seen || seen.type !== now.type || (now.type === 'file' && (seen.size !== now.size || seen.mtimeMs !== now.mtimeMs))) {
+    if (!seen || seen.type !== now.type || !sameItem(seen, now) || (now.type === 'file' && (seen.size !== now.size || seen.mtimeMs !== now.mtimeMs))) {
       throw new StaleError(`${path} changed while it was being synced`);
     }
     return now;
@@ -271,7 +271,7 @@ export class Executor {
     for (const [childPath, now] of await this.ports.scanFolder(path)) {
       if (childPath === path) continue;
       const seen = this.trees.local.get(childPath);
-      if (!seen || seen.type !== now.type || (now.type === 'file' && (seen.size !== now.size || seen.mtimeMs !== now.mtimeMs))) {
+      if (!seen || seen.type !== now.type || !sameItem(seen, now) || (now.type === 'file' && (seen.size !== now.size || seen.mtimeMs !== now.mtimeMs))) {
         throw new StaleError(`${childPath} appeared or changed in a folder about to be trashed`);
       }
     }
@@ -358,7 +358,7 @@ export class Executor {
         const from = await this.unchangedLocal(op.from);
         // On a volume that folds case, a rename that changes only case finds the item itself at its new name.
         const there = await this.ports.fs.stat(this.abs(op.to)).catch(() => null);
-        if (there && !(from && there.ino === from.inode)) throw new StaleError(`${op.to} already exists`);
+        if (there && !(from && sameItem({ inode: there.ino, ...birthField(birthTimeOf(there)) }, from))) throw new StaleError(`${op.to} already exists`);
         await this.placing(op.to, () => this.ports.fs.rename(this.abs(op.from), this.abs(op.to)), this.abs(op.from));
         return { kind: 'local-moved', from: op.from, to: op.to, remote: this.remoteOf(op.remoteId) };
       }
