@@ -2,7 +2,7 @@
  * The engine against a disk that fails on demand, through its file-system port (the real executor and engine; only
  * the port's calls are wrapped), and its randomness port.
  */
-import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nodeFileSystem, type FileSystem } from '../../main/sync/ports.js';
@@ -98,6 +98,42 @@ describe.each(SCENARIO_CASES)('disk faults (%s, %s)', (mode, profile) => {
     expect(await a.sync()).toMatchObject({ done: 0, inSync: true, failed: [] });
     expect(sorted(await account.remoteTree())).toEqual(synced);
     expect(a.trashed).toEqual([]);
+  });
+
+  it('a synced file replaced at its path after the plan (same size and time, another file) is not moved as the synced one', async () => {
+    const a = account.computer('alpha');
+    writeFileSync(join(a.root, 'doc.txt'), 'version one');
+    await a.sync();
+    // Beta, as the executor looks at doc.txt once armed: another program puts a different file there, with the same
+    // size and modification time.
+    let armed = false;
+    let replaced = false;
+    const fs: FileSystem = {
+      ...nodeFileSystem,
+      stat: async (p) => {
+        if (armed && !replaced && p === join(b.root, 'doc.txt')) {
+          replaced = true;
+          const { atime, mtime } = statSync(p);
+          rmSync(p);
+          writeFileSync(p, 'version two');
+          utimesSync(p, atime, mtime);
+        }
+        return nodeFileSystem.stat(p);
+      },
+    };
+    const b = account.computer('beta', { fs });
+    await b.sync();
+    mkdirSync(join(a.root, 'archive'));
+    renameSync(join(a.root, 'doc.txt'), join(a.root, 'archive', 'doc.txt'));
+    await a.sync();
+    // Beta plans to follow the move.
+    armed = true;
+    expect(await b.sync()).toMatchObject({ inSync: true, failed: [] });
+    expect(replaced).toBe(true);
+    // The new file is not taken for the synced one: the move is planned again, and the edit follows it to the drive
+    // in the same pass (the version it replaces goes to the drive's trash).
+    expect(sorted(localTree(b.root))).toEqual({ archive: '/', 'archive/doc.txt': 'version two' });
+    expect(sorted(await account.remoteTree())).toEqual({ archive: '/', 'archive/doc.txt': 'version two' });
   });
 
   it('temp files are named by the randomness port', async () => {
