@@ -152,11 +152,13 @@ benchmarkMain(async (): Promise<BenchResult> => {
     const show = (f: Figures) => `RSS ${f.rss} MB (heap used ${f.heapUsed} of ${f.heapTotal} MB, external ${f.external} MB)`;
     return {
       id: 'memory',
-      target: `idle RSS ≤ ${LIMIT_MB} MB with everything synced (seeded mirror, forced GC: the breakdown)`,
+      target: 'where idle memory goes with everything synced (seeded mirror, base held, forced GC: a breakdown)',
       size: `${count(r.synced)} synced items (${tree.describe})`,
-      measured: `${r.idle.rss.toFixed(1)} MB`,
-      goal: `≤ ${LIMIT_MB} MB`,
-      pass: valid ? r.idle.rss <= LIMIT_MB : null,
+      measured: valid ? `${r.idle.rss.toFixed(1)} MB` : `${r.idle.rss.toFixed(1)} MB, but the seeded passes were not in sync`,
+      // Not the user's figure: base is still held (an engine lets it go after a minute idle) and the process lacks
+      // bin/drivesync.js's malloc settings; `field` measures the goal as users run it.
+      goal: `none here (≤ ${LIMIT_MB} MB is field's)`,
+      pass: null,
       details: [
         `idle after start() (second full pass, watcher on, GC): ${show(r.idle)}`,
         `after the first full pass, before the watcher (GC): ${show(r.afterPass)}`,
