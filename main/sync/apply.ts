@@ -5,6 +5,7 @@
  * engine keeps such a change: in the trees and, with the operation's intent cleared, in the mirror.
  */
 import { birthField, sameItem } from './birth.js';
+import { addTo } from './grouping.js';
 import type { Mirror } from './mirror.js';
 import { isWithin, rebase } from './names.js';
 import type { BaseTree } from './trees.js';
@@ -86,13 +87,11 @@ function removeRemoteSubtree(remote: Map<RemoteId, RemoteItem>, base: Map<Remote
  */
 function elsewhereTest(trees: MutableTrees, outside: RelPath): (b: BaseItem) => boolean {
   const outsideByInode = new Map<number, LocalItem[]>();
-  for (const item of trees.local.values()) {
-    if (!isWithin(item.path, outside)) outsideByInode.set(item.inode, [...(outsideByInode.get(item.inode) ?? []), item]);
-  }
-  return (b) => b.inode > 0 && (outsideByInode.get(b.inode)?.some((item) => item.type === b.type && sameItem(item, b)) ?? false);
+  for (const item of trees.local.values()) if (!isWithin(item.path, outside)) addTo(outsideByInode, item.inode, item);
+  return (b) => b.inode > 0 && (outsideByInode.get(b.inode)?.some((item) => isRecordedItem(item, b)) ?? false);
 }
 
-/** Whether the local item at a base row's recorded path is that row's item. */
+/** Whether a local item is the item a base row records (its type, inode and birth time). */
 const isRecordedItem = (item: LocalItem | undefined, b: BaseItem): item is LocalItem => !!item && item.type === b.type && sameItem(item, b);
 
 /**
@@ -122,9 +121,7 @@ function baseDescendants(base: ReadonlyMap<RemoteId, BaseItem>, id: RemoteId, pr
   const children = new Map<RemoteId, BaseItem[]>();
   for (const b of base.values()) {
     if (b.parentId === null) continue;
-    const list = children.get(b.parentId);
-    if (list) list.push(b);
-    else children.set(b.parentId, [b]);
+    addTo(children, b.parentId, b);
   }
   const out = new Set<RemoteId>();
   const stack = [id];

@@ -63,6 +63,12 @@ export interface ExecuteResult {
   rateLimitedMs?: number;
 }
 
+/** Whether a local item is not the one the plan saw there (none, another item, or a file written since). */
+function changedSince(seen: LocalItem | undefined, now: LocalItem): boolean {
+  if (!seen || seen.type !== now.type || !sameItem(seen, now)) return true;
+  return now.type === 'file' && (seen.size !== now.size || seen.mtimeMs !== now.mtimeMs);
+}
+
 /** Turns a service entry under the sync root into a RemoteItem. */
 export function toRemoteItem(entry: FileEntry, rootId: RemoteId | null): RemoteItem {
   const parent = entry.parent_id ?? null;
@@ -259,9 +265,7 @@ export class Executor {
     } catch {
       return null;
     }
-    if (!seen || seen.type !== now.type || !sameItem(seen, now) || (now.type === 'file' && (seen.size !== now.size || seen.mtimeMs !== now.mtimeMs))) {
-      throw new StaleError(`${path} changed while it was being synced`);
-    }
+    if (changedSince(seen, now)) throw new StaleError(`${path} changed while it was being synced`);
     return now;
   }
 
@@ -271,9 +275,7 @@ export class Executor {
     for (const [childPath, now] of await this.ports.scanFolder(path)) {
       if (childPath === path) continue;
       const seen = this.trees.local.get(childPath);
-      if (!seen || seen.type !== now.type || !sameItem(seen, now) || (now.type === 'file' && (seen.size !== now.size || seen.mtimeMs !== now.mtimeMs))) {
-        throw new StaleError(`${childPath} appeared or changed in a folder about to be trashed`);
-      }
+      if (changedSince(seen, now)) throw new StaleError(`${childPath} appeared or changed in a folder about to be trashed`);
     }
   }
 

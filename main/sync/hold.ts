@@ -12,6 +12,7 @@
  * again). A pass with no watcher — `sync --once` — holds nothing.
  */
 import { sameItem } from './birth.js';
+import { addTo } from './grouping.js';
 import type { BaseItem, LocalItem, Operation, RelPath, RemoteId } from './types.js';
 
 export interface HoldLimits {
@@ -36,12 +37,7 @@ export function uploadMayBeMoved(base: Iterable<BaseItem>, local: ReadonlyMap<Re
     if (!item) return false;
     if (synced === null) {
       synced = new Map();
-      for (const b of base) {
-        const key = `${b.type}:${b.inode}`;
-        const list = synced.get(key);
-        if (list) list.push(b);
-        else synced.set(key, [b]);
-      }
+      for (const b of base) addTo(synced, `${b.type}:${b.inode}`, b);
     }
     return synced.get(`${item.type}:${item.inode}`)?.some((b) => sameItem(b, item)) ?? false;
   };

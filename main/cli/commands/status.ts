@@ -23,9 +23,6 @@ export function registerStatusCommand(program: Command): void {
       const roots = config.roots.map((root) => {
         const status = server ? readStatus(paths, rootOfAccount(paths, root, server, email).key) : null;
         const running = status !== null && status.state !== 'stopped' && isAlive(status.pid);
-        const skipped = status?.skipped ?? { items: [], ignored: 0 };
-        // What was left out by design is told as it is found, as a problem is; it is listed as skipped, not as an error.
-        const byDesign = new Set(skipped.items.map((s) => `${s.path}\u0000${s.message}`));
         return {
           path: root,
           state: !status ? 'never synced' : running ? status.state : status.state === 'stopped' ? 'stopped' : 'not running (the sync ended without stopping cleanly)',
@@ -35,8 +32,9 @@ export function registerStatusCommand(program: Command): void {
           inSync: status?.inSync ?? null,
           offline: status?.offline ?? null,
           counts: status?.counts ?? null,
-          errors: (status?.errors ?? []).filter((e) => !byDesign.has(`${e.path}\u0000${e.message}`)),
-          skipped,
+          // What was left out by design is not among the errors (the engine marks it so): it is listed as skipped.
+          errors: status?.errors ?? [],
+          skipped: status?.skipped ?? { items: [], ignored: 0 },
         };
       });
       const result = {

@@ -4,6 +4,7 @@
  * here decides an operation.
  */
 import { birthMatch, sameItem } from '../birth.js';
+import { addTo } from '../grouping.js';
 import { baseName, joinPath, parentOf } from '../names.js';
 import type { BaseItem, LocalItem, RelPath, RemoteId, RemoteItem, Trees } from '../types.js';
 
@@ -121,7 +122,7 @@ function findLocal(
     if (b.inode <= 0) continue;
     const first = inodeOwner.get(b.inode);
     if (first === undefined) inodeOwner.set(b.inode, b);
-    else if (birthMatch(first, b) === 'different') otherOwners.set(b.inode, [...(otherOwners.get(b.inode) ?? []), b]);
+    else if (birthMatch(first, b) === 'different') addTo(otherOwners, b.inode, b);
   }
   /** The synced item a local item is by inode and birth time, wherever it was recorded. */
   const ownerOf = (item: LocalItem): BaseItem | undefined => {
@@ -161,11 +162,7 @@ function findLocal(
   };
   const byInode = new Map<number, LocalItem[]>();
   for (const item of local.values()) {
-    if (!baseTypesAt.get(item.path)?.has(item.type) || movedOver(item)) {
-      const list = byInode.get(item.inode) ?? [];
-      list.push(item);
-      byInode.set(item.inode, list);
-    }
+    if (!baseTypesAt.get(item.path)?.has(item.type) || movedOver(item)) addTo(byInode, item.inode, item);
   }
   const statuses = new Map<RemoteId, Status>();
   // Parents before children (a child's status looks at its folder's).
@@ -280,10 +277,7 @@ function pairReplacements(
   const fresh = new Map<string, RemoteItem[]>();
   const candidates = [...remote.values()].filter((r) => r.type === 'file' && !base.has(r.id));
   for (const r of candidates.sort((x, y) => x.id - y.id)) {
-    const k = folderKey(r.parentId, r.name);
-    const list = fresh.get(k);
-    if (list) list.push(r);
-    else fresh.set(k, [r]);
+    addTo(fresh, folderKey(r.parentId, r.name), r);
   }
   const gone = candidates.length === 0 ? [] : [...statuses.values()].filter((st) => !st.remote && st.local && !st.localMoved);
   for (const st of gone.sort((x, y) => x.base.remoteId - y.base.remoteId)) {

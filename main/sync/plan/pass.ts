@@ -3,6 +3,7 @@
  * they already claim (local paths taken or vacated, remote parents and folder names to come). Its questions answer
  * for the trees as this pass's operations leave them, so a later row sees what an earlier one planned.
  */
+import { addTo } from '../grouping.js';
 import { baseName, isWithin, joinPath, nameKey, numberedName, parentOf, safeLocalName } from '../names.js';
 import type { LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, Trees } from '../types.js';
 import { folderKey, type Classified, type Status } from './classify.js';
@@ -71,11 +72,9 @@ export class Pass {
     for (const l of this.local.values()) this.occupied.set(this.occKey(l.path), l.path);
     for (const b of this.base.values()) {
       if (b.parentId === null) continue;
-      const list = this.baseChildren.get(b.parentId);
-      if (list) list.push(b.remoteId);
-      else this.baseChildren.set(b.parentId, [b.remoteId]);
+      addTo(this.baseChildren, b.parentId, b.remoteId);
     }
-    for (const st of this.statuses.values()) if (!st.local) this.goneFrom.set(st.base.path, [...(this.goneFrom.get(st.base.path) ?? []), st]);
+    for (const st of this.statuses.values()) if (!st.local) addTo(this.goneFrom, st.base.path, st);
   }
 
   /** Adds an operation and what it claims for the rest of the pass (remote parents, remote folder names). */
