@@ -4,7 +4,9 @@
  * file (what `drivesync status` reads) as the engine reports. This is the one place that constructs the engine and
  * calls it: the front ends hold a `SyncedFolder`.
  */
+import { join } from 'node:path';
 import type { DriveClient } from '../api/client.js';
+import { STATE_DIR } from '../sync/state-dir.js';
 import type { EngineEvents, EngineState, ItemError, PassSummary, SyncEngine, SyncOptions } from '../sync/engine.js';
 import { FolderRefused } from './errors.js';
 import { lockFolder } from './lock.js';
@@ -71,7 +73,21 @@ export async function openFolder(root: string, options: OpenFolderOptions): Prom
   const shown = options.shown ?? root;
   checkFolder(root, options.otherRoots, shown);
   const { key, mirror } = rootOfAccount(paths, root, server, email);
-  const unlock = lockFolder(`${mirror}.lock`, root);
+  const stateDir = paths.home ?? paths.dataDir;
+  const unlockState = lockFolder(`${mirror}.lock`, root, { stateDir });
+  let unlockFolder: () => void;
+  try {
+    // In the folder itself too: another state folder, another user account or the window and the command line of
+    // another state cannot sync it at the same time.
+    unlockFolder = lockFolder(join(root, STATE_DIR, 'lock'), root, { stateDir });
+  } catch (error) {
+    unlockState();
+    throw error;
+  }
+  const unlock = () => {
+    unlockFolder();
+    unlockState();
+  };
   let engine: SyncEngine;
   try {
     const { SyncEngine } = await import('../sync/engine.js');

@@ -13,7 +13,9 @@ import { parentOf } from './names.js';
 import { LocalTree } from './trees.js';
 import type { LocalItem, RelPath } from './types.js';
 
-export const STATE_DIR = '.drivesync';
+import { STATE_DIR } from './state-dir.js';
+
+export { STATE_DIR };
 
 /** Never uploaded: editors' lock and swap files, partial downloads, OS clutter. */
 export const TEMP_PATTERNS = [

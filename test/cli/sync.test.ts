@@ -386,6 +386,26 @@ describe.each(PROFILES)('sync against the %s profile', (profile) => {
       expect(finished.code).toBe(0);
       expectNoStack(finished);
     });
+
+    it('one engine per folder whoever starts it: a sync from another state folder is refused, naming the process and its state folder', async () => {
+      const account = await newAccount(server, 'two-states');
+      const [home, other] = await Promise.all([signedInHome(server, account), signedInHome(server, account)]);
+      const dir = join(tempDir(), 'Drive');
+      makeTree(dir, { 'a.txt': 'a' });
+      const running = spawnCli(['sync', dir], { home });
+      await running.waitFor(/^watching /m);
+      const second = await cli(['sync', dir, '--once'], { home: other });
+      expect(second.code).toBe(1);
+      expectOneLineError(second, new RegExp(`already being synced by process ${running.child.pid} \\(state folder ${home.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)`));
+      // Nothing of the second run touched the folder: no conflicted copies, the drive as the first left it.
+      expect(readdirSync(dir).sort()).toEqual(['.drivesync', 'a.txt']);
+      const finished = await running.stop('SIGINT');
+      expect(finished.code).toBe(0);
+      // Once the first has stopped, the folder's lock is gone and the other state folder may sync it.
+      expect(existsSync(join(dir, '.drivesync', 'lock'))).toBe(false);
+      const after = await cli(['sync', dir, '--once'], { home: other });
+      expect(after.code, after.stderr).toBe(0);
+    });
   });
 
   describe('two state dirs on one account', () => {
