@@ -60,6 +60,7 @@ export async function adoptLostUploads(
         kind: 'synced',
         remote: match,
         local: hashed,
+        madeHere: true,
         ...(intent.kind === 'replace-remote' && p.remoteId !== undefined ? { replaces: p.remoteId } : {}),
       },
     ]);

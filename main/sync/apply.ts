@@ -19,7 +19,8 @@ export interface MutableTrees {
 
 export type Outcome =
   /** upload, create-remote-folder, download, create-local-folder, record, merge (same content): now in sync. */
-  | { kind: 'synced'; remote: RemoteItem; local: LocalItem; replaces?: RemoteId }
+  /** `madeHere`: this computer made the entry (an upload); otherwise the row keeps what it said. */
+  | { kind: 'synced'; remote: RemoteItem; local: LocalItem; replaces?: RemoteId; madeHere?: true }
   /** rename-remote, move-remote: the entry's new remote state. */
   | { kind: 'remote-moved'; remote: RemoteItem; local: LocalItem }
   /** move-local: where the item is now. */
@@ -38,8 +39,9 @@ export type Outcome =
       replaces?: RemoteId;
     };
 
-export function baseFrom(remote: RemoteItem, local: LocalItem): BaseItem {
+export function baseFrom(remote: RemoteItem, local: LocalItem, madeHere?: boolean): BaseItem {
   return {
+    ...(madeHere ? { madeHere: true as const } : {}),
     remoteId: remote.id,
     parentId: remote.parentId,
     remoteName: remote.name,
@@ -158,7 +160,7 @@ export function applyOutcome(trees: MutableTrees, outcome: Outcome): void {
       const before = trees.base.get(outcome.remote.id);
       trees.remote.set(outcome.remote.id, outcome.remote);
       trees.local.set(outcome.local.path, outcome.local);
-      trees.base.set(outcome.remote.id, baseFrom(outcome.remote, outcome.local));
+      trees.base.set(outcome.remote.id, baseFrom(outcome.remote, outcome.local, outcome.madeHere ?? before?.madeHere));
       if (before?.type === 'folder') descendantsFollow(trees, outcome.remote.id, before.path, outcome.local.path);
       return;
     }

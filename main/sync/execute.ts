@@ -15,7 +15,7 @@ import { STATE_DIR } from './local.js';
 import type { Clock, FileSystem, RandomId } from './ports.js';
 import type { Mirror } from './mirror.js';
 import type { BaseTree } from './trees.js';
-import { baseName, conflictedCopyName, joinPath, numberedName, parentOf } from './names.js';
+import { baseName, conflictedCopyName, joinPath, numberedName, parentOf, safeLocalName } from './names.js';
 import type { LocalItem, Operation, RelPath, RemoteId, RemoteItem } from './types.js';
 
 export interface ExecutorPorts {
@@ -50,8 +50,11 @@ export interface ExecutorEvents {
   failed?(op: Operation, error: unknown): void;
   /** Something the user should know (a changed link URL, a password-protected link not carried over). */
   notice?(message: string, path?: RelPath): void;
-  /** Both sides changed `path`: the local version now lives at `copy`. */
-  conflict?(path: RelPath, copy: RelPath): void;
+  /**
+   * Both sides changed `path`: the local version now lives at `copy`. `twice`: this computer and another saved the
+   * same file at once, each as a new entry on the drive; this computer's is the conflicted copy, there and here.
+   */
+  conflict?(path: RelPath, copy: RelPath, twice?: boolean): void;
 }
 
 export interface ExecuteResult {
@@ -97,6 +100,13 @@ export class BusyError extends Error {
 export class RefusedPathError extends Error {}
 
 const errorCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | null)?.code;
+
+/** What a replaced entry carries over to its new version. */
+interface Carried {
+  entry: FileEntry | undefined;
+  starred: boolean;
+  link: Awaited<ReturnType<DriveClient['links']['get']>>;
+}
 
 export class Executor {
   private readonly queue: PQueue;
@@ -279,6 +289,26 @@ export class Executor {
     }
   }
 
+  /**
+   * Everything below a remote folder is as the listing the plan used says: a folder's trash takes its whole subtree
+   * along, and another computer may have put something new in it since (an edit beats a deletion at any speed). What
+   * is new or changed goes into the remote tree, and the operation is stale: the next plan sees it.
+   */
+  private async unchangedRemoteFolder(id: RemoteId, signal?: AbortSignal): Promise<void> {
+    const changed: RemoteItem[] = [];
+    for await (const entry of this.ports.client.entries.tree({ rootId: id, perPage: 1000, ...(signal ? { signal } : {}) })) {
+      if (entry.deleted_at) continue;
+      const now = toRemoteItem(entry, this.rootId);
+      const seen = this.trees.remote.get(now.id);
+      const same =
+        seen !== undefined && seen.parentId === now.parentId && seen.name === now.name && seen.type === now.type && seen.size === now.size;
+      if (!same || (now.type === 'file' && seen.updatedAt !== '' && now.updatedAt !== seen.updatedAt)) changed.push(now);
+    }
+    if (changed.length === 0) return;
+    for (const item of changed) this.trees.remote.set(item.id, item);
+    throw new StaleError(`${changed.length} item${changed.length === 1 ? '' : 's'} changed on the drive inside a folder about to be trashed`);
+  }
+
   private remoteOf(id: RemoteId): RemoteItem {
     const item = this.trees.remote.get(id);
     if (!item) throw new StaleError(`remote entry ${id} is no longer listed`);
@@ -293,7 +323,7 @@ export class Executor {
         const relativePath = folders.length > 0 ? [...folders.map((f) => f.name), op.name].join('/') : undefined;
         const folderItems = await Promise.all(folders.map((folder) => this.localItem(folder.path, false)));
         const { entry, local } = await this.uploadFile(op.path, op.name, op.parentId, signal, relativePath);
-        const file: Outcome = { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local };
+        const file: Outcome = { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local, madeHere: true };
         if (folders.length === 0) return file;
         // The folders the upload made on its way are synced with it, parents first.
         const ids = await this.foldersMade(entry, op.parentId, folders, signal);
@@ -306,15 +336,18 @@ export class Executor {
       }
       case 'replace-remote': {
         const old = this.remoteOf(op.remoteId);
+        // What the old entry carries is read first, so that the new entry and the old one's trash follow each other at
+        // once: another computer that lists the drive between them sees two entries of one name.
+        const carried = await this.readCarried(op.remoteId, this.remoteParent(old.parentId), old.name);
         const { entry, local } = await this.uploadFile(op.path, old.name, old.parentId, signal);
-        await this.carryOver(op.remoteId, entry, op.path);
         await client.entries.trash([op.remoteId]);
-        return { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local, replaces: op.remoteId };
+        await this.carryOver(carried, entry, op.path);
+        return { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local, replaces: op.remoteId, madeHere: true };
       }
       case 'create-remote-folder': {
         const local = await this.localItem(op.path, false);
         const folder = await client.entries.createFolder(op.name, this.remoteParent(op.parentId));
-        return { kind: 'synced', remote: toRemoteItem(folder, this.rootId), local };
+        return { kind: 'synced', remote: toRemoteItem(folder, this.rootId), local, madeHere: true };
       }
       // The local item is looked at before the request: once the drive has moved the entry, the move is recorded
       // even if the local item moved on meanwhile (the next pass sees that), or base would disagree with the drive.
@@ -335,6 +368,7 @@ export class Executor {
         return { kind: 'remote-moved', remote: item, local };
       }
       case 'trash-remote': {
+        if (this.trees.remote.get(op.remoteId)?.type === 'folder') await this.unchangedRemoteFolder(op.remoteId, signal);
         try {
           await client.entries.trash([op.remoteId]);
         } catch (error) {
@@ -345,10 +379,12 @@ export class Executor {
       case 'download': {
         const remote = this.remoteOf(op.remoteId);
         const expected = this.trees.base.get(op.replaces ?? op.remoteId);
+        const seen = this.trees.local.get(op.path);
         const local = await this.fetchInto(remote, op.path, signal, (current) => {
-          // C2 replaces a file only while it is still the synced version; N1/D4 only fill an empty place.
+          // C2 replaces a file only while it is the synced version as the plan saw it (same item, size and time);
+          // N1/D4 only fill an empty place.
           if (!current) return true;
-          return !!expected && expected.path === op.path && current.size === expected.size && current.mtimeMs === expected.mtimeMs;
+          return !!expected && expected.path === op.path && !changedSince(seen, current);
         });
         return { kind: 'synced', remote, local, ...(op.replaces !== undefined ? { replaces: op.replaces } : {}) };
       }
@@ -379,7 +415,44 @@ export class Executor {
       case 'merge':
       case 'conflict':
         return this.resolveBothChanged(op, signal);
+      case 'resolve-twin':
+        return this.resolveTwin(op, signal);
     }
+  }
+
+  /**
+   * This computer's entry has an older twin of the same name on the drive (C5). The same bytes: the twin is the file,
+   * and this computer's entry goes to the drive's trash. Other bytes: this computer's entry is the conflicted copy,
+   * renamed on the drive and here, so every client of the drive sees one file and one conflicted copy.
+   */
+  private async resolveTwin(op: Extract<Operation, { kind: 'resolve-twin' }>, signal?: AbortSignal): Promise<Outcome | Outcome[]> {
+    const ours = this.remoteOf(op.remoteId);
+    const twin = this.remoteOf(op.twinId);
+    const here = await this.unchangedLocal(op.path);
+    if (!here) throw new StaleError(`${op.path} is no longer where it was`);
+    const synced = this.trees.base.get(op.remoteId);
+    const hash = synced?.hash ?? (await this.ports.fs.hash(this.abs(op.path)));
+    if (twin.size === ours.size && !this.trees.base.has(op.twinId)) {
+      const tmp = this.tmpPath();
+      try {
+        await this.ports.client.transfers.download({ id: twin.id, url: null }, tmp, { signal, expectedSize: twin.size });
+        if ((await this.ports.fs.hash(tmp)) === hash) {
+          await this.ports.client.entries.trash([ours.id]);
+          return { kind: 'synced', remote: twin, local: { ...here, hash }, replaces: ours.id };
+        }
+      } finally {
+        await this.ports.fs.rm(tmp, { force: true });
+      }
+    }
+    const when = Date.parse(ours.updatedAt);
+    const name = conflictedCopyName(ours.name, Number.isNaN(when) ? this.ports.clock.now() : new Date(when), this.ports.hostname);
+    const renamed = toRemoteItem(await this.ports.client.entries.rename(ours.id, name), this.rootId);
+    const moved: Outcome = { kind: 'remote-moved', remote: { ...renamed, parentId: ours.parentId }, local: { ...here, hash } };
+    let target = joinPath(parentOf(op.path), safeLocalName(name));
+    for (let n = 2; await this.exists(target); n++) target = joinPath(parentOf(op.path), numberedName(safeLocalName(name), n));
+    await this.placing(target, () => this.ports.fs.rename(this.abs(op.path), this.abs(target)), this.abs(op.path));
+    this.events.conflict?.(op.path, target, true);
+    return [moved, { kind: 'local-moved', from: op.path, to: target, remote: { ...renamed, parentId: ours.parentId } }];
   }
 
   /**
@@ -480,24 +553,30 @@ export class Executor {
     return { ...(await this.localItem(target, true)) };
   }
 
+  /** What an entry carries that a new version of it must carry too: description, shares, star, link. */
+  private async readCarried(oldId: RemoteId, parentId: RemoteId | null, name: string): Promise<Carried> {
+    const { client } = this.ports;
+    const old = await this.findEntry(oldId, parentId, name);
+    const link = await client.links.get(oldId).catch((error: unknown) => {
+      if (error instanceof ApiError && (error.kind === 'forbidden' || error.kind === 'not-found')) return null;
+      throw error;
+    });
+    return { entry: old, starred: await this.isStarred(oldId), link };
+  }
+
   /**
    * No content-replace endpoint exists: the new entry gets the old one's description, star, shares and link
    * settings. A link cannot keep its URL; the new one is reported.
    */
-  private async carryOver(oldId: RemoteId, entry: FileEntry, path: RelPath): Promise<void> {
+  private async carryOver({ entry: old, starred, link }: Carried, entry: FileEntry, path: RelPath): Promise<void> {
     const { client } = this.ports;
-    const old = await this.findEntry(oldId, entry.parent_id ?? null);
     if (old?.description) await client.entries.update(entry.id, { description: old.description });
     for (const user of old?.users ?? []) {
       const p = user.entry_permissions;
       const permissions = p ? (['view', 'edit', 'download'] as const).filter((k) => p[k]) : (['view'] as const);
       await client.sharing.share(entry.id, [user.email], [...permissions]);
     }
-    if (await this.isStarred(oldId)) await client.entries.star([entry.id]);
-    const link = await client.links.get(oldId).catch((error: unknown) => {
-      if (error instanceof ApiError && (error.kind === 'forbidden' || error.kind === 'not-found')) return null;
-      throw error;
-    });
+    if (starred) await client.entries.star([entry.id]);
     if (link) {
       if (link.link.password) {
         this.events.notice?.(`${path} was replaced; its link was password-protected and was not carried over`, path);
@@ -512,8 +591,10 @@ export class Executor {
     }
   }
 
-  private async findEntry(id: RemoteId, parentId: RemoteId | null): Promise<FileEntry | undefined> {
-    for await (const e of this.ports.client.entries.list(parentId === null ? {} : { parentIds: [parentId] })) {
+  /** An entry as the drive lists it now: among its folder's children, or at the drive's root by its name. */
+  private async findEntry(id: RemoteId, parentId: RemoteId | null, name: string): Promise<FileEntry | undefined> {
+    // Without `parentIds` a listing is the whole drive on some servers: at the root, the name narrows it.
+    for await (const e of this.ports.client.entries.list(parentId === null ? { query: name } : { parentIds: [parentId] })) {
       if (e.id === id) return e;
     }
     return undefined;

@@ -36,6 +36,9 @@ const MIGRATIONS: readonly string[] = [
   // The local item's birth time, with its inode what tells it from a new file given its freed inode number. Rows
   // written before have NULL: unknown, and matched by inode as they were.
   `ALTER TABLE base ADD COLUMN birthtime_ms REAL;`,
+  // Whether this computer made the entry: of two entries of one name on the drive made at once by two computers,
+  // the one that made the later can tell it is a conflict (rule C5). Rows written before: not made here.
+  `ALTER TABLE base ADD COLUMN made_here INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 export const MIRROR_SCHEMA_VERSION = MIGRATIONS.length;
@@ -53,6 +56,7 @@ interface BaseRow {
   hash: string | null;
   remote_size: number;
   remote_updated_at: string;
+  made_here: number;
 }
 
 export interface Intent {
@@ -75,6 +79,7 @@ const toItem = (r: BaseRow): BaseItem => ({
   hash: r.hash,
   remoteSize: r.remote_size,
   remoteUpdatedAt: r.remote_updated_at,
+  ...(r.made_here ? { madeHere: true as const } : {}),
 });
 
 export class Mirror {
@@ -95,12 +100,12 @@ export class Mirror {
     this.db.pragma('cache_size = -2000');
     this.migrate();
     this.upsertStmt = this.db.prepare(
-      `INSERT INTO base (remote_id, parent_id, remote_name, path, type, inode, size, mtime_ms, birthtime_ms, hash, remote_size, remote_updated_at)
-       VALUES (@remoteId, @parentId, @remoteName, @path, @type, @inode, @size, @mtimeMs, @birthtimeMs, @hash, @remoteSize, @remoteUpdatedAt)
+      `INSERT INTO base (remote_id, parent_id, remote_name, path, type, inode, size, mtime_ms, birthtime_ms, hash, remote_size, remote_updated_at, made_here)
+       VALUES (@remoteId, @parentId, @remoteName, @path, @type, @inode, @size, @mtimeMs, @birthtimeMs, @hash, @remoteSize, @remoteUpdatedAt, @madeHere)
        ON CONFLICT (remote_id) DO UPDATE SET parent_id = excluded.parent_id, remote_name = excluded.remote_name,
          path = excluded.path, type = excluded.type, inode = excluded.inode, size = excluded.size,
          mtime_ms = excluded.mtime_ms, birthtime_ms = excluded.birthtime_ms, hash = excluded.hash, remote_size = excluded.remote_size,
-         remote_updated_at = excluded.remote_updated_at`,
+         remote_updated_at = excluded.remote_updated_at, made_here = excluded.made_here`,
     );
     this.deleteStmt = this.db.prepare('DELETE FROM base WHERE remote_id = ?');
     this.clearIntentStmt = this.db.prepare('DELETE FROM intents WHERE id = ?');
@@ -157,7 +162,9 @@ export class Mirror {
   commit(intentId: number | null, upserts: Iterable<BaseItem>, deletes: Iterable<RemoteId>): void {
     this.db.transaction(() => {
       for (const id of deletes) this.deleteStmt.run(id);
-      for (const item of upserts) this.upsertStmt.run({ ...item, birthtimeMs: birthField(item.birthtimeMs).birthtimeMs ?? null });
+      for (const item of upserts) {
+        this.upsertStmt.run({ ...item, birthtimeMs: birthField(item.birthtimeMs).birthtimeMs ?? null, madeHere: item.madeHere ? 1 : 0 });
+      }
       if (intentId !== null) this.clearIntentStmt.run(intentId);
     })();
   }

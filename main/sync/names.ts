@@ -67,6 +67,60 @@ export function numberedName(name: string, n: number): string {
 }
 
 /**
+ * Whether a local name is one the drive's name gives (its safe form, or that numbered: `a (2).txt` for `a.txt`), as
+ * opposed to a name the user chose that the drive could not take (kept mapped in base). Only a given name follows
+ * when the drive's names change.
+ */
+export function isGivenName(localName: string, remoteName: string, caseInsensitive = false): boolean {
+  const safe = safeLocalName(remoteName);
+  const key = (name: string) => nameKey(name, caseInsensitive);
+  if (key(localName) === key(safe)) return true;
+  // A new local folder the drive took under a number (its name was a sibling folder's): it takes the number here too.
+  if (isNumberedFrom(safe, localName, key)) return true;
+  return isNumberedFrom(localName, safe, key);
+}
+
+/** Whether `name` is `base` numbered (`a (2).txt` from `a.txt`), names compared by `key`. */
+function isNumberedFrom(name: string, base: string, key: (name: string) => string): boolean {
+  const [stem, ext] = splitExtension(base);
+  const numbered = /^(.*) \((\d{1,6})\)(.*)$/su.exec(name);
+  if (!numbered || Number(numbered[2]) < 2) return false;
+  return key(numbered[1]!) === key(stem) && key(numbered[3]!) === key(ext);
+}
+
+/**
+ * The local names the drive's names give the entries of one folder, the same on every computer: each entry's safe
+ * name; entries whose safe names clash (duplicate names on the drive, NFC/NFD twins, case twins where the volume
+ * folds case) keep it in the order of their ids, lowest first, and the others are numbered (`a (2).txt`, …) with
+ * numbers no entry of the folder has as its own name.
+ */
+export function givenNames<T extends { id: number; name: string }>(entries: readonly T[], caseInsensitive: boolean): Map<number, string> {
+  const out = new Map<number, string>();
+  const byKey = new Map<string, T[]>();
+  for (const entry of entries) {
+    const key = nameKey(safeLocalName(entry.name), caseInsensitive);
+    const group = byKey.get(key);
+    if (group) group.push(entry);
+    else byKey.set(key, [entry]);
+  }
+  const taken = new Set(byKey.keys());
+  for (const group of byKey.values()) {
+    group.sort((a, b) => a.id - b.id);
+    out.set(group[0]!.id, safeLocalName(group[0]!.name));
+    let n = 2;
+    for (const entry of group.slice(1)) {
+      const own = safeLocalName(entry.name);
+      let candidate = numberedName(own, n);
+      while (taken.has(nameKey(candidate, caseInsensitive))) candidate = numberedName(own, ++n);
+      taken.add(nameKey(candidate, caseInsensitive));
+      out.set(entry.id, candidate);
+      n++;
+    }
+  }
+  return out;
+}
+
+/**
  * `name (conflicted copy YYYY-MM-DD HHMMSS host).ext`, the local copy kept when both sides changed a file.
  * The timestamp is UTC so two machines in different zones write comparable names.
  */
@@ -77,7 +131,11 @@ export function conflictedCopyName(name: string, when: Date, host: string): stri
     `${pad(when.getUTCHours())}${pad(when.getUTCMinutes())}${pad(when.getUTCSeconds())}`;
   const [stem, ext] = splitExtension(name);
   const safeHost = host.replace(/[^\w.-]/g, '-').slice(0, 40) || 'host';
-  return `${stem} (conflicted copy ${stamp} ${safeHost})${ext}`;
+  const tag = ` (conflicted copy ${stamp} ${safeHost})`;
+  // The drive takes renames of at most 200 characters: a long stem is cut, the tag and extension kept.
+  const room = 200 - [...tag].length - [...ext].length;
+  const cut = [...stem].length > room ? [...stem].slice(0, Math.max(1, room)).join('') : stem;
+  return `${cut}${tag}${ext}`;
 }
 
 /** What safeLocalName changes in a name, character for character (a path's separators kept). */

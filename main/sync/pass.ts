@@ -24,7 +24,8 @@ import type { BaseItem, EngineRuleId, EngineState, LocalItem, Operation, Plan, R
 
 export interface Activity {
   at: string;
-  kind: Operation['kind'] | 'conflict' | 'notice';
+  /** A duplicate this computer made on the drive, resolved (rule C5), is told as a conflict or a merge. */
+  kind: Exclude<Operation['kind'], 'resolve-twin'> | 'conflict' | 'notice';
   path: string;
   rule?: RuleId | EngineRuleId;
 }
@@ -414,7 +415,7 @@ export class FolderPasses {
       // what it sent.
       if (this.host.live && summary.done > 0 && this.remoteCheck.usable) this.host.checkDrive();
       // The loop's last plan still holds when nothing ran after it (at 100,000 items a plan takes most of a second).
-      const quiet = last ? last.quiet : settled(this.trees);
+      const quiet = last ? last.quiet : settled(this.trees, { caseInsensitive: this.caseInsensitive });
       const final = quiet ? null : (last?.plan ?? this.planNow());
       // Items the service refuses (folder names and renames outside 3–200 characters) are not synced until the user
       // renames them: the pass has not brought the folder in sync. They were reported when first planned.
@@ -485,12 +486,23 @@ export class FolderPasses {
       },
       {
         transfer: (event) => this.host.transfer(event),
-        done: (op) => this.host.record({ kind: op.kind, path: labels.get(op) ?? opPath(op), rule: op.rule }),
+        done: (op, outcome) => {
+          // A resolved duplicate that was a conflict is told by `conflict`; the same bytes twice, as a merge.
+          if (op.kind === 'resolve-twin') {
+            if (outcome.kind === 'synced') this.host.record({ kind: 'merge', path: labels.get(op) ?? op.path, rule: op.rule });
+            return;
+          }
+          this.host.record({ kind: op.kind, path: labels.get(op) ?? opPath(op), rule: op.rule });
+        },
         notice: (message) => this.host.notice(message),
-        conflict: (path, copy) => {
-          this.host.notice(`both sides changed ${path}; your version is kept as ${copy}`);
+        conflict: (path, copy, twice) => {
+          this.host.notice(
+            twice
+              ? `${path} was saved on this computer and another at the same time; this computer's version is kept as ${copy}, here and on the drive`
+              : `both sides changed ${path}; your version is kept as ${copy}`,
+          );
           this.host.conflict(copy, path);
-          this.host.record({ kind: 'conflict', path: copy });
+          this.host.record({ kind: 'conflict', path: copy, ...(twice ? { rule: 'C5' as const } : {}) });
         },
       },
       this.options.concurrency ?? 4,
@@ -504,7 +516,7 @@ export class FolderPasses {
     let last: { plan: Plan; quiet: boolean } | null = null;
     for (let iteration = 0; iteration < maxIterations; iteration++) {
       if (this.host.stopped || this.host.paused) break;
-      const quiet = settled(this.trees);
+      const quiet = settled(this.trees, { caseInsensitive: this.caseInsensitive });
       const result = quiet ? emptyPlan() : this.planNow();
       last = { plan: result, quiet };
       for (const skip of result.skipped) this.reportSkipped(skip.path, skip.reason, !skip.fails);

@@ -12,12 +12,13 @@
  * that is free); the rest wait for the next pass. The engine repeats plan → execute until a plan is empty.
  */
 import { sameItem } from './birth.js';
-import { parentOf } from './names.js';
+import { addTo } from './grouping.js';
+import { baseName, givenNames, isGivenName, nameKey, parentOf } from './names.js';
 import { byDepthThenPath, classify, type Classified } from './plan/classify.js';
 import { CONSTRAINTS } from './plan/constraints.js';
 import { Pass } from './plan/pass.js';
 import { NEW_LOCAL, NEW_REMOTE, SYNCED_TABLE, remoteLeaving } from './plan/table.js';
-import type { LocalItem, Plan, RelPath, RemoteItem, Trees } from './types.js';
+import type { LocalItem, Plan, RelPath, RemoteId, RemoteItem, Trees } from './types.js';
 
 export { REMOTE_NAME } from './plan/remote-name.js';
 
@@ -33,10 +34,13 @@ export interface PlanOptions {
  * inode, size and mtime, the listing says what base says of it, and nothing else exists on either side. Then no
  * row of the table applies, so a poll or rescan that found no change costs no planning (and no per-item garbage).
  */
-export function settled({ base, local, remote }: Trees): boolean {
+export function settled({ base, local, remote }: Trees, options: Pick<PlanOptions, 'caseInsensitive'> = {}): boolean {
   if (local.size !== base.size || remote.size !== base.size) return false;
   const paths = new Set<RelPath>();
+  /** Remote folders holding an item whose local name is not its remote name (made safe, or numbered). */
+  let renamedIn: Set<RemoteId | null> | null = null;
   for (const b of base.values()) {
+    if (baseName(b.path) !== b.remoteName) (renamedIn ??= new Set()).add(b.parentId);
     if (paths.has(b.path)) return false;
     paths.add(b.path);
     if (b.parentId === null) {
@@ -54,11 +58,36 @@ export function settled({ base, local, remote }: Trees): boolean {
       if (r.size !== b.remoteSize || r.updatedAt !== b.remoteUpdatedAt) return false;
     }
   }
+  return renamedIn === null || givenNamesHeld(base, renamedIn, options.caseInsensitive ?? false);
+}
+
+/**
+ * Every item of these folders whose local name the drive's name gives has its given name (a duplicate on the drive
+ * that went, or two given names swapped, is a change to plan). Only folders where a local name differs from its
+ * remote name are looked at: elsewhere every name is its own.
+ */
+function givenNamesHeld(base: Trees['base'], folders: ReadonlySet<RemoteId | null>, caseInsensitive: boolean): boolean {
+  const children = new Map<RemoteId | null, Array<{ id: RemoteId; name: string; local: string; file: boolean; madeHere: boolean }>>();
+  for (const b of base.values()) {
+    if (!folders.has(b.parentId)) continue;
+    addTo(children, b.parentId, { id: b.remoteId, name: b.remoteName, local: baseName(b.path), file: b.type === 'file', madeHere: b.madeHere === true });
+  }
+  for (const entries of children.values()) {
+    const given = givenNames(entries, caseInsensitive);
+    // A later file of one name this computer made is a conflict to resolve (C5).
+    const firstOfName = new Map<string, number>();
+    for (const e of entries) if (e.file) firstOfName.set(e.name, Math.min(firstOfName.get(e.name) ?? Infinity, e.id));
+    for (const e of entries) {
+      if (e.file && e.madeHere && firstOfName.get(e.name)! < e.id) return false;
+      if (e.local === e.name || !isGivenName(e.local, e.name, caseInsensitive)) continue;
+      if (nameKey(given.get(e.id)!, caseInsensitive) !== nameKey(e.local, caseInsensitive)) return false;
+    }
+  }
   return true;
 }
 
 export function plan(trees: Trees, options: PlanOptions = {}): Plan {
-  return settled(trees) ? { operations: [], deletions: 0, skipped: [], notes: [] } : planChanges(trees, options);
+  return settled(trees, options) ? { operations: [], deletions: 0, skipped: [], notes: [] } : planChanges(trees, options);
 }
 
 /** The decision table applied to every item; `plan` skips it when the trees are settled. */

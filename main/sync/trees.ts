@@ -11,6 +11,8 @@ import { birthField, birthMatch } from './birth.js';
 import type { BaseItem, ItemType, LocalItem, RelPath, RemoteId, RemoteItem } from './types.js';
 
 const FOLDER = 1;
+/** Base's type column also holds whether this computer made the entry. */
+const MADE_HERE = 2;
 const typeCode = (type: ItemType) => (type === 'folder' ? FOLDER : 0);
 const typeOf = (code: number): ItemType => (code === FOLDER ? 'folder' : 'file');
 
@@ -236,7 +238,7 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
 
   protected write(row: number, b: BaseItem): void {
     this.parentId[row] = b.parentId ?? Number.NaN;
-    this.type[row] = typeCode(b.type);
+    this.type[row] = typeCode(b.type) | (b.madeHere ? MADE_HERE : 0);
     this.inode[row] = b.inode;
     this.bytes[row] = b.size;
     this.mtimeMs[row] = b.mtimeMs;
@@ -251,12 +253,13 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
   protected read(row: number, remoteId: RemoteId): BaseItem {
     const parentId = this.parentId[row]!;
     const path = this.path[row]!;
+    const flags = this.type[row]!;
     return {
       remoteId,
       parentId: Number.isNaN(parentId) ? null : parentId,
       remoteName: this.remoteName[row] ?? lastSegment(path),
       path,
-      type: typeOf(this.type[row]!),
+      type: typeOf(flags & FOLDER),
       inode: this.inode[row]!,
       size: this.bytes[row]!,
       mtimeMs: this.mtimeMs[row]!,
@@ -264,6 +267,7 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
       remoteSize: this.remoteSize[row]!,
       remoteUpdatedAt: this.updatedAt.read(row),
       ...birthField(this.birthtimeMs[row]),
+      ...(flags & MADE_HERE ? { madeHere: true as const } : {}),
     };
   }
 
@@ -285,7 +289,7 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
       isSynced: (path) => rowAt.has(path),
       needsHash: (item) => {
         const row = rowAt.get(item.path);
-        if (row === undefined || this.type[row] === FOLDER) return false;
+        if (row === undefined || (this.type[row]! & FOLDER) === FOLDER) return false;
         if (this.bytes[row] !== item.size || this.mtimeMs[row] !== item.mtimeMs || this.inode[row] !== item.inode) return true;
         // A new file with the old one's inode number: hashed, so that an identical one is recorded (C4) with its birth time.
         return birthMatch({ birthtimeMs: this.birthtimeMs[row]! }, item) === 'different';

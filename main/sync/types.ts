@@ -50,6 +50,11 @@ export interface BaseItem {
   hash: string | null;
   remoteSize: number;
   remoteUpdatedAt: string;
+  /**
+   * This computer made the entry (an upload, a saved edit, a new folder). Of two entries one name on the drive that
+   * two computers made at once, only the one that made the later entry can tell it is a conflict (C5).
+   */
+  madeHere?: true;
 }
 
 export interface Trees {
@@ -60,8 +65,8 @@ export interface Trees {
 
 /** The rows of docs/sync-rules.md's decision table (C: content, M: moves, D: deletions, N: one side only). */
 export const RULE_IDS = [
-  'C1', 'C2', 'C3', 'C4',
-  'M1', 'M2', 'M3', 'M4', 'M5',
+  'C1', 'C2', 'C3', 'C4', 'C5',
+  'M1', 'M2', 'M3', 'M4', 'M5', 'M6',
   'D1', 'D2', 'D3', 'D4', 'D5', 'D6',
   'N1', 'N2', 'N3', 'N4', 'N5', 'N6',
 ] as const;
@@ -92,6 +97,12 @@ export type Operation =
   | { kind: 'move-local'; rule: RuleId; remoteId: RemoteId; from: RelPath; to: RelPath }
   | { kind: 'trash-local'; rule: RuleId; path: RelPath; remoteId: RemoteId | null; count: number }
   | { kind: 'conflict'; rule: RuleId; remoteId: RemoteId; path: RelPath; replaces?: RemoteId }
+  /**
+   * The entry this computer made has an older twin (`twinId`: the same name in the same folder): the same bytes, and
+   * the entry goes to the drive's trash (the twin is the file); other bytes, and it is renamed on the drive, and here,
+   * to its conflicted-copy name.
+   */
+  | { kind: 'resolve-twin'; rule: RuleId; remoteId: RemoteId; twinId: RemoteId; path: RelPath }
   | { kind: 'merge'; rule: RuleId; remoteId: RemoteId; path: RelPath }
   | { kind: 'record'; rule: RuleId; remoteId: RemoteId; path: RelPath }
   | { kind: 'forget'; rule: RuleId; remoteId: RemoteId };

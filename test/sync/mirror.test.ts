@@ -99,7 +99,7 @@ describe('schema migrations', () => {
     const mirror = new Mirror(file);
     try {
       expect(mirror.schemaVersion).toBe(MIRROR_SCHEMA_VERSION);
-      expect(MIRROR_SCHEMA_VERSION).toBe(2);
+      expect(MIRROR_SCHEMA_VERSION).toBe(3);
       expect([...mirror.loadBase().values()]).toEqual([row(1, null, 'old.txt', 'file', 3)]);
       expect(mirror.intents().map((i) => i.payload)).toEqual([{ path: 'x' }]);
       const born = { ...row(2, null, 'new.txt', 'file', 4), birthtimeMs: 1_795_450_029_619.6077 };
@@ -109,19 +109,41 @@ describe('schema migrations', () => {
     }
     const again = new Mirror(file);
     try {
-      expect(again.schemaVersion).toBe(2);
+      expect(again.schemaVersion).toBe(3);
       expect([...again.loadBase().values()]).toEqual([row(1, null, 'old.txt', 'file', 3), { ...row(2, null, 'new.txt', 'file', 4), birthtimeMs: 1_795_450_029_619.6077 }]);
     } finally {
       again.close();
     }
     const raw = new Database(file, { readonly: true });
     try {
-      expect(raw.prepare('SELECT remote_id, birthtime_ms FROM base ORDER BY remote_id').all()).toEqual([
-        { remote_id: 1, birthtime_ms: null },
-        { remote_id: 2, birthtime_ms: 1_795_450_029_619.6077 },
+      expect(raw.prepare('SELECT remote_id, birthtime_ms, made_here FROM base ORDER BY remote_id').all()).toEqual([
+        { remote_id: 1, birthtime_ms: null, made_here: 0 },
+        { remote_id: 2, birthtime_ms: 1_795_450_029_619.6077, made_here: 0 },
       ]);
     } finally {
       raw.close();
+    }
+  });
+
+  it('a mirror written before it recorded which entries this computer made reads its rows as made elsewhere; new rows keep it', () => {
+    const file = join(dir, 'v2.sqlite');
+    const first = new Mirror(file);
+    first.commit(null, [row(1, null, 'old.txt', 'file', 3)], []);
+    first.close();
+    const v2 = new Database(file);
+    v2.exec('ALTER TABLE base DROP COLUMN made_here');
+    v2.pragma('user_version = 2');
+    v2.close();
+    const mirror = new Mirror(file);
+    try {
+      expect(mirror.schemaVersion).toBe(3);
+      expect([...mirror.loadBase().values()]).toEqual([row(1, null, 'old.txt', 'file', 3)]);
+      mirror.commit(null, [{ ...row(2, null, 'mine.txt', 'file', 4), madeHere: true }], []);
+      const base = mirror.loadBase();
+      expect(base.get(1)?.madeHere).toBeUndefined();
+      expect(base.get(2)?.madeHere).toBe(true);
+    } finally {
+      mirror.close();
     }
   });
 });

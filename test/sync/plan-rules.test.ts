@@ -199,6 +199,63 @@ describe('C4: touched (same hash), same remotely → record', () => {
   });
 });
 
+/**
+ * Two computers save one file at once: each uploads its version as a new entry and trashes the old one, so the drive
+ * ends with two entries of one name. This is the later one's computer (B): it made `ours` (madeHere), after `theirs`.
+ */
+function savedOnTwoComputers(theirs: string, ours: string): { sim: Sim; old: number; twin: number; mine: number } {
+  const sim = new Sim({ host: 'B' });
+  const old = sim.addSynced('plan.txt', 'file', 'v0');
+  sim.localWrite('plan.txt', ours);
+  const edit = opsOf(sim);
+  // The other computer's save reaches the drive first (it trashed `old` too; B's trash of it changes nothing).
+  const twin = sim.remoteCreate(null, 'plan.txt', 'file', theirs);
+  for (const op of edit) sim.apply(op);
+  const mine = [...sim.trees.base.values()].find((b) => b.path === 'plan.txt')!.remoteId;
+  return { sim, old, twin, mine };
+}
+
+describe('C5: a later entry of one name this computer made (two computers saved one file at once) → resolve-twin', () => {
+  it('other bytes: this computer renames its entry to the conflicted-copy name, on the drive and here; the older keeps the name', () => {
+    const { sim, twin, mine } = savedOnTwoComputers('from A', 'from B');
+    expect(sim.trees.base.get(mine)?.madeHere).toBe(true);
+    expect(opsOf(sim)).toEqual([{ kind: 'resolve-twin', rule: 'C5', remoteId: mine, twinId: twin, path: 'plan.txt' }]);
+    const { sim: done } = expectConverges(() => savedOnTwoComputers('from A', 'from B').sim);
+    const copy = conflictedCopyName('plan.txt', new Date(Date.parse(sim.trees.remote.get(mine)!.updatedAt)), 'B');
+    expect(remoteNames(done)).toEqual([copy, 'plan.txt'].sort());
+    expect(done.localContent.get('plan.txt')).toBe('from A');
+    expect(done.localContent.get(copy)).toBe('from B');
+  });
+
+  it('the same bytes: this computer\'s entry goes to the drive\'s trash and the file is the older entry; nothing renamed', () => {
+    const { sim: done } = expectConverges(() => savedOnTwoComputers('same', 'same').sim);
+    expect(remoteNames(done)).toEqual(['plan.txt']);
+    expect(localPaths(done)).toEqual(['plan.txt']);
+    expect(done.trash.filter((t) => t.side === 'remote').map((t) => t.content)).toEqual(['v0', 'same']);
+  });
+
+  it('the computer that made the older entry (or any other) renames nothing: the later one is numbered here until its maker resolves it', () => {
+    const sim = new Sim({ host: 'A' });
+    const old = sim.addSynced('plan.txt', 'file', 'v0');
+    sim.localWrite('plan.txt', 'from A');
+    for (const op of opsOf(sim)) sim.apply(op);
+    const b = sim.remoteCreate(null, 'plan.txt', 'file', 'from B');
+    expect(sim.trees.remote.has(old)).toBe(false);
+    expect(opsOf(sim)).toEqual([{ kind: 'download', rule: 'N1', remoteId: b, path: 'plan (2).txt' }]);
+  });
+
+  it('waits while its twin, synced here, changes this pass (the two are compared as they stay)', () => {
+    const sim = new Sim();
+    const twin = sim.addSynced('plan (2).txt', 'file', 'older', 'plan.txt');
+    sim.localWrite('plan.txt', 'made here');
+    for (const op of opsOf(sim)) sim.apply(op);
+    const mine = [...sim.trees.base.values()].find((b) => b.path === 'plan.txt')!.remoteId;
+    expect(opsOf(sim)).toEqual([{ kind: 'resolve-twin', rule: 'C5', remoteId: mine, twinId: twin, path: 'plan.txt' }]);
+    sim.localWrite('plan (2).txt', 'older, edited');
+    expect(kinds(opsOf(sim))).toEqual(['replace-remote[C1]']);
+  });
+});
+
 describe('M1: moved locally, not remotely → rename-remote / move-remote', () => {
   it('a rename in the same folder is rename-remote', () => {
     const sim = new Sim();
@@ -390,6 +447,59 @@ describe('M4: moved on both sides to the same place → record', () => {
     sim.localWrite('b.txt', 'edited');
     sim.remoteMove(id, null, 'b.txt');
     expect(opsOf(sim)).toEqual([{ kind: 'replace-remote', rule: 'C1', path: 'b.txt', remoteId: id }]);
+  });
+});
+
+describe('M6: in place on both sides, its given name changed (a duplicate on the drive appeared or went) → move-local', () => {
+  it('the older of two duplicates trashed on the drive: the numbered copy takes the name back once it is free', () => {
+    const build = () => {
+      const s = new Sim();
+      s.addSynced('a.txt', 'file', 'first');
+      s.addSynced('a (2).txt', 'file', 'second', 'a.txt');
+      s.remoteDelete(1);
+      return s;
+    };
+    const { sim, plans } = expectConverges(build);
+    expect(plans.map((p) => kinds(p.operations))).toEqual([['trash-local[D1]'], ['move-local[M6]']]);
+    expect(plans[1]!.operations).toEqual([{ kind: 'move-local', rule: 'M6', remoteId: 2, from: 'a (2).txt', to: 'a.txt' }]);
+    expect(localPaths(sim)).toEqual(['a.txt']);
+  });
+
+  it('a numbered copy renamed on the drive to a free name follows it (M2), and the other keeps its own', () => {
+    const sim = new Sim();
+    sim.addSynced('a.txt', 'file', 'first');
+    const second = sim.addSynced('a (2).txt', 'file', 'second', 'a.txt');
+    sim.remoteMove(second, null, 'b.txt');
+    expect(opsOf(sim)).toEqual([{ kind: 'move-local', rule: 'M2', remoteId: second, from: 'a (2).txt', to: 'b.txt' }]);
+  });
+
+  it('a name the user chose that the drive refused stays (only names the drive gives follow)', () => {
+    const sim = new Sim();
+    sim.addSynced('ab', 'folder', '', 'abc');
+    expect(opsOf(sim)).toEqual([]);
+    expect(planChanges(sim.snapshot()).operations).toEqual([]);
+  });
+
+  it('names swapped on the drive wait on each other: the first goes to a spare name, then each takes its own', () => {
+    const build = () => {
+      const s = new Sim();
+      const a = s.addSynced('a.txt', 'file', 'was a');
+      const b = s.addSynced('b.txt', 'file', 'was b');
+      s.remoteMove(a, null, 'b.txt');
+      s.remoteMove(b, null, 'a.txt');
+      return s;
+    };
+    const { sim, plans } = expectConverges(build);
+    expect(sim.localContent.get('b.txt')).toBe('was a');
+    expect(sim.localContent.get('a.txt')).toBe('was b');
+    expect(plans.length).toBeLessThanOrEqual(3);
+  });
+
+  it('settled trees whose numbered copy lost its clash are not settled: the move is planned', () => {
+    const sim = new Sim();
+    sim.addSynced('a (2).txt', 'file', 'alone', 'a.txt');
+    expect(settled(sim.snapshot())).toBe(false);
+    expect(opsOf(sim)).toEqual([{ kind: 'move-local', rule: 'M6', remoteId: 1, from: 'a (2).txt', to: 'a.txt' }]);
   });
 });
 
@@ -878,6 +988,19 @@ describe('duplicate remote names', () => {
     expect(sim.localContent.get('a.txt')).toBe('first');
     expect(sim.localContent.get('a (2).txt')).toBe('second');
     expect(remoteNames(sim)).toEqual(['a.txt', 'a.txt']);
+  });
+
+  it('named the same on every computer: by entry id, whichever this computer had first (a newer entry synced here moves aside)', () => {
+    const build = () => {
+      const s = new Sim();
+      s.remoteCreate(null, 'a.txt', 'file', 'older'); // seen here only now
+      s.addSynced('a.txt', 'file', 'newer'); // a later entry, synced here at the name
+      return s;
+    };
+    expect(opsOf(build())).toEqual([{ kind: 'move-local', rule: 'M6', remoteId: 2, from: 'a.txt', to: 'a (2).txt' }]);
+    const { sim } = expectConverges(build);
+    expect(sim.localContent.get('a.txt')).toBe('older');
+    expect(sim.localContent.get('a (2).txt')).toBe('newer');
   });
 
   it('a local rename of the numbered copy renames that entry only', () => {

@@ -16,7 +16,7 @@ import { Sim, contentsKept, convergenceProblems, describeOp } from './sim.js';
 import { replayHint, soakParameters, soakRuns, soakSize, soakTimeoutMs } from './soak.js';
 
 const MAX_PASSES = 50;
-const ALL_RULES = ['C1', 'C2', 'C3', 'C4', 'M1', 'M2', 'M3', 'M4', 'D1', 'D2', 'D3', 'D4', 'D5', 'D6', 'N1', 'N2', 'N3', 'N4', 'N5'];
+const ALL_RULES = ['C1', 'C2', 'C3', 'C4', 'C5', 'M1', 'M2', 'M3', 'M4', 'M6', 'D1', 'D2', 'D3', 'D4', 'D5', 'D6', 'N1', 'N2', 'N3', 'N4', 'N5'];
 
 /** Names both sides use: case twins, a dedup look-alike, a name the local side must sanitise, NFC. */
 const NAMES = ['alpha', 'beta', 'Alpha', 'gamma.txt', 'gamma (2).txt', 'alpha_', 'été'];

@@ -16,6 +16,8 @@ import { BaseTree, LocalTree, RemoteTree } from '../../main/sync/trees.js';
 import {
   baseName,
   conflictedCopyName,
+  givenNames,
+  isGivenName,
   isWithin,
   joinPath,
   nameKey,
@@ -370,7 +372,7 @@ export class Sim {
     this.notSyncedElsewhere(op, op.path);
     const remote: RemoteItem = { id: this.newId(), parentId, name: op.name, type: 'file', size: local.size, updatedAt: this.stamp(), createdAt: this.stamp() };
     this.remoteContent.set(remote.id, this.localContent.get(op.path)!);
-    outcomes.push({ kind: 'synced', remote, local });
+    outcomes.push({ kind: 'synced', remote, local, madeHere: true });
     return outcomes;
   }
 
@@ -419,7 +421,7 @@ export class Sim {
           createdAt: this.stamp(),
         };
         if (type === 'file') this.remoteContent.set(remote.id, this.localContent.get(op.path)!);
-        return { kind: 'synced', remote, local };
+        return { kind: 'synced', remote, local, madeHere: true };
       }
       case 'replace-remote': {
         const local = this.mustLocal(op, op.path, 'file');
@@ -435,7 +437,7 @@ export class Sim {
         };
         this.remoteContent.set(remote.id, this.localContent.get(op.path)!);
         this.trashRemote(old.id);
-        return { kind: 'synced', remote, local, replaces: old.id };
+        return { kind: 'synced', remote, local, replaces: old.id, madeHere: true };
       }
       case 'download':
       case 'create-local-folder': {
@@ -514,6 +516,26 @@ export class Sim {
         }
         return { ...this.conflicted(op, op.path, remote), ...(replaces !== undefined ? { replaces } : {}) } as Outcome;
       }
+      case 'resolve-twin': {
+        const ours = this.mustRemote(op, op.remoteId, 'file');
+        const twin = this.mustRemote(op, op.twinId, 'file');
+        const local = this.mustLocal(op, op.path, 'file');
+        if (twin.parentId !== ours.parentId || twin.name !== ours.name || twin.id >= ours.id) this.fail(op, 'not an older twin');
+        if (!t.base.get(op.remoteId)?.madeHere) this.fail(op, 'not made here');
+        if (!t.base.has(op.twinId) && this.remoteContent.get(twin.id) === this.localContent.get(op.path)) {
+          this.trashRemote(ours.id);
+          return { kind: 'synced', remote: twin, local, replaces: ours.id };
+        }
+        const name = conflictedCopyName(ours.name, new Date(Date.parse(ours.updatedAt)), this.host);
+        const renamed: RemoteItem = { ...ours, name, updatedAt: this.stamp() };
+        let target = joinPath(parentOf(op.path), safeLocalName(name));
+        for (let n = 2; this.localTaken(target); n++) target = joinPath(parentOf(op.path), numberedName(safeLocalName(name), n));
+        this.moveContent(op.path, target);
+        return [
+          { kind: 'remote-moved', remote: renamed, local },
+          { kind: 'local-moved', from: op.path, to: target, remote: renamed },
+        ];
+      }
     }
   }
 
@@ -586,6 +608,9 @@ export function convergenceProblems(sim: Sim, isIgnored: (path: RelPath, type: I
     // A folder's updated_at means nothing to the planner; a file's is its change marker.
     if (r.size !== b.remoteSize || (b.type === 'file' && r.updatedAt !== b.remoteUpdatedAt)) problems.push(`base ${b.remoteId} (${b.path}): remote stat differs from base`);
     if (!localNameFits(baseName(b.path), r.name, sim.caseInsensitive)) problems.push(`base ${b.remoteId}: local name ${b.path} does not fit remote name ${r.name}`);
+    else if (!givenNameKept(sim, b.path, r, isIgnored)) {
+      problems.push(`base ${b.remoteId}: local name ${b.path} is not the name the drive gives ${r.name} (${givenNamesIn(sim, r.parentId).get(r.id)})`);
+    }
     const parent = parentOf(b.path);
     const parentBase = r.parentId === null ? undefined : base.get(r.parentId);
     if (r.parentId === null ? parent !== '' : parentBase?.path !== parent) {
@@ -605,6 +630,24 @@ export function convergenceProblems(sim: Sim, isIgnored: (path: RelPath, type: I
   }
   for (const r of remote.values()) if (!base.has(r.id)) problems.push(`remote ${r.id} (${sim.remotePath(r.id)}) is not synced`);
   return problems;
+}
+
+/** The local names the drive's names give the entries of a remote folder (the same on every computer). */
+function givenNamesIn(sim: Sim, parentId: RemoteId | null): Map<RemoteId, string> {
+  return givenNames(sim.remoteChildren(parentId), sim.caseInsensitive);
+}
+
+/**
+ * A converged item has the name the drive's names give it — unless it is a name the user chose that the drive
+ * refused (not a given name at all), or its given place is kept by an ignored local item (then a spare number).
+ */
+function givenNameKept(sim: Sim, path: RelPath, r: RemoteItem, isIgnored: (path: RelPath, type: ItemType) => boolean): boolean {
+  const name = baseName(path);
+  if (!isGivenName(name, r.name, sim.caseInsensitive)) return true;
+  const given = givenNamesIn(sim, r.parentId).get(r.id)!;
+  if (nameKey(given, sim.caseInsensitive) === nameKey(name, sim.caseInsensitive)) return true;
+  const there = [...sim.trees.local.values()].find((l) => sim.localTaken(joinPath(parentOf(path), given)) && l.path !== path && nameKey(baseName(l.path), sim.caseInsensitive) === nameKey(given, sim.caseInsensitive) && parentOf(l.path) === parentOf(path));
+  return there !== undefined && isIgnored(there.path, there.type);
 }
 
 /** Every file content anywhere in the simulation: both trees and the trashes. */

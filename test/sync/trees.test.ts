@@ -46,7 +46,8 @@ const baseArb: fc.Arbitrary<BaseItem> = fc.record({
   hash: hashArb,
   remoteSize: numArb,
   remoteUpdatedAt: stampArb,
-}).map((b) => withBirth<BaseItem>(b));
+  madeHere: fc.boolean(),
+}).map(({ madeHere, ...b }) => withBirth<BaseItem>(madeHere ? { ...b, madeHere: true } : b));
 const localArb: fc.Arbitrary<LocalItem> = fc
   .record({ path: pathArb, type: typeArb, inode: numArb, size: numArb, mtimeMs: numArb, birthtimeMs: birthArb, hash: fc.option(hashArb.filter((h) => h !== null), { nil: undefined }) })
   .map(({ hash, ...rest }) => withBirth<LocalItem>(hash === undefined ? rest : { ...rest, hash }));

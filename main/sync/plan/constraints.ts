@@ -83,6 +83,19 @@ const crossMoveTieBreak: Constraint = {
 };
 
 /**
+ * Nothing else can happen this pass, yet items wait for their given places, held by synced items that wait in turn
+ * (two names swapped on the drive; a file moved on the drive into a new folder given the file's name): the first that
+ * can goes to a spare name, and the rest follow; the given name is taken once free (M6).
+ */
+const givenPlaceTieBreak: Constraint = {
+  name: 'synced items waiting on each other for their given places: the first moves to a spare name',
+  apply: (pass) => {
+    if (pass.operations.length > 0) return;
+    for (const goToSpare of pass.waitingForPlace) if (goToSpare()) break;
+  },
+};
+
+/**
  * A folder can be found to move or go (or to be moved aside by N5) after an operation on something inside it was
  * emitted: items are visited by where they are, not by where they go. Such an operation waits for the next pass, so
  * that the operations of one pass never depend on each other's order.
@@ -106,6 +119,7 @@ export const CONSTRAINTS: readonly Constraint[] = [
   coveredByRemoteTrash,
   forgottenWithTrashedFolder,
   crossMoveTieBreak,
+  givenPlaceTieBreak,
   insideVacatingFolderWaits,
 ];
 

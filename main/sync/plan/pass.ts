@@ -4,7 +4,7 @@
  * for the trees as this pass's operations leave them, so a later row sees what an earlier one planned.
  */
 import { addTo } from '../grouping.js';
-import { baseName, isWithin, joinPath, nameKey, numberedName, parentOf, safeLocalName } from '../names.js';
+import { baseName, givenNames, isGivenName, isWithin, joinPath, nameKey, numberedName, parentOf, safeLocalName } from '../names.js';
 import type { LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, Trees } from '../types.js';
 import { folderKey, type Classified, type Status } from './classify.js';
 
@@ -38,6 +38,12 @@ export class Pass {
   readonly stuck = new Set<RemoteId>();
   /** Local moves the remote contradicts with a cycle (M1 ↔ M3), for the tie-break at the end of the pass. */
   readonly crossMoves: Status[] = [];
+  /**
+   * Items waiting for their given place, held by a synced item that is to move on: for the tie-break at the end of
+   * the pass, should they wait on each other (two names swapped on the drive; a file moved into a new folder given
+   * its name), each can go to a spare name instead (it emits, and says whether it did).
+   */
+  readonly waitingForPlace: Array<() => boolean> = [];
   /** Remote parents as they will be once this pass's move-remote operations are done. */
   readonly plannedParent = new Map<RemoteId, RemoteId | null>();
   /** Remote folder names this pass creates or moves in (the service refuses twins). */
@@ -52,6 +58,8 @@ export class Pass {
   private readonly occupied = new Map<string, RelPath>();
   /** Synced items that are nowhere locally, by their recorded path. */
   private readonly goneFrom = new Map<RelPath, Status[]>();
+  /** The local names the drive's names give the entries of each remote folder (computed when first asked). */
+  private readonly given = new Map<RemoteId | null, Map<RemoteId, string>>();
 
   constructor(trees: Trees, classified: Classified, options: PassOptions) {
     this.base = trees.base;
@@ -230,7 +238,92 @@ export class Pass {
     const here = s.local!;
     const home = this.currentPath(s.remote!.parentId);
     if (!this.parentReady(home)) return undefined;
-    const target = this.freeLocalPath(home, s.remote!.name, here.path);
+    const target = this.placeFor(s.remote!, home, here.path) ?? this.spareLocalPath(home, s.remote!, here.path);
     return target === here.path || isWithin(target, here.path) ? undefined : target;
+  }
+
+  // --- Given names: the same local names on every computer ----------------------------------------------------
+
+  /**
+   * The local name the drive's names give an entry (names.ts `givenNames`): its safe name, or, among entries of its
+   * folder whose names clash, numbered in the order of their ids — so every computer names duplicates alike. A synced
+   * entry deleted or moved away here is on its way out of the folder on the drive and counts no more (the item renamed
+   * onto its name keeps it).
+   */
+  givenName(r: RemoteItem): string {
+    let names = this.given.get(r.parentId);
+    if (names === undefined) {
+      const staying = this.remoteChildrenOf(r.parentId).filter((child) => {
+        const synced = this.statuses.get(child.id);
+        return synced === undefined || (synced.local !== undefined && !(synced.localMoved && !synced.followedFolder));
+      });
+      names = givenNames(staying, this.caseInsensitive);
+      this.given.set(r.parentId, names);
+    }
+    return names.get(r.id) ?? safeLocalName(r.name);
+  }
+
+  /** Two names are one on this volume. */
+  sameName(a: string, b: string): boolean {
+    return nameKey(a, this.caseInsensitive) === nameKey(b, this.caseInsensitive);
+  }
+
+  /** Whether a local name is one the drive's name gives (not a name the user chose that the drive refused). */
+  isGiven(localName: string, remoteName: string): boolean {
+    return isGivenName(localName, remoteName, this.caseInsensitive);
+  }
+
+  /**
+   * Where a remote entry goes in the local folder `parent`: its given name, when that place is free or `self`'s.
+   * Held by something that leaves this pass, by a synced item whose own given place is elsewhere (it moves there),
+   * or by a new local item (it is uploaded, then both are named by the drive): undefined, it waits. Held by
+   * something that stays (an ignored file, an item kept under a name the drive refused): a spare numbered name.
+   */
+  placeFor(r: RemoteItem, parent: RelPath, self?: RelPath): RelPath | undefined {
+    const target = joinPath(parent, this.givenName(r));
+    const holder = this.occupant(target);
+    if (holder === undefined || holder === self) return target;
+    if (this.vacating.has(holder)) return undefined;
+    const item = this.local.get(holder);
+    if (item === undefined) return undefined; // another operation of this pass puts something there
+    const synced = this.syncedAt(holder);
+    if (synced) return this.movesOn(synced) ? undefined : this.spareLocalPath(parent, r, self);
+    // A new local item waits for a synced item recorded at its path to leave it: that one cannot wait for it.
+    const waitsForIt = this.statuses.get(r.id)?.base.path === holder && this.replacesSynced(holder);
+    return this.isIgnored(holder, item.type) || waitsForIt ? this.spareLocalPath(parent, r, self) : undefined;
+  }
+
+  /** A synced item that is not to stay where it is: gone remotely, or given another place by the drive's names. */
+  movesOn(s: Status): boolean {
+    const here = s.local;
+    if (!here || !s.remote) return true;
+    if (this.currentPath(s.remote.parentId) !== parentOf(here.path)) return true;
+    const name = baseName(here.path);
+    return this.isGiven(name, s.remote.name) && !this.sameName(this.givenName(s.remote), name);
+  }
+
+  /**
+   * A numbered name for an entry whose given place something else keeps: free here, and given to no entry of its
+   * remote folder (so no entry ever waits for it).
+   */
+  spareLocalPath(parent: RelPath, r: RemoteItem, self?: RelPath): RelPath {
+    const givenKeys = new Set<string>();
+    for (const sibling of this.remoteChildrenOf(r.parentId)) givenKeys.add(nameKey(this.givenName(sibling), this.caseInsensitive));
+    const safe = safeLocalName(r.name);
+    for (let n = 2; ; n++) {
+      const name = numberedName(safe, n);
+      const candidate = joinPath(parent, name);
+      const holder = this.occupied.get(this.occKey(candidate));
+      if ((holder === undefined || holder === self) && !givenKeys.has(nameKey(name, this.caseInsensitive))) return candidate;
+    }
+  }
+
+  /** An older file entry of exactly the same name in the same remote folder (a duplicate name on the drive). */
+  olderTwin(r: RemoteItem): RemoteItem | undefined {
+    let twin: RemoteItem | undefined;
+    for (const sibling of this.remoteChildrenOf(r.parentId)) {
+      if (sibling.id < r.id && sibling.type === 'file' && sibling.name === r.name && (twin === undefined || sibling.id < twin.id)) twin = sibling;
+    }
+    return twin;
   }
 }

@@ -37,6 +37,17 @@ export const rows = {
     pass.emit({ kind: 'record', rule: 'C4', remoteId: s.base.remoteId, path: s.local!.path });
   },
 
+  /**
+   * This computer made the entry, and the drive has an older one of the same name in its folder (`twin`): the
+   * executor compares them; the same bytes, and the entry goes (the twin is the file); other bytes, and it is renamed,
+   * on the drive and here, to its conflicted-copy name, so every client sees one file and one conflicted copy.
+   */
+  C5(pass: Pass, s: Status, twin: RemoteItem): void {
+    const path = s.local!.path;
+    pass.vacating.add(path);
+    pass.emit({ kind: 'resolve-twin', rule: 'C5', remoteId: s.base.remoteId, twinId: twin.id, path });
+  },
+
   // --- Moves --------------------------------------------------------------------------------------------------
 
   /** Moved locally: the entry is renamed (same parent) or moved. */
@@ -70,6 +81,11 @@ export const rows = {
     pass.notes.push({ path, message: keptName(name, there.name) });
     if (parentId !== there.parentId) pass.emit({ kind: 'move-remote', rule: 'M5', remoteId: s.base.remoteId, parentId, name: there.name, path });
     else pass.emit({ kind: 'record', rule: 'M5', remoteId: s.base.remoteId, path });
+  },
+
+  /** In place on both sides, its given name changed (a duplicate on the drive appeared or went): it follows. */
+  M6(pass: Pass, s: Status, target: RelPath): void {
+    moveLocal(pass, s, target, 'M6');
   },
 
   // --- Deletions ----------------------------------------------------------------------------------------------
@@ -176,7 +192,7 @@ export const rows = {
   },
 } satisfies { [R in RuleId]: Row };
 
-function moveLocal(pass: Pass, s: Status, target: RelPath, rule: 'M2' | 'M3'): void {
+function moveLocal(pass: Pass, s: Status, target: RelPath, rule: 'M2' | 'M3' | 'M6'): void {
   pass.occupy(target);
   pass.vacating.add(s.local!.path);
   pass.emit({ kind: 'move-local', rule, remoteId: s.base.remoteId, from: s.local!.path, to: target });

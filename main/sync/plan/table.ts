@@ -10,7 +10,7 @@
  */
 import { sameItem } from '../birth.js';
 import { baseName, isWithin, joinPath, numberedName, parentOf, safeLocalName } from '../names.js';
-import type { LocalItem, RemoteId, RemoteItem, RuleId } from '../types.js';
+import type { LocalItem, RelPath, RemoteId, RemoteItem, RuleId } from '../types.js';
 import { folderKey, type LocalState, type RemoteState, type Status } from './classify.js';
 import type { Pass } from './pass.js';
 import { validRemoteName } from './remote-name.js';
@@ -90,17 +90,29 @@ const deletedLocally: SyncedCell = {
         rows.D2(pass, s, inside);
         return;
       }
-      const parent = pass.currentPath(r.parentId);
-      if (pass.parentReady(parent)) rows.D6(pass, s, pass.freeLocalPath(parent, r.name));
+      bringBack(pass, s, (path) => rows.D6(pass, s, path));
       return;
     }
-    if (s.remoteChanged) {
-      // Edit beats delete: the remote version comes back.
-      const parent = pass.currentPath(r.parentId);
-      if (pass.parentReady(parent)) rows.D4(pass, s, pass.freeLocalPath(parent, r.name));
-    } else rows.D2(pass, s, []);
+    // Edit beats delete: the remote version comes back.
+    if (s.remoteChanged) bringBack(pass, s, (path) => rows.D4(pass, s, path));
+    else rows.D2(pass, s, []);
   },
 };
+
+/** A synced item deleted here comes back (D4, D6) at its given place once free, or a spare one if it waits in a tie. */
+function bringBack(pass: Pass, s: Status, emit: (path: RelPath) => void): void {
+  const r = s.remote!;
+  const parent = pass.currentPath(r.parentId);
+  if (!pass.parentReady(parent)) return;
+  const place = pass.placeFor(r, parent);
+  if (place !== undefined) emit(place);
+  else {
+    pass.waitingForPlace.push(() => {
+      emit(pass.spareLocalPath(parent, r));
+      return true;
+    });
+  }
+}
 
 /** Moved remotely (whatever happened locally): the remote location wins when both moved (M3). */
 const movedRemotely: SyncedCell = {
@@ -111,9 +123,21 @@ const movedRemotely: SyncedCell = {
     const there = s.remote!;
     const parent = pass.currentPath(there.parentId);
     if (!pass.parentReady(parent)) return; // parent not there yet
-    // Neither side renamed it and it is already in that folder: its local name (maybe made safe or numbered) stays.
-    const sameName = there.name === b.remoteName && baseName(here.path) === baseName(b.path) && parentOf(here.path) === parent;
-    const target = sameName ? here.path : pass.freeLocalPath(parent, there.name, here.path);
+    // A name the user chose that the drive refused (kept mapped in base) stays while neither side renames the item
+    // and it is already in that folder; otherwise it goes to its given name there.
+    const localName = baseName(here.path);
+    const kept = there.name === b.remoteName && localName === baseName(b.path) && parentOf(here.path) === parent && !pass.isGiven(localName, there.name);
+    const target = kept ? here.path : pass.placeFor(there, parent, here.path);
+    if (target === undefined) {
+      pass.waitingForPlace.push(() => {
+        const spare = pass.spareLocalPath(parent, there, here.path);
+        if (spare === here.path || isWithin(spare, here.path)) return false;
+        if (s.localMoved) rows.M3(pass, s, spare);
+        else rows.M2(pass, s, spare);
+        return true;
+      });
+      return;
+    }
     if (target !== here.path) {
       if (isWithin(target, here.path)) return; // cannot move a folder into itself yet; its new parent moves first
       if (s.localMoved) rows.M3(pass, s, target);
@@ -176,11 +200,59 @@ const movedLocally: SyncedCell = {
   },
 };
 
-/** Same place on both sides: content. */
+/**
+ * Same place on both sides: content — unless the entry is a later duplicate this computer made of a file on the
+ * drive (C5), or the drive's names give it another local name now (M6: a clash that appeared or went).
+ */
 const inPlace: SyncedCell = {
-  rows: ['C1', 'C2', 'C3', 'C4'],
-  decide: (pass, s) => content(pass, s),
+  rows: ['C1', 'C2', 'C3', 'C4', 'C5', 'M6'],
+  decide: (pass, s) => {
+    const twin = twinToResolve(pass, s);
+    if (twin !== undefined) {
+      rows.C5(pass, s, twin);
+      return;
+    }
+    const place = givenPlace(pass, s);
+    if (place !== undefined) rows.M6(pass, s, place);
+    else content(pass, s);
+  },
 };
+
+/**
+ * The older entry of the same name in the same folder, when this computer made the synced file later: two computers
+ * saved (or made) the same file at once, each as a new entry. Only the computer that made the later one acts, so two
+ * computers never act on one duplicate. Its content is settled first (an edit is uploaded, a remote change fetched).
+ */
+function twinToResolve(pass: Pass, s: Status): RemoteItem | undefined {
+  if (s.base.type !== 'file' || !s.base.madeHere || s.localContent === 'changed' || s.remoteChanged) return undefined;
+  const twin = pass.olderTwin(s.remote!);
+  // A synced twin settles first (an edit, a move, a deletion of it is this pass's): the two are compared as they stay.
+  const synced = twin && pass.statuses.get(twin.id);
+  if (synced && (synced.localState !== 'in-place' || synced.localContent === 'changed' || synced.remoteChanged)) return undefined;
+  return twin;
+}
+
+/**
+ * Where a synced item in place on both sides goes when its given name changed (its duplicate on the drive appeared or
+ * went): undefined while it stays (a name the user chose, kept mapped; already there; its place not free yet).
+ */
+function givenPlace(pass: Pass, s: Status): RelPath | undefined {
+  const here = s.local!;
+  const there = s.remote!;
+  const name = baseName(here.path);
+  if (!pass.isGiven(name, there.name) || pass.sameName(pass.givenName(there), name)) return undefined;
+  const parent = parentOf(here.path);
+  const target = pass.placeFor(there, parent, here.path);
+  if (target === undefined) {
+    pass.waitingForPlace.push(() => {
+      const spare = pass.spareLocalPath(parent, there, here.path);
+      if (spare === here.path) return false;
+      rows.M6(pass, s, spare);
+      return true;
+    });
+  }
+  return target === here.path ? undefined : target;
+}
 
 /**
  * The cell of a synced item, by (local state, remote state). A replaced entry is always paired with an item in
@@ -245,8 +317,8 @@ export const NEW_REMOTE: Cell<[r: RemoteItem]> = {
   decide: (pass, r) => {
     const parent = pass.currentPath(r.parentId);
     if (!pass.parentReady(parent)) return; // parent arrives first
-    const natural = joinPath(parent, safeLocalName(r.name));
-    const holderPath = pass.occupant(natural);
+    const given = joinPath(parent, pass.givenName(r));
+    const holderPath = pass.occupant(given);
     const holder = holderPath !== undefined ? pass.local.get(holderPath) : undefined;
     if (holder && pass.replacesSynced(holder.path, r.id)) return; // the synced item recorded there leaves first
     if (holder && !pass.claimedLocal.has(holder.path) && !pass.matchedLocal.has(holder.path) && !pass.isIgnored(holder.path, holder.type)) {
@@ -258,8 +330,15 @@ export const NEW_REMOTE: Cell<[r: RemoteItem]> = {
       else rows.N5(pass, r, holder);
       return;
     }
-    if (holderPath !== undefined && pass.vacating.has(holderPath)) return; // wait until the old item is gone
-    rows.N1(pass, r, pass.freeLocalPath(parent, r.name));
+    // Its given place, once free (a duplicate name on the drive is numbered alike on every computer).
+    const place = pass.placeFor(r, parent);
+    if (place !== undefined) rows.N1(pass, r, place);
+    else {
+      pass.waitingForPlace.push(() => {
+        rows.N1(pass, r, pass.spareLocalPath(parent, r));
+        return true;
+      });
+    }
   },
 };
 

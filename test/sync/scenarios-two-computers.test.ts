@@ -1,0 +1,299 @@
+/**
+ * Two computers of one account, both running at once (live: watching and polling), both touching the same folder
+ * within one poll of each other. Every race that matters is made to happen at a chosen moment through the engine's
+ * ports (a file-system stat, an upload, a trash), so the outcome does not depend on timing:
+ * - an edit never loses to a deletion, whichever comes first;
+ * - two computers saving one file at once end with one file and one conflicted copy, named the same on both (and on
+ *   a third that joins later);
+ * - a poll between another computer's upload of a new version and its trash of the old one leaves no numbered name.
+ * The same cases run once (`sync --once` on each computer in turn, the race made inside a pass) where they can arise.
+ * Both server profiles.
+ */
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DriveClient } from '../../main/api/client.js';
+import { nodeFileSystem, type FileSystem } from '../../main/sync/ports.js';
+import { PROFILES } from '../helpers/server.js';
+import { localTree, newAccount, settleEngine, sorted, type Account, type Computer } from '../helpers/sync.js';
+
+/** A poll of a fraction of a second: the computers see each other's changes at once, as two live clients do. */
+const LIVE = { pollIntervalMs: 250, stabilityMs: 80, hold: { settleMs: 400, maxMs: 10_000 } } as const;
+
+/** A client of the same account whose calls can be held at a chosen moment (another computer acts meanwhile). */
+function hookedClient(client: DriveClient, hooks: { beforeTrash?: (ids: readonly number[]) => Promise<void>; beforeUpload?: () => Promise<void> }): DriveClient {
+  const entries = Object.create(client.entries) as DriveClient['entries'];
+  entries.trash = async (ids) => {
+    await hooks.beforeTrash?.(ids);
+    return client.entries.trash(ids);
+  };
+  const transfers = Object.create(client.transfers) as DriveClient['transfers'];
+  transfers.upload = async (...args) => {
+    await hooks.beforeUpload?.();
+    return client.transfers.upload(...args);
+  };
+  return Object.assign(Object.create(client) as DriveClient, { entries, transfers });
+}
+
+/** Waits until `check` holds, looking every 50 ms, for at most `ms`. */
+async function until(check: () => boolean | Promise<boolean>, what: string | (() => Promise<string> | string), ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : await what()}`);
+    await sleep(50);
+  }
+}
+
+describe.each(PROFILES)('two computers live at once (%s)', (profile) => {
+  let account: Account;
+  beforeEach(async () => {
+    account = await newAccount(undefined, { mode: 'live', profile });
+  });
+  afterEach(() => account.close());
+
+  /** Both folders and the drive hold the same tree (the drive's read last, once the folders agree). */
+  const trees = async (...computers: Computer[]) =>
+    JSON.stringify({
+      ...Object.fromEntries(computers.map((c) => [c.root, sorted(localTree(c.root))])),
+      drive: sorted(await account.remoteTree()),
+      quiet: computers.map((c) => c.engine.isQuiet()),
+    });
+  const converged = async (a: Computer, b: Computer): Promise<boolean> => {
+    const here = JSON.stringify(sorted(localTree(a.root)));
+    if (here !== JSON.stringify(sorted(localTree(b.root)))) return false;
+    if (!a.engine.isQuiet() || !b.engine.isQuiet()) return false;
+    return here === JSON.stringify(sorted(await account.remoteTree()));
+  };
+  const bothRunning = async (a: Computer, b: Computer) => {
+    await Promise.all([a.engine.start(), b.engine.start()]);
+  };
+
+  it('an edit made while the other computer deletes the file wins: it comes back on the computer that deleted it', async () => {
+    let armed = false;
+    let edited = false;
+    // B's executor looks at notes.txt right before moving it to the OS trash; the edit lands just before that look.
+    const fs: FileSystem = {
+      ...nodeFileSystem,
+      stat: async (path, ...rest) => {
+        if (armed && path.endsWith('notes.txt')) {
+          armed = false;
+          writeFileSync(path, 'edited on beta at the last moment');
+          edited = true;
+        }
+        return nodeFileSystem.stat(path, ...rest);
+      },
+    };
+    const a = account.computer('alpha', LIVE);
+    const b = account.computer('beta', { ...LIVE, fs });
+    writeFileSync(join(a.root, 'notes.txt'), 'first');
+    writeFileSync(join(a.root, 'other.txt'), 'keeps the guard quiet');
+    await bothRunning(a, b);
+    await until(() => converged(a, b), 'the first sync');
+    armed = true;
+    rmSync(join(a.root, 'notes.txt'));
+    await until(() => edited, "beta's plan to trash notes.txt");
+    await until(() => converged(a, b), () => trees(a, b));
+    expect(localTree(a.root).get('notes.txt')).toBe('edited on beta at the last moment');
+    expect(localTree(b.root).get('notes.txt')).toBe('edited on beta at the last moment');
+    expect(b.trashed).toEqual([]);
+  });
+
+  it('an edit made before the deletion reaches this computer wins too, and nothing goes to its OS trash', async () => {
+    const a = account.computer('alpha', LIVE);
+    const b = account.computer('beta', LIVE);
+    writeFileSync(join(a.root, 'notes.txt'), 'first');
+    writeFileSync(join(a.root, 'other.txt'), 'keeps the guard quiet');
+    await bothRunning(a, b);
+    await until(() => converged(a, b), 'the first sync');
+    // B is paused: A's deletion reaches the drive, B's edit is made before B looks again.
+    b.engine.pause();
+    rmSync(join(a.root, 'notes.txt'));
+    await until(async () => !(await account.remoteTree()).has('notes.txt'), "alpha's trash");
+    writeFileSync(join(b.root, 'notes.txt'), 'edited on beta');
+    await b.engine.resume();
+    await until(() => converged(a, b), () => trees(a, b));
+    expect(localTree(a.root).get('notes.txt')).toBe('edited on beta');
+    expect(b.trashed).toEqual([]);
+  });
+
+  it('two computers save one file at once: one file and one conflicted copy, named the same on both and on a third', async () => {
+    // Each uploads its save only once both have planned theirs: neither listing shows the other's save.
+    let barrier: { waiting: number; open: () => void; opened: Promise<void> } | null = null;
+    const meet = async () => {
+      if (!barrier) return;
+      const current = barrier;
+      if (++current.waiting === 2) {
+        barrier = null;
+        current.open();
+      }
+      await current.opened;
+    };
+    const a = account.computer('alpha', { ...LIVE, client: hookedClient(account.client, { beforeUpload: meet }) });
+    const b = account.computer('beta', { ...LIVE, client: hookedClient(account.client, { beforeUpload: meet }) });
+    writeFileSync(join(a.root, 'plan.txt'), 'v0');
+    await bothRunning(a, b);
+    await until(() => converged(a, b), 'the first sync');
+    // Each saves from a listing that does not show the other's save yet: two new entries of one name on the drive.
+    let open!: () => void;
+    barrier = { waiting: 0, open: () => open(), opened: new Promise<void>((resolve) => (open = resolve)) };
+    a.engine.pause();
+    b.engine.pause();
+    writeFileSync(join(a.root, 'plan.txt'), 'saved on alpha');
+    writeFileSync(join(b.root, 'plan.txt'), 'saved on beta');
+    // The watchers report the saves meanwhile (paused engines keep what they report for the resume).
+    await sleep(600);
+    await Promise.all([a.engine.resume(), b.engine.resume()]);
+    await until(() => converged(a, b), () => trees(a, b));
+    expect(barrier).toBeNull();
+    const tree = localTree(a.root);
+    const copies = [...tree.keys()].filter((path) => path.startsWith('plan (conflicted copy '));
+    expect(copies, JSON.stringify(sorted(tree))).toHaveLength(1);
+    expect([...tree.keys()].sort()).toEqual([copies[0], 'plan.txt'].sort());
+    expect(new Set([tree.get('plan.txt'), tree.get(copies[0]!)])).toEqual(new Set(['saved on alpha', 'saved on beta']));
+    // The copy names the computer that made the later entry, and it is so named on the drive too.
+    const maker = tree.get(copies[0]!) === 'saved on alpha' ? 'alpha' : 'beta';
+    expect(copies[0]).toMatch(new RegExp(`^plan \\(conflicted copy \\d{4}-\\d\\d-\\d\\d \\d{6} ${maker}\\)\\.txt$`));
+    // A third computer joining later sees the same tree, without numbered copies.
+    const c = account.computer('gamma', LIVE);
+    await c.engine.start();
+    await settleEngine(c.engine);
+    expect(sorted(localTree(c.root))).toEqual(sorted(tree));
+  });
+
+  it('a poll between the upload of a new version and the trash of the old one leaves no numbered name behind', async () => {
+    const a = account.computer('alpha', LIVE);
+    let holdTrash = false;
+    let seen = false;
+    const b = account.computer('beta', {
+      ...LIVE,
+      client: hookedClient(account.client, {
+        // B's new version is on the drive, its old one not yet trashed: A looks at the drive now.
+        beforeTrash: async () => {
+          if (!holdTrash) return;
+          holdTrash = false;
+          await until(() => readdirSync(a.root).includes('report (2).txt'), "alpha's download of the new version beside the old");
+          seen = true;
+        },
+      }),
+    });
+    writeFileSync(join(a.root, 'report.txt'), 'v0');
+    await bothRunning(a, b);
+    await until(() => converged(a, b), 'the first sync');
+    holdTrash = true;
+    writeFileSync(join(b.root, 'report.txt'), 'v1, edited on beta only');
+    await until(() => seen, 'the poll in between');
+    await until(() => converged(a, b), () => trees(a, b));
+    expect(sorted(localTree(a.root))).toEqual({ 'report.txt': 'v1, edited on beta only' });
+  });
+});
+
+describe.each(PROFILES)('two computers in turn, the race inside a pass (once, %s)', (profile) => {
+  let account: Account;
+  beforeEach(async () => {
+    account = await newAccount(undefined, { mode: 'once', profile });
+  });
+  afterEach(() => account.close());
+
+  it("two saves of one file: the later entry's computer resolves the duplicate; every computer names it the same", async () => {
+    const a = account.computer('alpha');
+    let otherSave: (() => Promise<void>) | null = null;
+    const b = account.computer('beta', {
+      client: hookedClient(account.client, {
+        // B has planned its upload; A's save reaches the drive first.
+        beforeUpload: async () => {
+          const save = otherSave;
+          otherSave = null;
+          await save?.();
+        },
+      }),
+    });
+    writeFileSync(join(a.root, 'plan.txt'), 'v0');
+    await a.sync();
+    await b.sync();
+    writeFileSync(join(a.root, 'plan.txt'), 'saved on alpha');
+    writeFileSync(join(b.root, 'plan.txt'), 'saved on beta');
+    otherSave = async () => {
+      await a.sync();
+    };
+    await b.sync();
+    // The drive holds two entries named plan.txt; A names B's "plan (2).txt" until B resolves it.
+    await a.sync();
+    expect(localTree(a.root).get('plan (2).txt')).toBe('saved on beta');
+    await b.sync();
+    await a.sync();
+    const tree = localTree(a.root);
+    const copy = [...tree.keys()].find((path) => path.startsWith('plan (conflicted copy '));
+    expect(copy).toMatch(/ beta\)\.txt$/);
+    expect(sorted(tree)).toEqual(sorted(new Map([['plan.txt', 'saved on alpha'], [copy!, 'saved on beta']])));
+    expect(sorted(localTree(b.root))).toEqual(sorted(tree));
+    expect(sorted(await account.remoteTree())).toEqual(sorted(tree));
+    expect((await a.sync()).done).toBe(0);
+    expect((await b.sync()).done).toBe(0);
+  });
+
+  it('the same bytes saved on two computers at once: one file, no conflicted copy', async () => {
+    const a = account.computer('alpha');
+    let otherSave: (() => Promise<void>) | null = null;
+    const b = account.computer('beta', {
+      client: hookedClient(account.client, {
+        beforeUpload: async () => {
+          const save = otherSave;
+          otherSave = null;
+          await save?.();
+        },
+      }),
+    });
+    writeFileSync(join(a.root, 'plan.txt'), 'v0');
+    await a.sync();
+    await b.sync();
+    writeFileSync(join(a.root, 'plan.txt'), 'the same new text');
+    writeFileSync(join(b.root, 'plan.txt'), 'the same new text');
+    otherSave = async () => {
+      await a.sync();
+    };
+    await b.sync();
+    await b.sync();
+    await a.sync();
+    const expected = { 'plan.txt': 'the same new text' };
+    expect(sorted(localTree(a.root))).toEqual(expected);
+    expect(sorted(localTree(b.root))).toEqual(expected);
+    expect(sorted(await account.remoteTree())).toEqual(expected);
+  });
+
+  it('duplicate names another client made are named by entry id on every computer, and the number goes when the clash does', async () => {
+    const a = account.computer('alpha');
+    const b = account.computer('beta');
+    const scratch = mkdtempSync(join(tmpdir(), 'drivesync-web-'));
+    const upload = async (content: string) => {
+      writeFileSync(join(scratch, 'f'), content);
+      return (await account.client.transfers.upload(join(scratch, 'f'), { name: 'a.txt', parentId: null })).id;
+    };
+    try {
+      // B has the second one first: a computer's own order never decides the names.
+      const older = await upload('older');
+      await b.sync();
+      const newer = await upload('newer');
+      await account.client.entries.rename(older, 'renamed-away.txt');
+      await b.sync();
+      await account.client.entries.rename(older, 'a.txt');
+      await a.sync();
+      await b.sync();
+      const expected = { 'a.txt': 'older', 'a (2).txt': 'newer' };
+      expect(sorted(localTree(a.root))).toEqual(expected);
+      expect(sorted(localTree(b.root))).toEqual(expected);
+      // Nothing was renamed on the drive: another client made them.
+      expect([...(await account.entryIds()).keys()].sort()).toEqual(['a.txt']);
+      // The older is trashed elsewhere: the numbered one takes the name on both.
+      await account.client.entries.trash([older]);
+      await a.sync();
+      await b.sync();
+      expect(sorted(localTree(a.root))).toEqual({ 'a.txt': 'newer' });
+      expect(sorted(localTree(b.root))).toEqual({ 'a.txt': 'newer' });
+      expect((await account.entryIds()).get('a.txt')).toBe(newer);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+});
