@@ -17,6 +17,7 @@ import { readStatus, writeStatus, type RootStatus } from './status-file.js';
 /** The engine's events, as a synced folder passes them on. */
 export type FolderEvents = EngineEvents;
 export type { Activity, DeletionQuestion, EngineState, ItemError, PassSummary } from '../sync/engine.js';
+export { conflictOriginal } from '../sync/names.js';
 
 export interface OpenFolderOptions {
   paths: StatePaths;

@@ -138,6 +138,11 @@ export function conflictedCopyName(name: string, when: Date, host: string): stri
   return `${cut}${tag}${ext}`;
 }
 
+/** The path a conflicted copy was made for: `name (conflicted copy YYYY-MM-DD HHMMSS host).ext` → `name.ext`. */
+export function conflictOriginal(copyPath: string): string {
+  return copyPath.replace(/ \(conflicted copy \d{4}-\d{2}-\d{2} \d{6} [^)/]*\)(?=(\.[^./]*)?$)/, '');
+}
+
 /** What safeLocalName changes in a name, character for character (a path's separators kept). */
 const UNSAFE_CHARACTERS = /[\\\0-\x1f\x7f<>:"|?*]/g;
 const UNSAFE_ENDINGS = /[. ]+(?=\/|$)/g;

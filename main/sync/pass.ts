@@ -14,7 +14,7 @@ import type { PassRequest } from './folder-loop.js';
 import { DEFAULT_HOLD, uploadMayBeMoved, type DisappearanceHold } from './hold.js';
 import { loadIgnoreRules, refreshPaths, scanLocal, STATE_DIR, type IgnoreRule, type ScanOptions, type ScanResult } from './local.js';
 import type { Mirror } from './mirror.js';
-import { isWithin } from './names.js';
+import { baseName, conflictOriginal, isGivenName, isWithin, joinPath, parentOf } from './names.js';
 import { planChanges, settled } from './plan.js';
 import { randomId, type Clock, type FileSystem, type VolumeTraits } from './ports.js';
 import { applyRemoteDelta, listRemote } from './remote.js';
@@ -153,6 +153,12 @@ function opPath(op: Operation, base?: ReadonlyMap<RemoteId, BaseItem>): string {
   if ('path' in op) return op.path;
   if (op.kind === 'move-local') return op.to;
   return base?.get(op.remoteId)?.path ?? `#${op.remoteId}`;
+}
+
+/** A move to `to` is a file's conflicted copy taking the place of its numbered copy `from` (`a (2).txt`), or of `a.txt`. */
+function isConflictOf(to: RelPath, from: RelPath): boolean {
+  const original = conflictOriginal(baseName(to));
+  return original !== baseName(to) && parentOf(to) === parentOf(from) && isGivenName(baseName(from), original);
 }
 
 /** The passes of one synced folder, and what each leaves the next. */
@@ -493,6 +499,13 @@ export class FolderPasses {
             return;
           }
           this.host.record({ kind: op.kind, path: labels.get(op) ?? opPath(op), rule: op.rule });
+          // Another computer resolved a file saved on two computers at once (C5): its version, here under a number
+          // until then, follows the drive's rename to the conflicted copy. Told as the conflict it is.
+          if (op.kind === 'move-local' && op.rule === 'M2' && isConflictOf(op.to, op.from)) {
+            const original = joinPath(parentOf(op.to), conflictOriginal(baseName(op.to)));
+            this.host.notice(`${original} was saved on two computers at the same time; the other version is kept as ${op.to}`);
+            this.host.conflict(op.to, original);
+          }
         },
         notice: (message) => this.host.notice(message),
         conflict: (path, copy, twice) => {

@@ -132,6 +132,9 @@ describe.each(PROFILES)('two computers live at once (%s)', (profile) => {
     };
     const a = account.computer('alpha', { ...LIVE, client: hookedClient(account.client, { beforeUpload: meet }) });
     const b = account.computer('beta', { ...LIVE, client: hookedClient(account.client, { beforeUpload: meet }) });
+    const told: Record<string, string[]> = { alpha: [], beta: [] };
+    a.engine.on('conflict', (copy) => told.alpha!.push(copy));
+    b.engine.on('conflict', (copy) => told.beta!.push(copy));
     writeFileSync(join(a.root, 'plan.txt'), 'v0');
     await bothRunning(a, b);
     await until(() => converged(a, b), 'the first sync');
@@ -155,6 +158,8 @@ describe.each(PROFILES)('two computers live at once (%s)', (profile) => {
     // The copy names the computer that made the later entry, and it is so named on the drive too.
     const maker = tree.get(copies[0]!) === 'saved on alpha' ? 'alpha' : 'beta';
     expect(copies[0]).toMatch(new RegExp(`^plan \\(conflicted copy \\d{4}-\\d\\d-\\d\\d \\d{6} ${maker}\\)\\.txt$`));
+    // Both computers tell it as a conflict (the window's Conflicts list), not as a rename.
+    expect(told).toEqual({ alpha: [copies[0]], beta: [copies[0]] });
     // A third computer joining later sees the same tree, without numbered copies.
     const c = account.computer('gamma', LIVE);
     await c.engine.start();

@@ -14,7 +14,7 @@ import type {
   StatusSnapshot,
 } from '../../contract/index.js';
 import { describeState, LEFT_OUT_LISTED } from '../../contract/index.js';
-import type { Activity, DeletionQuestion as EngineQuestion, EngineState, ItemError, PassSummary, SyncedFolder } from '../../state/folder.js';
+import { conflictOriginal, type Activity, type DeletionQuestion as EngineQuestion, type EngineState, type ItemError, type PassSummary, type SyncedFolder } from '../../state/folder.js';
 import type { HandlersOf, HostContext } from './context.js';
 import { plainLeftOut, plainProblem, type Where } from './plain-words.js';
 import { ProgressTracker } from './progress.js';
@@ -43,10 +43,7 @@ const DESCRIPTIONS: Record<ActivityKind, string> = {
 /** Which state speaks for the app when folders differ: the first in this list that any folder is in. */
 const STATE_PRIORITY: readonly FolderState[] = ['error', 'offline', 'waiting-for-consent', 'syncing', 'scanning', 'starting', 'paused', 'stopped', 'idle'];
 
-/** The path a conflicted copy was made for: DESIGN §3's `name (conflicted copy YYYY-MM-DD HHMMSS host).ext`. */
-export function conflictOriginal(copyPath: string): string {
-  return copyPath.replace(/ \(conflicted copy \d{4}-\d{2}-\d{2} \d{6} [^)/]*\)(?=(\.[^./]*)?$)/, '');
-}
+export { conflictOriginal };
 
 /** A synced folder as the host shows it. */
 export interface FolderRun {
