@@ -58,8 +58,16 @@ export class Notifier {
   deletions(question: DeletionQuestion): void {
     this.show({
       title: 'Delete many files?',
-      body: `A sync of ${question.root} would delete ${question.count} of ${question.synced} items. Nothing is deleted until you confirm in drivesync.`,
+      body: `A sync of ${question.root} would delete ${question.count} of ${question.synced} items${whereDeleted(question)}. Nothing is deleted until you answer in drivesync.`,
       action: 'open-window',
     });
   }
+}
+
+/** Where the deletions of a question would happen, in a few words (empty when it does not say). */
+function whereDeleted(question: DeletionQuestion): string {
+  const parts = question.groups.map((g) =>
+    g.where === 'here' ? `${g.count} deleted on the drive would go from this computer` : `${g.count} deleted here would go from the drive`,
+  );
+  return parts.length === 0 ? '' : ` (${parts.join('; ')})`;
 }

@@ -220,8 +220,15 @@ export class TtyReporter implements Reporter {
     this.drawn = '';
   }
 
+  /** Lines that came while the terminal was handed to a question: written once it is answered, never over it. */
+  private held: Array<[NodeJS.WriteStream, string]> = [];
+
   /** Writes a whole line above the live line. */
   private above(stream: NodeJS.WriteStream, line: string): void {
+    if (this.suspended) {
+      this.held.push([stream, line]);
+      return;
+    }
     this.erase();
     stream.write(`${line}\n`);
     this.draw();
@@ -273,11 +280,13 @@ export class TtyReporter implements Reporter {
 
   resume(): void {
     this.suspended = false;
+    for (const [stream, line] of this.held.splice(0)) stream.write(`${line}\n`);
     this.refresh();
   }
 
   close(): void {
     this.suspend();
+    for (const [stream, line] of this.held.splice(0)) stream.write(`${line}\n`);
   }
 }
 

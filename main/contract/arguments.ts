@@ -77,7 +77,10 @@ export const SettingsChangesSchema = Type.Object(
 );
 export type SettingsChanges = Static<typeof SettingsChangesSchema>;
 
-export const DeletionAnswerSchema = Type.Object({ root: Root, confirm: Type.Boolean() }, strict);
+export const DeletionAnswerSchema = Type.Object(
+  { root: Root, answer: Type.Union([Type.Literal('delete'), Type.Literal('keep'), Type.Literal('later')]) },
+  strict,
+);
 
 export const StarSchema = Type.Object({ ...refFields, starred: Type.Boolean() }, strict);
 

@@ -57,13 +57,29 @@ export interface LeftOutItem {
   reason: string;
 }
 
+/** One side's deletions in a mass-delete question: on the drive (made here), or here (made on the drive). */
+export interface DeletionGroup {
+  where: 'drive' | 'here';
+  /** Why, in a few words. */
+  why: string;
+  count: number;
+  bytes: number;
+  /** What would go, shallowest first (a folder stands for what is inside it). */
+  items: Array<{ path: string; type: 'file' | 'folder'; size: number }>;
+}
+
 export interface DeletionQuestion {
   root: string;
   /** Items the pass would delete. */
   count: number;
   /** Items synced before the pass. */
   synced: number;
+  bytes: number;
+  groups: DeletionGroup[];
 }
+
+/** The three answers to a mass-delete question: delete them, keep them (put back where deleted), decide later (pause). */
+export type DeletionAnswer = 'delete' | 'keep' | 'later';
 
 /** A folder's status as the window shows it. */
 export interface FolderView extends FolderStatus {

@@ -4,6 +4,7 @@
  * file (what `drivesync status` reads) as the engine reports. This is the one place that constructs the engine and
  * calls it: the front ends hold a `SyncedFolder`.
  */
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DriveClient } from '../api/client.js';
 import { STATE_DIR } from '../sync/state-dir.js';
@@ -38,6 +39,11 @@ export interface OpenFolderOptions {
   shown?: string;
   /** Told when the status file cannot be written (syncing goes on). */
   onStatusWriteError?: (message: string) => void;
+  /**
+   * Forget what was synced before (the folder's mirror): the first pass is then a merge — what is here goes up, what
+   * is on the drive comes down, nothing is deleted. For a folder replaced or made again at its path.
+   */
+  afresh?: boolean;
 }
 
 /** Items a status file keeps, newest first. */
@@ -63,6 +69,8 @@ export interface SyncedFolder {
   resume(): Promise<PassSummary>;
   /** Lets the pass that stopped at the mass-delete guard delete. */
   confirmDeletions(): void;
+  /** Refuses those deletions: the items are kept (restored where they were deleted), and syncing goes on. */
+  keepDeletions(): void;
   /** The user opened the window or the tray menu: a cheap look at the drive now. */
   lookNow(): void;
   /** Stops the engine, writes the final status, releases the lock. */
@@ -89,6 +97,9 @@ export async function openFolder(root: string, options: OpenFolderOptions): Prom
     unlockFolder();
     unlockState();
   };
+  if (options.afresh) {
+    for (const file of [mirror, `${mirror}-wal`, `${mirror}-shm`]) rmSync(file, { force: true });
+  }
   let engine: SyncEngine;
   try {
     const { SyncEngine } = await import('../sync/engine.js');
@@ -153,8 +164,13 @@ class OpenedFolder implements SyncedFolder {
       this.addErrors([error]);
       this.writeSoon();
     });
+    engine.on('confirm-deletions', (question) => {
+      this.status.deletions = question;
+      this.writeSoon();
+    });
     engine.on('pass', (summary) => {
       const now = new Date().toISOString();
+      if (!summary.needsConfirmation) this.status.deletions = null;
       if (summary.offline) {
         // Nothing was compared: the last sync stays what it was, but the folder is no longer known to be in sync.
         this.status.offline = { since: this.status.offline?.since ?? now, reason: offlineReason ?? 'the server cannot be reached' };
@@ -205,6 +221,10 @@ class OpenedFolder implements SyncedFolder {
 
   confirmDeletions(): void {
     this.engine.confirmDeletions();
+  }
+
+  keepDeletions(): void {
+    this.engine.keepDeletions();
   }
 
   lookNow(): void {

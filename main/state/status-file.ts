@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { writeJsonAtomic } from './json-file.js';
 import { statusFile, type StatePaths } from './paths.js';
+import type { DeletionQuestion } from '../sync/deletions.js';
 
 export interface RootStatus {
   root: string;
@@ -27,6 +28,11 @@ export interface RootStatus {
    * empty folders the drive cannot hold; `ignored` counts every ignored name, the list names the first few.
    */
   skipped?: { items: Array<{ path: string; message: string }>; ignored: number };
+  /**
+   * The deletions the mass-delete guard stopped at, while they wait for an answer: how many, where, why, and the
+   * items (the first ten thousand of each side).
+   */
+  deletions?: DeletionQuestion | null;
 }
 
 export function writeStatus(paths: StatePaths, key: string, status: RootStatus): void {

@@ -248,6 +248,15 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   }
 
   /**
+   * The user said no to the deletions the guard stopped at: the next pass keeps the items — restored on the drive
+   * when they were deleted there, brought back here when they were deleted here — so both sides agree again. A
+   * running engine that was waiting for the answer goes on at once.
+   */
+  keepDeletions(): void {
+    void this.loop.submit({ kind: 'keep' });
+  }
+
+  /**
    * Asks for a pass: a full one (scan and listing), or one over the watcher's paths with or without a listing. One
    * pass runs at a time; what is asked meanwhile is merged into the next, and every caller gets the summary of the
    * pass that did what it asked.
@@ -294,8 +303,15 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         this.passes.askedFor = null;
         return { pass: { fullScan: request.fullScan, listRemote: true } };
       case 'consent':
-        this.passes.consent = true;
-        // A running engine that was waiting for the answer goes on at once.
+      case 'keep':
+        if (request.kind === 'consent') this.passes.consent = true;
+        else this.passes.keep = true;
+        // A running engine that was waiting for the answer goes on at once (a paused one, once resumed).
+        if (request.kind === 'keep' && this.paused) {
+          this.paused = false;
+          this.passes.askedFor = null;
+          return { pass: { fullScan: false, listRemote: true } };
+        }
         return this.live && this.passes.askedFor !== null ? { pass: { fullScan: false, listRemote: false } } : null;
       case 'release':
         // Never under a pass, which holds the trees; a look may run (it asks for what is synced when it starts).

@@ -374,6 +374,8 @@ export class Executor {
         } catch (error) {
           if (!(error instanceof NotFoundError)) throw error;
         }
+        const b = this.trees.base.get(op.remoteId);
+        if (b) this.mirror.recordTrashed({ remoteId: op.remoteId, path: b.path, type: b.type, at: this.ports.clock.now().toISOString() });
         return { kind: 'remote-trashed', remoteId: op.remoteId };
       }
       case 'download': {

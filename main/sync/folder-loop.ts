@@ -41,6 +41,8 @@ export type FolderRequest =
   | { kind: 'resume'; fullScan: boolean }
   /** The user said yes to the deletions the guard stopped at. */
   | { kind: 'consent' }
+  /** The user said no to them: keep the items (undo the deletions where they were made). */
+  | { kind: 'keep' }
   /** The folder was left alone a while: base may be kept in the mirror only until the next pass. */
   | { kind: 'release' }
   | { kind: 'stop' };

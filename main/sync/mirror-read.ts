@@ -27,6 +27,8 @@ export interface MirrorReader {
   itemById(remoteId: number): MirrorEntry | undefined;
   /** The synced items directly inside a folder ('' is the synced folder), folders first, then by path. */
   childrenOf(path: string): MirrorEntry[];
+  /** What this computer moved to the drive's trash at `since` (ISO) or later, newest first. */
+  trashedSince(since: string): Array<{ remoteId: number; path: string; type: 'file' | 'folder'; at: string }>;
 }
 
 interface Row {
@@ -73,6 +75,17 @@ function readerOn(db: Database.Database): MirrorReader {
       if (path === '') return atTop.all().map(toEntry).sort(foldersFirst);
       const parent = itemAt(path);
       return parent ? inside.all(parent.remoteId).map(toEntry).sort(foldersFirst) : [];
+    },
+    trashedSince: (since) => {
+      // A mirror written before trashes were remembered has no such table: nothing was remembered.
+      if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'trashed'").get()) return [];
+      const rows = db.prepare('SELECT remote_id, path, type, at FROM trashed WHERE at >= ? ORDER BY at DESC').all(since) as Array<{
+        remote_id: number;
+        path: string;
+        type: 'file' | 'folder';
+        at: string;
+      }>;
+      return rows.map((r) => ({ remoteId: r.remote_id, path: r.path, type: r.type, at: r.at }));
     },
   };
 }

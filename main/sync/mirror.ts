@@ -39,7 +39,23 @@ const MIGRATIONS: readonly string[] = [
   // Whether this computer made the entry: of two entries of one name on the drive made at once by two computers,
   // the one that made the later can tell it is a conflict (rule C5). Rows written before: not made here.
   `ALTER TABLE base ADD COLUMN made_here INTEGER NOT NULL DEFAULT 0;`,
+  // What this computer moved to the drive's trash, and when: `drivesync trash restore --since` and the window's
+  // Restore on a deletion undo them by entry id. The last TRASHED_KEPT are kept.
+  `CREATE TABLE trashed (remote_id INTEGER PRIMARY KEY, path TEXT NOT NULL, type TEXT NOT NULL, at TEXT NOT NULL);
+   CREATE INDEX trashed_at ON trashed(at);`,
 ];
+
+/** Trashes remembered for `trash restore --since`. */
+const TRASHED_KEPT = 10_000;
+
+/** An entry this computer moved to the drive's trash. */
+export interface TrashedByHere {
+  remoteId: RemoteId;
+  path: string;
+  type: 'file' | 'folder';
+  /** ISO time of the trash. */
+  at: string;
+}
 
 export const MIRROR_SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -177,6 +193,14 @@ export class Mirror {
     return (this.db.prepare('SELECT * FROM intents ORDER BY id').all() as Array<{ id: number; kind: string; payload: string; started_at: string }>).map(
       (row) => ({ id: row.id, kind: row.kind, payload: JSON.parse(row.payload) as Record<string, unknown>, startedAt: row.started_at }),
     );
+  }
+
+  /** Remembers that this computer moved an entry to the drive's trash. */
+  recordTrashed(item: TrashedByHere): void {
+    this.db
+      .prepare('INSERT INTO trashed (remote_id, path, type, at) VALUES (?, ?, ?, ?) ON CONFLICT (remote_id) DO UPDATE SET path = excluded.path, type = excluded.type, at = excluded.at')
+      .run(item.remoteId, item.path, item.type, item.at);
+    this.db.prepare('DELETE FROM trashed WHERE remote_id NOT IN (SELECT remote_id FROM trashed ORDER BY at DESC LIMIT ?)').run(TRASHED_KEPT);
   }
 
   getMeta(key: string): string | undefined {

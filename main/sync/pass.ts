@@ -11,6 +11,8 @@ import { adoptLostUploads } from './adopt.js';
 import type { EngineOptions } from './engine.js';
 import { BusyError, Executor, StaleError, type TransferEvent } from './execute.js';
 import type { PassRequest } from './folder-loop.js';
+import { deletionQuestion, keepDeletions, type DeletionQuestion } from './deletions.js';
+import { checkFolderIdentity, type FolderProblem } from './folder-identity.js';
 import { DEFAULT_HOLD, uploadMayBeMoved, type DisappearanceHold } from './hold.js';
 import { loadIgnoreRules, refreshPaths, scanLocal, STATE_DIR, type IgnoreRule, type ScanOptions, type ScanResult } from './local.js';
 import type { Mirror } from './mirror.js';
@@ -21,6 +23,8 @@ import { applyRemoteDelta, listRemote } from './remote.js';
 import { fullListingInterval, listingBudget, syncedIdsOf, type RemoteChangeCheck, type RemoteSignals } from './remote-changes.js';
 import { BaseTree, LocalTree, RemoteTree } from './trees.js';
 import type { BaseItem, EngineRuleId, EngineState, LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, RuleId, SyncedIds } from './types.js';
+
+export type { DeletionQuestion } from './deletions.js';
 
 export interface Activity {
   at: string;
@@ -64,12 +68,10 @@ export interface PassSummary {
   /** True when the pass stopped at the mass-delete guard. */
   needsConfirmation: boolean;
   inSync: boolean;
+  /** The pass did nothing because the synced folder is gone, or another folder is at its path (folder-identity.ts). */
+  folder?: FolderProblem['kind'];
 }
 
-export interface DeletionQuestion {
-  count: number;
-  synced: number;
-}
 
 /** The engine's options a pass reads. */
 export type PassOptions = Pick<
@@ -178,6 +180,10 @@ export class FolderPasses {
   askedFor: number | null = null;
   /** The user consented to the deletions the guard stopped at: the next pass may make them. */
   consent = false;
+  /** The user refused them: the next pass undoes them where they were made (deletions.ts). */
+  keep = false;
+  /** A pass has reached its end since the engine started (deletions found before then were made while it did not run). */
+  private started = false;
   /** Paths the watcher reported since the last pass looked at them. */
   readonly dirtyPaths = new Set<RelPath>();
   /** Local paths the last scans could not read, with the reason. */
@@ -233,14 +239,6 @@ export class FolderPasses {
     return (await this.fs.volume?.(dir)) ?? { caseInsensitive: false, normalisesUnicode: false };
   }
 
-  private async rootProblem(): Promise<string | null> {
-    try {
-      const s = await this.fs.stat(this.root);
-      return s.isDirectory() ? null : `${this.root} is not a folder`;
-    } catch {
-      return `the sync folder ${this.root} is missing; nothing is synced until it is back`;
-    }
-  }
 
   /** Scans the whole folder, or looks again at the paths the watcher named; returns what cannot be read now. */
   private async scan(full: boolean): Promise<ItemError[]> {
@@ -354,15 +352,18 @@ export class FolderPasses {
   async run(options: PassRequest): Promise<PassSummary> {
     const summary = emptySummary();
     if (this.host.paused || this.host.stopped) return summary;
-    const problem = await this.rootProblem();
+    // The folder is the one synced here, or nothing is done: a folder gone or replaced is not everything deleted.
+    const problem = await checkFolderIdentity(this.root, this.fs, this.mirror, this.syncedCount);
     if (problem) {
       // Its watcher died with it: when the folder is back, it is watched afresh and scanned in full.
       await this.host.stopWatching();
       this.dirtyPaths.clear();
       this.hold.clear();
       this.localScanned = false;
-      this.host.setState('error', problem);
-      summary.failed.push({ path: '', message: problem });
+      this.localAsBase = true;
+      this.host.setState('error', problem.message);
+      summary.failed.push({ path: '', message: problem.message });
+      summary.folder = problem.kind;
       return summary;
     }
     if (this.host.live && this.host.watcherPending() === null) await this.host.startWatching();
@@ -445,6 +446,7 @@ export class FolderPasses {
         this.localAsBase = this.remoteAsBase = true;
       }
       this.lastSync = this.clock.now();
+      this.started = true;
       if (summary.needsConfirmation) {
         // The state says so already (waiting for consent).
       } else if (this.host.paused) this.host.setState('paused');
@@ -545,9 +547,22 @@ export class FolderPasses {
       const recent = this.recentDeletions.reduce((sum, d) => sum + d.count, 0);
       const count = deletions + recent;
       if (deletions > 0 && deletionNeedsConsent(count, this.trees.base.size + recent, this.options.maxDeletions) && !this.consent) {
+        if (this.keep) {
+          // The user said no: the deletions are undone where they were made, and the pass plans again.
+          const kept = await keepDeletions(operations, this.trees, this.mirror, this.options.client);
+          this.keep = false;
+          this.askedFor = null;
+          this.recentDeletions = [];
+          this.host.notice(`kept ${kept} item${kept === 1 ? '' : 's'}: what was deleted on the drive is restored there, and what was deleted here comes back from the drive`);
+          last = null;
+          continue;
+        }
         summary.needsConfirmation = true;
         this.host.setState('waiting-for-consent', `waiting for your answer to delete ${count} items`);
-        if (this.askedFor !== count) this.host.askConsent({ count, synced: this.trees.base.size + recent });
+        if (this.askedFor !== count) {
+          const question = deletionQuestion(operations, this.trees, this.trees.base.size + recent, !this.started);
+          this.host.askConsent({ ...question, count });
+        }
         this.askedFor = count;
         break;
       }

@@ -11,6 +11,8 @@ import { hashFile } from './local.js';
 
 export interface FileStats {
   isDirectory(): boolean;
+  /** The device the item is on (a folder replaced by another on another disk has another). */
+  dev?: number;
   ino: number;
   size: number;
   mtimeMs: number;

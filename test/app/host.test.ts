@@ -2,7 +2,7 @@
  * The pure-Node host against the real reference server and real engines on temp folders: sign-in, status, browse,
  * sharing, links, settings, errors answered as Results, and the mass-delete question.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -303,7 +303,16 @@ describe('the desktop host', { timeout: 90_000 }, () => {
     const asked = nextEvent(h.host, 'confirm-deletions');
     await h.host.handle('sync:resume', undefined);
     const question = await asked;
-    expect(question).toEqual({ root: h.folder, count: 12, synced: 12 });
+    expect(question).toMatchObject({ root: h.folder, count: 12, synced: 12, bytes: 74 });
+    expect(question.groups).toEqual([
+      {
+        where: 'drive',
+        why: 'deleted in this folder',
+        count: 12,
+        bytes: 74,
+        items: Array.from({ length: 12 }, (_, i) => `f${i}.txt`).map((path) => ({ path, type: 'file', size: files[path]!.length })),
+      },
+    ]);
     expect(h.host.status().pendingDeletions).toEqual([question]);
     expect(h.host.status()).toMatchObject({ state: 'waiting-for-consent', stateText: 'Waiting for your answer', detail: 'Waiting for your answer to delete 12 items.' });
     const client = new DriveClient({ origin: server.url, token: await tokenOf('max@example.com') });
@@ -313,11 +322,33 @@ describe('the desktop host', { timeout: 90_000 }, () => {
       return n;
     };
     expect(await remoteCount()).toBe(12);
-    await h.host.handle('deletions:answer', { root: h.folder, confirm: true });
+    await h.host.handle('deletions:answer', { root: h.folder, answer: 'delete' });
     await untilStatus(h.host, (s) => inSync(s) && s.folders[0]!.synced === 0);
     expect(await remoteCount()).toBe(0);
     expect(h.host.status().pendingDeletions).toEqual([]);
-    expect(await dispatch(h.host, 'deletions:answer', { root: h.folder, confirm: true })).toMatchObject({ ok: false, error: { kind: 'not-found' } });
+    expect(await dispatch(h.host, 'deletions:answer', { root: h.folder, answer: 'delete' })).toMatchObject({ ok: false, error: { kind: 'not-found' } });
+  });
+
+  it('a mass delete refused ("keep them") brings the files back from the drive and syncing goes on; "later" pauses', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 12; i++) files[`k${i}.txt`] = `kept ${i}`;
+    const h = await signedInHost('kim@example.com', files);
+    await h.host.handle('sync:pause', undefined);
+    for (let i = 0; i < 12; i++) rmSync(join(h.folder, `k${i}.txt`));
+    let asked = nextEvent(h.host, 'confirm-deletions');
+    await h.host.handle('sync:resume', undefined);
+    await asked;
+    // Later: nothing deleted, the folder paused until the user decides.
+    await h.host.handle('deletions:answer', { root: h.folder, answer: 'later' });
+    await untilStatus(h.host, (s) => s.folders[0]!.state === 'paused');
+    asked = nextEvent(h.host, 'confirm-deletions');
+    await h.host.handle('sync:resume', undefined);
+    await asked;
+    await h.host.handle('deletions:answer', { root: h.folder, answer: 'keep' });
+    await untilStatus(h.host, (s) => inSync(s) && s.folders[0]!.synced === 12);
+    expect(readdirSync(h.folder).filter((n) => n.endsWith('.txt')).sort()).toEqual(Object.keys(files).sort());
+    expect(readFileSync(join(h.folder, 'k3.txt'), 'utf8')).toBe('kept 3');
+    expect(h.host.status().pendingDeletions).toEqual([]);
   });
 
   it('opens its folders as drivesync sync does: the same lock, and the status file drivesync status reads', async () => {

@@ -180,7 +180,7 @@ describe('the main process', () => {
 
   it('notifies of conflicts, errors and the mass-delete question', async () => {
     h.host.emit('conflict', { id: 1, at: new Date().toISOString(), root: '/tmp/Drive', path: 'docs/plan.txt', copyPath: 'docs/plan (conflicted copy 2026-01-01 120000 beta).txt' });
-    h.host.emit('confirm-deletions', { root: '/tmp/Drive', count: 40, synced: 50 });
+    h.host.emit('confirm-deletions', { root: '/tmp/Drive', count: 40, synced: 50, bytes: 4096, groups: [{ where: 'here', why: 'deleted on the drive', count: 40, bytes: 4096, items: [] }] });
     h.host.emit('item-error', { id: 2, at: new Date().toISOString(), root: '/tmp/Drive', path: 'x.bin', message: 'permission denied' });
     const before = fake.notifications.length;
     await until(() => fake.notifications.length >= before + 3);

@@ -54,7 +54,7 @@ describe('notifications', () => {
     const shown: Notification[] = [];
     const n = new Notifier((x) => shown.push(x), () => now);
     n.conflict({ id: 1, at: '', root: '/r', path: 'a/b.txt', copyPath: 'a/b (conflicted copy 2026-01-01 120000 beta).txt' });
-    n.deletions({ root: '/r', count: 600, synced: 700 });
+    n.deletions({ root: '/r', count: 600, synced: 700, bytes: 0, groups: [{ where: 'drive', why: 'deleted in this folder', count: 600, bytes: 0, items: [] }] });
     n.error({ id: 2, at: '', root: '/r', path: 'x', message: 'denied' });
     n.error({ id: 3, at: '', root: '/r', path: 'y', message: 'denied' });
     n.error({ id: 4, at: '', root: '/r', path: 'z', message: 'denied' });

@@ -260,6 +260,40 @@ describe.each(PROFILES)('sharing commands against the %s profile', (profile) => 
       expect(usage.code).toBe(2);
       expectOneLineError(usage);
     });
+
+    it('restores in bulk: several paths and globs at once, or what this computer trashed lately (--since)', async () => {
+      const account = await newAccount(server, 'bulk-restore');
+      const bulkHome = await signedInHome(server, account);
+      const root = join(tempDir(), 'Drive');
+      makeTree(root, { 'Archive/a.txt': 'a', 'Pictures/p.jpg': 'p', 'notes-1.md': 'n1', 'notes-2.md': 'n2', 'keep.txt': 'k' });
+      expect((await cli(['sync', root, '--once'], { home: bulkHome })).code).toBe(0);
+      for (const path of ['Archive', 'Pictures', 'notes-1.md', 'notes-2.md']) rmSync(join(root, path), { recursive: true });
+      const trashed = await cli(['sync', root, '--once'], { home: bulkHome });
+      expect(trashed.code, trashed.stderr).toBe(0);
+      const several = await cli(['trash', 'restore', 'Archive', 'Pictures', 'notes-*.md'], { home: bulkHome });
+      expect(several.code, several.stderr).toBe(0);
+      expect(several.stdout.trim().split('\n')).toEqual([
+        'restored Archive',
+        'restored Pictures',
+        'restored notes-1.md',
+        'restored notes-2.md',
+        '4 entries restored; the next sync brings them back here',
+      ]);
+      expect(JSON.parse((await cli(['trash', 'ls', '--json'], { home: bulkHome })).stdout)).toEqual([]);
+      // Gone again; then what this computer trashed in the last ten minutes comes back at once.
+      expect((await cli(['sync', root, '--once'], { home: bulkHome })).code).toBe(0);
+      for (const path of ['Archive', 'notes-1.md']) rmSync(join(root, path), { recursive: true });
+      expect((await cli(['sync', root, '--once'], { home: bulkHome })).code).toBe(0);
+      const lately = await cli(['trash', 'restore', '--since', '10m'], { home: bulkHome });
+      expect(lately.code, lately.stderr).toBe(0);
+      expect(lately.stdout).toContain('restored Archive');
+      expect(lately.stdout).toContain('restored notes-1.md');
+      expect((await cli(['sync', root, '--once'], { home: bulkHome })).code).toBe(0);
+      expect(readFileSync(join(root, 'Archive', 'a.txt'), 'utf8')).toBe('a');
+      const bad = await cli(['trash', 'restore', '--since', 'yesterday'], { home: bulkHome });
+      expect(bad.code).toBe(2);
+      expectOneLineError(bad, /--since takes a time such as 30s, 10m, 2h or 1d/);
+    });
   });
 
   describe.concurrent('lists', () => {

@@ -235,11 +235,13 @@ describe.each(PROFILES)('sync against the %s profile', (profile) => {
       return { account, home, dir };
     }
 
-    it('without a TTY: stops with one line saying to re-run with --yes; with --yes the deletions go ahead', async () => {
+    const refusal = /would delete 12 of 12 synced items \(12 on the drive\); nothing was deleted: re-run with --yes to delete them or --keep to keep them/;
+
+    it('without a TTY: stops with one line saying to re-run with --yes or --keep; with --yes the deletions go ahead', async () => {
       const { account, home, dir } = await syncedThenEmptied('guard');
       const refused = await cli(['sync', dir, '--once'], { home });
       expect(refused.code).toBe(1);
-      expectOneLineError(refused, /would delete 12 of 12 synced items; nothing was deleted: re-run with --yes/);
+      expectOneLineError(refused, refusal);
       expect(Object.keys(await remoteTree(server, account.token))).toHaveLength(12);
 
       const allowed = await cli(['sync', dir, '--once', '--yes'], { home });
@@ -251,29 +253,85 @@ describe.each(PROFILES)('sync against the %s profile', (profile) => {
       expect(JSON.parse(trash.stdout)).toHaveLength(12);
     });
 
+    it('--keep refuses them: the files come back from the drive with their entries, and nobody is asked again', async () => {
+      const { account, home, dir } = await syncedThenEmptied('guard-keep');
+      const before = await remoteTree(server, account.token);
+      const kept = await cli(['sync', dir, '--once', '--keep'], { home });
+      expect(kept.code, kept.stderr).toBe(0);
+      expect(kept.stdout).toMatch(/^kept 12 items/m);
+      expect(sorted(localTree(dir))).toEqual(sorted(new Map(Object.entries(twelve))));
+      expect(await remoteTree(server, account.token)).toEqual(before);
+      const again = await cli(['sync', dir, '--once'], { home });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toMatch(/^in sync \(0 changes\)$/m);
+      expect((await cli(['sync', dir, '--once', '--yes', '--keep'], { home })).code).toBe(2);
+    });
+
+    it('a folder deleted and made again empty: sync stops and says so, deleting nothing; --afresh merges it with the drive', async () => {
+      const { account, home, dir } = await syncedThenEmptied('afresh');
+      rmSync(dir, { recursive: true });
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'new.txt'), 'made after');
+      const stopped = await cli(['sync', dir, '--once'], { home });
+      expect(stopped.code).toBe(1);
+      expectOneLineError(stopped, /is not the folder that was synced here \(it was deleted and made again, or replaced by another folder\): nothing is synced, and nothing is deleted on the drive.* run drivesync sync .* --afresh$/);
+      expect(Object.keys(await remoteTree(server, account.token))).toHaveLength(12);
+      const merged = await cli(['sync', dir, '--once', '--afresh'], { home });
+      expect(merged.code, merged.stderr).toBe(0);
+      expect(sorted(localTree(dir))).toEqual(sorted(new Map([...Object.entries(twelve), ['new.txt', 'made after']])));
+      expect(Object.keys(await remoteTree(server, account.token))).toHaveLength(13);
+    });
+
     it('a running sync without a TTY stops at the guard too, with the same line, and deletes nothing', async () => {
       const { account, home, dir } = await syncedThenEmptied('guard-watch');
       const running = spawnCli(['sync', dir], { home });
       const finished = await running.exited();
       expect(finished.code).toBe(1);
-      expectOneLineError(finished, /would delete 12 of 12 synced items; nothing was deleted: re-run with --yes/);
+      expectOneLineError(finished, refusal);
       expect(Object.keys(await remoteTree(server, account.token))).toHaveLength(12);
     });
 
-    it('on a TTY: asks y/N; "n" deletes nothing, "y" goes ahead', async () => {
+    it('on a TTY: asks where, why and what, with three answers; "later" deletes nothing, "n" keeps them, "y" deletes', async () => {
       const { account, home, dir } = await syncedThenEmptied('guard-tty');
       const answer = (reply: string) => (all: string, child: import('node:child_process').ChildProcess) => {
-        if (/\[y\/N\]/.test(all) && !(child as { answered?: boolean }).answered) {
+        if (/\[L\] later/.test(all) && !(child as { answered?: boolean }).answered) {
           (child as { answered?: boolean }).answered = true;
           child.stdin!.write(`${reply}\r`);
         }
       };
-      const no = await cliOnTty(['sync', dir, '--once'], { home, onOutput: answer('n') });
-      expect(no.code, no.stdout).toBe(1);
-      expect(no.stdout).toContain('This pass would delete 12 of 12 synced items. Delete them? [y/N]');
-      expect(no.stdout).toContain('deletions not confirmed; nothing was deleted');
+      // While the question waits, status --json lists every item, where and why.
+      let waiting: Promise<Awaited<ReturnType<typeof cli>>> | undefined;
+      const later = await cliOnTty(['sync', dir, '--once'], {
+        home,
+        onOutput: (all, child) => {
+          if (!/\[L\] later/.test(all) || waiting) return;
+          waiting = cli(['status', '--json'], { home });
+          void waiting.then(() => child.stdin!.write('\r'));
+        },
+      });
+      expect(later.code, later.stdout).toBe(1);
+      const status = JSON.parse((await waiting!).stdout);
+      expect(status.roots[0].deletions).toMatchObject({ count: 12, synced: 12, bytes: 110 });
+      expect(status.roots[0].deletions.groups[0]).toMatchObject({ where: 'drive', why: 'deleted in this folder while drivesync was not running', count: 12 });
+      expect(status.roots[0].deletions.groups[0].items.map((i: { path: string }) => i.path)).toEqual(
+        Array.from({ length: 12 }, (_, i) => `file-${i}.txt`),
+      );
+      // What the terminal shows, without its control sequences.
+      const asked = later.stdout.replace(/\r/g, '').replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
+      expect(asked).toContain('This pass would delete 12 of 12 synced items (110 B):');
+      expect(asked).toContain("  12 items on the drive (to the drive's trash): deleted in this folder while drivesync was not running");
+      expect(asked).toContain('    file-0.txt\n    file-1.txt\n    file-2.txt\n');
+      expect(asked).toContain('    and 2 more (drivesync status --json lists them all)');
+      expect(asked).toContain('Delete them? [y] yes, delete them  [n] no, keep them (put back where they were deleted)  [L] later (stop; nothing is deleted)');
+      expect(asked).toMatch(/nothing was deleted; run drivesync sync .* again to be asked, or with --yes to delete them or --keep to keep them/);
+      // Nothing was printed onto the question's line.
+      expect(asked).toMatch(/\(stop; nothing is deleted\) \n/);
       expect(Object.keys(await remoteTree(server, account.token))).toHaveLength(12);
 
+      const keep = await cliOnTty(['sync', dir, '--once'], { home, onOutput: answer('n') });
+      expect(keep.code, keep.stdout).toBe(0);
+      expect(sorted(localTree(dir))).toEqual(sorted(new Map(Object.entries(twelve))));
+      for (const file of Object.keys(twelve)) rmSync(join(dir, file));
       const yes = await cliOnTty(['sync', dir, '--once'], { home, onOutput: answer('y') });
       expect(yes.code, yes.stdout).toBe(0);
       expect(yes.stdout).toContain('in sync');

@@ -545,8 +545,13 @@ describe('the window', { timeout: 90_000 }, () => {
     const prompt = page.getByRole('alertdialog', { name: 'Delete 13 items?' });
     await prompt.waitFor({ timeout: 30_000 });
     expect(await prompt.textContent()).toContain('would delete 13 of its');
-    // The safe answer has the focus.
-    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Keep them and pause');
+    // Where and why, and the items: the folder stands for what is inside it.
+    const side = prompt.getByRole('region', { name: '13 items would be deleted from the drive (to its trash)' });
+    expect(await side.textContent()).toContain('Why: deleted in this folder.');
+    expect(await side.getByRole('listitem').allTextContents()).toEqual(['bulk/']);
+    // The safe answer has the focus; all three answers are there.
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Keep them');
+    expect(await prompt.getByRole('button').allTextContents()).toEqual(['Keep them', 'Decide later', 'Delete 13 items']);
     await look('mass-delete-question', { dialog: true });
     await keys.press('Delete 13 items');
     await expect.poll(() => prompt.count()).toBe(0);

@@ -196,14 +196,14 @@ describe('the engine state, live', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     const asked = new Promise((resolve) => engine.once('confirm-deletions', resolve));
     void engine.resume();
-    expect(await asked).toEqual({ count: 12, synced: 12 });
+    expect(await asked).toMatchObject({ count: 12, synced: 12, bytes: 14 });
     expect(engine.state).toBe('waiting-for-consent');
     expect(seen.at(-1)).toEqual(['waiting-for-consent', 'waiting for your answer to delete 12 items']);
-    // Paused instead of answered (the window's "keep them and pause"): resuming asks again.
+    // Paused instead of answered (the window's "decide later"): resuming asks again.
     engine.pause();
     const again = new Promise((resolve) => engine.once('confirm-deletions', resolve));
     void engine.resume();
-    expect(await again).toEqual({ count: 12, synced: 12 });
+    expect(await again).toMatchObject({ count: 12, synced: 12 });
     engine.confirmDeletions();
     await settleEngine(engine);
     expect(engine.state).toBe('idle');

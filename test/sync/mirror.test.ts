@@ -99,7 +99,7 @@ describe('schema migrations', () => {
     const mirror = new Mirror(file);
     try {
       expect(mirror.schemaVersion).toBe(MIRROR_SCHEMA_VERSION);
-      expect(MIRROR_SCHEMA_VERSION).toBe(3);
+      expect(MIRROR_SCHEMA_VERSION).toBe(4);
       expect([...mirror.loadBase().values()]).toEqual([row(1, null, 'old.txt', 'file', 3)]);
       expect(mirror.intents().map((i) => i.payload)).toEqual([{ path: 'x' }]);
       const born = { ...row(2, null, 'new.txt', 'file', 4), birthtimeMs: 1_795_450_029_619.6077 };
@@ -109,7 +109,7 @@ describe('schema migrations', () => {
     }
     const again = new Mirror(file);
     try {
-      expect(again.schemaVersion).toBe(3);
+      expect(again.schemaVersion).toBe(4);
       expect([...again.loadBase().values()]).toEqual([row(1, null, 'old.txt', 'file', 3), { ...row(2, null, 'new.txt', 'file', 4), birthtimeMs: 1_795_450_029_619.6077 }]);
     } finally {
       again.close();
@@ -131,12 +131,12 @@ describe('schema migrations', () => {
     first.commit(null, [row(1, null, 'old.txt', 'file', 3)], []);
     first.close();
     const v2 = new Database(file);
-    v2.exec('ALTER TABLE base DROP COLUMN made_here');
+    v2.exec('ALTER TABLE base DROP COLUMN made_here; DROP TABLE trashed;');
     v2.pragma('user_version = 2');
     v2.close();
     const mirror = new Mirror(file);
     try {
-      expect(mirror.schemaVersion).toBe(3);
+      expect(mirror.schemaVersion).toBe(4);
       expect([...mirror.loadBase().values()]).toEqual([row(1, null, 'old.txt', 'file', 3)]);
       mirror.commit(null, [{ ...row(2, null, 'mine.txt', 'file', 4), madeHere: true }], []);
       const base = mirror.loadBase();

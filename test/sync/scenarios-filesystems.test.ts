@@ -93,7 +93,10 @@ describe.each(SCENARIO_CASES)('file systems other than ext4 (%s, %s)', (mode, pr
     const drive = sorted(await account.remoteTree());
     expect(await mac.sync()).toMatchObject({ inSync: true, failed: [] });
     const tree = localTree(mac.root);
-    expect(tree.get('Report.txt')).toBe('capital R');
+    // The entry with the lowest id keeps its name, as on every computer (the uploads of a live pass go in any order).
+    const ids = await account.entryIds();
+    const first = ['Report.txt', 'REPORT.TXT', 'report.txt'].sort((x, y) => ids.get(x)! - ids.get(y)!)[0]!;
+    expect(tree.get(first)).toBe(drive[first]);
     expect(files(tree)).toEqual(['capital R', 'other', 'small r']);
     const keys = [...tree.keys()].map((path) => path.toLowerCase());
     expect(new Set(keys).size).toBe(keys.length);

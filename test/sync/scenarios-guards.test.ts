@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DeletionQuestion } from '../../main/sync/engine.js';
 import { localTree, newAccount, sorted, type Account, SCENARIO_CASES } from '../helpers/sync.js';
 
 describe.each(SCENARIO_CASES)('sync scenarios: deletes, ignores and guards (%s, %s)', (mode, profile) => {
@@ -302,8 +303,120 @@ describe.each(SCENARIO_CASES)('sync scenarios: deletes, ignores and guards (%s, 
     const summary = await a.sync();
     expect(summary.inSync).toBe(false);
     expect(a.engine.state).toBe('error');
-    expect(summary.failed[0]?.message).toMatch(/missing/);
+    expect(summary.failed[0]?.message).toMatch(/is gone \(deleted, moved, or on a disk that is not mounted\); nothing is synced, and nothing is deleted on the drive/);
+    expect(summary.folder).toBe('gone');
     expect(await account.remoteTree()).toEqual(new Map([['precious.txt', 'precious']]));
     expect(existsSync(a.root)).toBe(false);
+  });
+
+  const dozen = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`doc-${i}.txt`, `document ${i}`]));
+
+  it('21. deletions on another computer refused here ("keep them"): restored on the drive with their ids; both computers agree; nobody is asked again', async () => {
+    const a = account.computer('alpha');
+    const b = account.computer('beta');
+    for (const [name, content] of Object.entries(dozen)) writeFileSync(join(a.root, name), content);
+    await a.sync();
+    await b.sync();
+    const ids = await account.entryIds();
+    for (const name of Object.keys(dozen)) rmSync(join(b.root, name));
+    expect((await b.sync()).needsConfirmation).toBe(true);
+    b.engine.confirmDeletions();
+    await b.sync();
+    expect((await account.remoteTree()).size).toBe(0);
+    const asked: DeletionQuestion[] = [];
+    a.engine.on('confirm-deletions', (q) => asked.push(q));
+    expect((await a.sync()).needsConfirmation).toBe(true);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({ count: 12, synced: 12 });
+    expect(asked[0]!.groups).toEqual([
+      expect.objectContaining({ where: 'here', why: 'deleted on the drive (on another computer or on the web)', count: 12, bytes: Object.values(dozen).join('').length }),
+    ]);
+    a.engine.keepDeletions();
+    const kept = await a.sync();
+    expect(kept.inSync).toBe(true);
+    expect(await account.entryIds()).toEqual(ids);
+    await b.sync();
+    expect(sorted(localTree(b.root))).toEqual(dozen);
+    expect(sorted(localTree(a.root))).toEqual(dozen);
+    expect(a.trashed).toEqual([]);
+    expect((await a.sync()).done).toBe(0);
+    expect((await b.sync()).done).toBe(0);
+    expect(asked).toHaveLength(1);
+  });
+
+  it('22. deletions made here while nothing ran, refused ("keep them"): the files come back from the drive', async () => {
+    const a = account.computer('alpha');
+    for (const [name, content] of Object.entries(dozen)) writeFileSync(join(a.root, name), content);
+    await a.sync();
+    const ids = await account.entryIds();
+    await a.restart();
+    for (const name of Object.keys(dozen)) rmSync(join(a.root, name));
+    const asked: DeletionQuestion[] = [];
+    a.engine.on('confirm-deletions', (q) => asked.push(q));
+    expect((await a.sync()).needsConfirmation).toBe(true);
+    expect(asked[0]!.groups).toEqual([
+      expect.objectContaining({ where: 'drive', why: 'deleted in this folder while drivesync was not running', count: 12 }),
+    ]);
+    // Named as a person orders them.
+    expect(asked[0]!.groups[0]!.items.map((i) => i.path)).toEqual(Array.from({ length: 12 }, (_, i) => `doc-${i}.txt`));
+    a.engine.keepDeletions();
+    expect((await a.sync()).inSync).toBe(true);
+    expect(sorted(localTree(a.root))).toEqual(dozen);
+    expect(await account.entryIds()).toEqual(ids);
+    expect((await a.sync()).done).toBe(0);
+  });
+
+  /** A synced folder of three items, then `replace` done to it; the next sync must stop and delete nothing. */
+  const replacedFolder = async (replace: (root: string) => void) => {
+    const a = account.computer('alpha');
+    writeFileSync(join(a.root, 'one.txt'), 'one');
+    mkdirSync(join(a.root, 'sub'));
+    writeFileSync(join(a.root, 'sub', 'two.txt'), 'two');
+    await a.sync();
+    const before = await account.remoteTree();
+    replace(a.root);
+    const summary = await a.sync();
+    expect(summary.inSync).toBe(false);
+    expect(a.engine.state).toBe('error');
+    expect(summary.folder).toBe('replaced');
+    expect(await account.remoteTree()).toEqual(before);
+    return { a, summary, before };
+  };
+
+  it('18. the folder deleted and made again empty (rm -rf; mkdir): it stops and says so; nothing is deleted on the drive', async () => {
+    const { a, summary } = await replacedFolder((root) => {
+      rmSync(root, { recursive: true });
+      mkdirSync(root);
+    });
+    expect(summary.failed[0]?.message).toMatch(/is not the folder that was synced here \(it was emptied and made again, or its disk is not mounted\): nothing is synced, and nothing is deleted on the drive/);
+    expect(summary.failed[0]?.message).toMatch(/--afresh$/);
+    expect(localTree(a.root).size).toBe(0);
+  });
+
+  it('19. the folder replaced by another folder at the same path (a restore from a backup): it stops; nothing is uploaded or deleted', async () => {
+    const { a, summary } = await replacedFolder((root) => {
+      const other = `${root}-other`;
+      mkdirSync(other);
+      writeFileSync(join(other, 'one.txt'), 'an older one');
+      writeFileSync(join(other, 'new here.txt'), 'new');
+      rmSync(root, { recursive: true });
+      renameSync(other, root);
+    });
+    expect(summary.failed[0]?.message).toMatch(/deleted and made again, or replaced by another folder/);
+    expect(sorted(localTree(a.root))).toEqual({ 'new here.txt': 'new', 'one.txt': 'an older one' });
+  });
+
+  it('20. a disk not mounted (its empty mount point at the path): it stops; mounted again, it syncs on as before', async () => {
+    const { a, before } = await replacedFolder((root) => {
+      renameSync(root, `${root}-unmounted`);
+      mkdirSync(root);
+    });
+    // Mounted again: the same folder (its marker and inode), nothing to do.
+    rmSync(a.root, { recursive: true });
+    renameSync(`${a.root}-unmounted`, a.root);
+    const again = await a.sync();
+    expect(again.inSync).toBe(true);
+    expect(again.done).toBe(0);
+    expect(await account.remoteTree()).toEqual(before);
   });
 });

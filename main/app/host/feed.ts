@@ -40,6 +40,9 @@ const DESCRIPTIONS: Record<ActivityKind, string> = {
   notice: 'Notice',
 };
 
+/** Items of each side of a mass-delete question the window lists. */
+const WINDOW_LISTED = 1000;
+
 /** Which state speaks for the app when folders differ: the first in this list that any folder is in. */
 const STATE_PRIORITY: readonly FolderState[] = ['error', 'offline', 'waiting-for-consent', 'syncing', 'scanning', 'starting', 'paused', 'stopped', 'idle'];
 
@@ -181,7 +184,9 @@ export class Feed {
     });
     folder.on('confirm-deletions', (question: EngineQuestion) => {
       if (!current()) return;
-      const asked: DeletionQuestion = { root: run.root, count: question.count, synced: question.synced };
+      // The window lists the first thousand items of each side; `status --json` has them all.
+      const groups = question.groups.map((g) => ({ ...g, items: g.items.slice(0, WINDOW_LISTED) }));
+      const asked: DeletionQuestion = { root: run.root, count: question.count, synced: question.synced, bytes: question.bytes, groups };
       this.pending.set(run.root, asked);
       host.emit('confirm-deletions', asked);
       this.emitState();

@@ -37,16 +37,20 @@ export class Folders {
     'sync:look': async () => {
       for (const run of this.runs.values()) run.folder?.lookNow();
     },
-    'deletions:answer': async ({ root, confirm }) => {
+    'deletions:answer': async ({ root, answer }) => {
       const run = this.require(root);
       if (!this.feed.pending.delete(run.root)) throw new HostError('not-found', 'No deletion is waiting for an answer in that folder.');
-      if (confirm) {
+      if (answer === 'delete') {
         run.folder?.confirmDeletions();
+        this.fullSync(run);
+      } else if (answer === 'keep') {
+        // Put back where they were deleted; syncing goes on (a folder paused by "later" resumes).
+        run.folder?.keepDeletions();
         this.fullSync(run);
       } else {
         run.folder?.pause();
-        run.status.detail = 'Deletions were not confirmed: the folder is paused. Resume to be asked again.';
-        this.host.notice(run.root, `The deletions in ${run.root} were not made; syncing of that folder is paused.`);
+        run.status.detail = 'Nothing was deleted: the folder is paused until you decide. Resume to be asked again.';
+        this.host.notice(run.root, `The deletions in ${run.root} were not made; syncing of that folder is paused until you decide.`);
       }
       this.feed.emitState();
     },

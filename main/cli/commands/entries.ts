@@ -1,5 +1,6 @@
 /** `star|unstar PATH` and `trash [ls | restore PATH]`: the drive's stars and its trash. */
 import type { Command } from 'commander';
+import picomatch from 'picomatch';
 import type { FileEntry } from '../../api/schemas.js';
 import { CliError, failure, usageError } from '../errors.js';
 import { log } from '../log.js';
@@ -106,27 +107,73 @@ export function registerEntryCommands(program: Command): void {
 
   trash
     .command('restore')
-    .description('restore an entry from the trash to its folder (the next sync brings it back locally)')
-    .argument('<path>', 'its path on the drive as `trash ls` shows it, its name, its id, or its old local path')
-    .action(async (given: string) => {
-      if (given.trim() === '') throw usageError('restore needs the path, name or id of a trashed entry');
+    .description('restore entries from the trash to their folders (the next sync brings them back here)')
+    .argument('[paths...]', 'paths on the drive as `trash ls` shows them (globs such as "Archive/*" too), names, ids, or old local paths')
+    .option('--since <time>', 'restore what this computer moved to the trash in that time (30s, 10m, 2h, 1d)')
+    .action(async (given: string[], options: { since?: string }) => {
+      const wanted = given.filter((g) => g.trim() !== '');
+      if (wanted.length === 0 && options.since === undefined) throw usageError('restore needs paths, names or ids of trashed entries, or --since TIME');
+      const since = options.since === undefined ? undefined : sinceTime(options.since);
       const session = await openSession();
       try {
         const entries = await listTrash(session);
-        const wanted = trashPath(given, session.config.roots);
-        let matches = entries.filter((e) => e.path === wanted);
-        if (matches.length === 0) matches = entries.filter((e) => e.name === wanted || e.name === given);
-        if (matches.length === 0 && /^\d+$/.test(given.trim())) matches = entries.filter((e) => e.id === Number(given.trim()));
-        if (matches.length === 0) throw new CliError(`nothing in the trash matches ${safe(given)} (drivesync trash ls lists it)`);
-        if (matches.length > 1) {
-          throw new CliError(`${matches.length} entries in the trash match ${safe(given)}: give the id (${matches.map((m) => m.id).join(', ')})`);
+        const chosen = new Map<number, TrashedEntry>();
+        for (const one of wanted) for (const entry of matchTrash(entries, one, session.config.roots)) chosen.set(entry.id, entry);
+        if (since !== undefined) {
+          const inTrash = new Map(entries.map((e) => [e.id, e]));
+          const mine = await trashedHereSince(session, since.toISOString());
+          if (mine.length === 0 && wanted.length === 0) throw new CliError(`this computer moved nothing to the trash in the last ${options.since}`);
+          for (const { remoteId } of mine) {
+            const entry = inTrash.get(remoteId);
+            if (entry) chosen.set(remoteId, entry);
+          }
         }
-        const entry = matches[0]!;
-        await session.client.entries.restore([entry.id]);
-        log().info({ command: 'trash restore', remoteId: entry.id, path: entry.path }, 'restored');
-        print(`restored ${safe(entry.path)}`);
+        // A folder brings back what is inside it: its own restore covers entries chosen below it.
+        const ids = [...chosen.keys()];
+        if (ids.length === 0) throw new CliError('nothing in the trash matches (drivesync trash ls lists it; it may have been restored already)');
+        await session.client.entries.restore(ids);
+        log().info({ command: 'trash restore', remoteIds: ids }, 'restored');
+        for (const entry of [...chosen.values()].sort((a, b) => (a.path < b.path ? -1 : 1))) print(`restored ${safe(entry.path)}`);
+        if (chosen.size > 1) print(`${chosen.size} entries restored; the next sync brings them back here`);
       } catch (error) {
         throw failure(error, session.server, 'restore failed');
       }
     });
+}
+
+/** The trashed entries one argument names: a path or a glob over the paths `trash ls` shows, a name, an id. */
+function matchTrash(entries: readonly TrashedEntry[], given: string, roots: readonly string[]): TrashedEntry[] {
+  const wanted = trashPath(given, roots);
+  if (picomatch.scan(wanted).isGlob) {
+    const matches = picomatch(wanted, { dot: true });
+    const found = entries.filter((e) => matches(e.path));
+    if (found.length === 0) throw new CliError(`nothing in the trash matches ${safe(given)} (drivesync trash ls lists it)`);
+    return found;
+  }
+  let matches = entries.filter((e) => e.path === wanted);
+  if (matches.length === 0) matches = entries.filter((e) => e.name === wanted || e.name === given);
+  if (matches.length === 0 && /^\d+$/.test(given.trim())) matches = entries.filter((e) => e.id === Number(given.trim()));
+  if (matches.length === 0) throw new CliError(`nothing in the trash matches ${safe(given)} (drivesync trash ls lists it)`);
+  if (matches.length > 1) {
+    throw new CliError(`${matches.length} entries in the trash match ${safe(given)}: give the id (${matches.map((m) => m.id).join(', ')})`);
+  }
+  return matches;
+}
+
+/** `10m` → the time ten minutes ago; a usage error for anything else. */
+function sinceTime(text: string): Date {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)\s*$/i.exec(text);
+  if (!match) throw usageError(`--since takes a time such as 30s, 10m, 2h or 1d (got ${text})`);
+  const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2]!.toLowerCase() as 's' | 'm' | 'h' | 'd'];
+  return new Date(Date.now() - Number(match[1]) * unit);
+}
+
+/** What this computer moved to the drive's trash since `since`, from the mirrors of its synced folders. */
+async function trashedHereSince(session: Session, since: string): Promise<Array<{ remoteId: number }>> {
+  const out: Array<{ remoteId: number }> = [];
+  for (const root of session.config.roots) {
+    const { mirror } = rootOfAccount(session.paths, root, session.server, session.email);
+    out.push(...((await withMirror(mirror, (reader) => reader.trashedSince(since)).catch(() => null)) ?? []));
+  }
+  return out;
 }

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../state/config.js';
 import { findToken } from '../../state/credentials.js';
+import { describeDeletions } from '../deletions.js';
 import { offlineReason, print, printJson, safe } from '../output.js';
 import { statePaths } from '../../state/paths.js';
 import { isAlive } from '../../state/lock.js';
@@ -35,6 +36,8 @@ export function registerStatusCommand(program: Command): void {
           // What was left out by design is not among the errors (the engine marks it so): it is listed as skipped.
           errors: status?.errors ?? [],
           skipped: status?.skipped ?? { items: [], ignored: 0 },
+          // Deletions waiting for an answer, with every item (the question on the terminal shows the first few).
+          deletions: running ? (status?.deletions ?? null) : null,
         };
       });
       const result = {
@@ -72,6 +75,9 @@ export function registerStatusCommand(program: Command): void {
           }
         }
         if (root.counts) print(`    items:     ${root.counts.synced} synced, ${root.counts.done} changed in the last pass, ${root.counts.failed} failed`);
+        if (root.deletions) {
+          for (const line of describeDeletions(root.deletions, 5)) print(`    ${line}`);
+        }
         for (const error of root.errors.slice(0, 5)) print(`    error:     ${safe(error.path ? `${error.path}: ${error.message}` : error.message)}`);
         if (root.errors.length > 5) print(`    … and ${root.errors.length - 5} more errors (status --json lists them)`);
         const links = root.skipped.items.filter((s) => !s.message.startsWith('left out by the ignore rules'));

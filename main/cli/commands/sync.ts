@@ -5,10 +5,11 @@
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
 import { loadConfig, saveConfig } from '../../state/config.js';
-import { openFolder, type Activity, type EngineState, type PassSummary, type SyncedFolder } from '../../state/folder.js';
+import { openFolder, type Activity, type DeletionQuestion, type EngineState, type PassSummary, type SyncedFolder } from '../../state/folder.js';
 import { canonicalPath, checkFolder } from '../../state/roots.js';
 import { ApiError } from '../../api/errors.js';
-import { failure, SilentExit } from '../errors.js';
+import { ANSWERS, askedLine, describeDeletions } from '../deletions.js';
+import { failure, SilentExit, usageError } from '../errors.js';
 import { log } from '../log.js';
 import { offlineReason, safe } from '../output.js';
 import { describeActivity, PlainReporter, TtyReporter, type Reporter } from '../progress.js';
@@ -17,14 +18,25 @@ import { openSession, type Session } from '../session.js';
 interface SyncOptions {
   once?: boolean;
   yes?: boolean;
+  keep?: boolean;
+  afresh?: boolean;
 }
 
-/** Asks a yes/no question on the terminal; anything but y/yes is no. */
-export async function askYesNo(question: string): Promise<boolean> {
+/** What a person answers the mass-delete guard. */
+type Answer = 'delete' | 'keep' | 'later';
+
+/**
+ * Asks the mass-delete question on the terminal, its lines first: y deletes, n keeps the items, anything else (the
+ * default) is later.
+ */
+export async function askDeletions(lines: readonly string[]): Promise<Answer> {
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
-    const answer = await rl.question(`${question} [y/N] `);
-    return /^\s*y(es)?\s*$/i.test(answer);
+    for (const line of lines) process.stdout.write(`${line}\n`);
+    const answer = (await rl.question(`${ANSWERS} `)).trim().toLowerCase();
+    if (/^y(es)?$/.test(answer)) return 'delete';
+    if (/^(n|no|k|keep)$/.test(answer)) return 'keep';
+    return 'later';
   } finally {
     rl.close();
   }
@@ -45,9 +57,12 @@ export async function openSyncRun(
     quiet?: () => boolean;
     /** Told of each finished item before it is shown. */
     beforeActivity?: (activity: Activity) => void;
+    /** Forget what was synced before: the first pass is a merge. */
+    afresh?: boolean;
   } = {},
 ): Promise<SyncedFolder> {
   const folder = await openFolder(root, {
+    ...(options.afresh ? { afresh: true } : {}),
     paths: session.paths,
     server: session.server,
     email: session.email,
@@ -109,6 +124,7 @@ export function summaryLine(summary: PassSummary): string {
 }
 
 async function runSync(dir: string, options: SyncOptions): Promise<void> {
+  if (options.yes && options.keep) throw usageError('--yes and --keep answer the same question both ways; give one of them');
   // A long-running sync rides out short outages: the engine retries on the next pass anyway.
   const session = await openSession({ retry: { limit: 3, baseDelayMs: 500 } });
   const root = canonicalPath(dir);
@@ -133,8 +149,9 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
     shown: dir,
     quiet: () => stopping || offline,
     beforeActivity: (activity) => onActivity(activity),
+    ...(options.afresh ? { afresh: true } : {}),
   });
-  let question = { count: 0, synced: 0 };
+  let question: DeletionQuestion = { count: 0, synced: 0, bytes: 0, groups: [] };
   let offlineDetail: string | undefined;
   run.on('state', (state, detail) => {
     if (state === 'offline') offlineDetail = detail;
@@ -167,30 +184,39 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
-  const refused = () =>
-    `this pass would delete ${question.count} of ${question.synced} synced items; nothing was deleted: re-run with --yes to allow it`;
-  /** Whether the deletions may go ahead: --yes, or the user said so on the terminal. */
-  const consent = async (): Promise<boolean> => {
-    if (options.yes) return true;
-    if (!interactive) return false;
-    reporter.suspend();
-    const yes = await askYesNo(`This pass would delete ${question.count} of ${question.synced} synced items. Delete them?`);
-    reporter.resume();
-    return yes;
+  const refused = () => {
+    const where = question.groups.map((g) => `${g.count} ${g.where === 'drive' ? 'on the drive' : 'in this folder'}`).join(' and ');
+    return `this pass would delete ${question.count} of ${question.synced} synced items (${where}); nothing was deleted: re-run with --yes to delete them or --keep to keep them (drivesync status --json lists them while a sync waits)`;
   };
+  /** The answer: --yes, --keep, or the user's on the terminal; elsewhere, later. */
+  const consent = async (): Promise<Answer> => {
+    if (options.yes) return 'delete';
+    if (options.keep) return 'keep';
+    if (!interactive) return 'later';
+    reporter.suspend();
+    const answer = await askDeletions(describeDeletions(question, 10, askedLine(question)));
+    reporter.resume();
+    return answer;
+  };
+  /** What `later` says: nothing was deleted, and how to answer next time. */
+  const later = () =>
+    interactive && !options.yes && !options.keep
+      ? `nothing was deleted; run drivesync sync ${dir} again to be asked, or with --yes to delete them or --keep to keep them`
+      : refused();
 
   try {
     if (options.once) {
       let summary = await run.syncOnce({ fullScan: true });
       if (summary.needsConfirmation && !stopping) {
-        if (await consent()) {
-          run.confirmDeletions();
-          summary = await run.syncOnce({ fullScan: true });
-        } else {
-          reporter.problem(interactive && !options.yes ? 'deletions not confirmed; nothing was deleted' : refused());
+        const answer = await consent();
+        if (answer === 'later') {
+          reporter.problem(later());
           await stop(1);
           return finishWith(1);
         }
+        if (answer === 'delete') run.confirmDeletions();
+        else run.keepDeletions();
+        summary = await run.syncOnce({ fullScan: true });
       }
       if (!stopping) {
         if (summary.offline) {
@@ -242,16 +268,17 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
         }
         if (summary.needsConfirmation && !asking) {
           asking = true;
-          void consent().then(async (yes) => {
+          void consent().then(async (answer) => {
             asking = false;
             if (stopping) return;
-            if (yes) {
-              run.confirmDeletions();
-              setImmediate(() => void run.syncOnce({ fullScan: true }));
-            } else {
-              reporter.problem(interactive && !options.yes ? 'deletions not confirmed; nothing was deleted; stopping' : refused());
+            if (answer === 'later') {
+              reporter.problem(`${later()}; stopping`);
               await stop(1);
+              return;
             }
+            if (answer === 'delete') run.confirmDeletions();
+            else run.keepDeletions();
+            setImmediate(() => void run.syncOnce({ fullScan: true }));
           });
         } else if (!summary.needsConfirmation && (summary.done > 0 || summary.failed.length > 0)) {
           // A pass that changed nothing and fails what the last one failed (a temp file saved, the settled folder's
@@ -292,5 +319,7 @@ export function registerSyncCommand(program: Command): void {
     .argument('<dir>', 'the local folder')
     .option('--once', 'one full pass, then exit: 0 when in sync, 1 when items failed or the server cannot be reached')
     .option('--yes', 'allow a pass that deletes many items (the mass-delete guard) without asking')
+    .option('--keep', 'refuse such deletions without asking: keep the items (restored where they were deleted)')
+    .option('--afresh', 'sync the folder as it is now, as a merge (nothing is deleted): after it was replaced or re-created')
     .action((dir: string, options: SyncOptions) => runSync(dir, options));
 }

@@ -1,10 +1,47 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { DeletionQuestion } from '../../../main/contract/index.js';
+import type { DeletionAnswer, DeletionGroup, DeletionQuestion } from '../../../main/contract/index.js';
 import { call, messageOf } from '../api.js';
-import { folderName } from '../format.js';
+import { folderName, formatBytes } from '../format.js';
 import { PathText } from '../path-text.js';
 
-/** The mass-delete question: nothing is deleted until the user says so. */
+const items = (n: number) => `${n} item${n === 1 ? '' : 's'}`;
+
+/** Items listed before "Show all". */
+const FIRST = 5;
+
+function Group({ group }: { group: DeletionGroup }) {
+  const [all, setAll] = useState(false);
+  const shown = all ? group.items : group.items.slice(0, FIRST);
+  const title =
+    group.where === 'here'
+      ? `${items(group.count)} would be deleted from this computer (to its trash)`
+      : `${items(group.count)} would be deleted from the drive (to its trash)`;
+  return (
+    <section aria-label={title}>
+      <h3>{title}</h3>
+      <p class="muted small">
+        Why: {group.why}. {formatBytes(group.bytes)} in all.
+      </p>
+      <ul class="deletion-items">
+        {shown.map((item) => (
+          <li key={item.path}>
+            <PathText path={item.type === 'folder' ? `${item.path}/` : item.path} />
+          </li>
+        ))}
+      </ul>
+      {group.items.length > FIRST ? (
+        <button type="button" class="link-button" onClick={() => setAll(!all)} aria-expanded={all}>
+          {all ? 'Show fewer' : `Show all ${group.items.length}`}
+        </button>
+      ) : null}
+    </section>
+  );
+}
+
+/**
+ * The mass-delete question: nothing is deleted until the user says so. It names what would be deleted, where and why,
+ * and offers three answers: delete them, keep them (put back where they were deleted), decide later (pause).
+ */
 export function DeletionPrompt({ pending }: { pending: DeletionQuestion[] }) {
   const question = pending[0];
   const ref = useRef<HTMLDialogElement>(null);
@@ -15,10 +52,10 @@ export function DeletionPrompt({ pending }: { pending: DeletionQuestion[] }) {
     if (question && !dialog.open) dialog.showModal();
     if (!question && dialog.open) dialog.close();
   }, [question]);
-  const answer = async (confirm: boolean) => {
+  const answer = async (choice: DeletionAnswer) => {
     if (!question) return;
     try {
-      await call('deletions:answer', { root: question.root, confirm });
+      await call('deletions:answer', { root: question.root, answer: choice });
       setError(null);
     } catch (e) {
       setError(messageOf(e));
@@ -30,21 +67,33 @@ export function DeletionPrompt({ pending }: { pending: DeletionQuestion[] }) {
         <>
           <h2 id="deletions-title">Delete {question.count} items?</h2>
           <p id="deletions-text">
-            A sync of <strong>{folderName(question.root)}</strong> would delete {question.count} of its {question.synced} synced items. Deleted files go
-            to the trash. Nothing is deleted until you choose.
+            A sync of <strong>{folderName(question.root)}</strong> would delete {question.count} of its {question.synced} synced items (
+            {formatBytes(question.bytes)}). Nothing is deleted until you choose.
           </p>
           <p class="muted small">
             <PathText path={question.root} />
           </p>
+          <div class="deletion-groups">
+            {question.groups.map((group) => (
+              <Group key={group.where} group={group} />
+            ))}
+          </div>
           {error ? <p role="alert">{error}</p> : null}
           <div class="actions">
-            <button type="button" onClick={() => void answer(false)} autofocus>
-              Keep them and pause
+            <button type="button" onClick={() => void answer('keep')} autofocus>
+              Keep them
             </button>
-            <button type="button" class="danger" onClick={() => void answer(true)}>
+            <button type="button" onClick={() => void answer('later')}>
+              Decide later
+            </button>
+            <button type="button" class="danger" onClick={() => void answer('delete')}>
               Delete {question.count} items
             </button>
           </div>
+          <p class="muted small">
+            Keep them: what was deleted on the drive is restored there, what was deleted here comes back from the drive. Decide later: this folder
+            pauses.
+          </p>
         </>
       ) : null}
     </dialog>
