@@ -19,6 +19,7 @@ import {
   ShareRemoveSchema,
   SignInSchema,
   StarSchema,
+  TrashRestoreSchema,
 } from './arguments.js';
 import type {
   Account,
@@ -52,6 +53,8 @@ export const CALLS = {
   'sync:pause': { arg: NoArgument, result: answers<void>() },
   'sync:resume': { arg: NoArgument, result: answers<void>() },
   'activity:list': { arg: NoArgument, result: answers<ActivityItem[]>() },
+  /** Brings deletions back from the drive's trash (one, or a group); the folder syncs them back at once. */
+  'trash:restore': { arg: TrashRestoreSchema, result: answers<{ restored: number }>() },
   'conflicts:list': { arg: NoArgument, result: answers<ConflictItem[]>() },
   'errors:list': { arg: NoArgument, result: answers<ErrorItem[]>() },
   'errors:clear': { arg: NoArgument, result: answers<void>() },

@@ -148,6 +148,8 @@ export interface ActivityItem {
   kind: ActivityKind;
   /** One line for a person, e.g. "Uploaded". */
   description: string;
+  /** A deletion's entry, in the drive's trash: "Restore" brings it back (here and on the drive). */
+  remoteId?: number;
 }
 
 export interface ConflictItem {

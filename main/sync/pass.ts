@@ -32,6 +32,8 @@ export interface Activity {
   kind: Exclude<Operation['kind'], 'resolve-twin'> | 'conflict' | 'notice';
   path: string;
   rule?: RuleId | EngineRuleId;
+  /** The entry a deletion put in the drive's trash (here or elsewhere): what "Restore" brings back. */
+  remoteId?: RemoteId;
 }
 
 export interface ItemError {
@@ -500,7 +502,8 @@ export class FolderPasses {
             if (outcome.kind === 'synced') this.host.record({ kind: 'merge', path: labels.get(op) ?? op.path, rule: op.rule });
             return;
           }
-          this.host.record({ kind: op.kind, path: labels.get(op) ?? opPath(op), rule: op.rule });
+          const deleted = (op.kind === 'trash-remote' || op.kind === 'trash-local') && op.remoteId !== null ? { remoteId: op.remoteId } : {};
+          this.host.record({ kind: op.kind, path: labels.get(op) ?? opPath(op), rule: op.rule, ...deleted });
           // Another computer resolved a file saved on two computers at once (C5): its version, here under a number
           // until then, follows the drive's rename to the conflicted copy. Told as the conflict it is.
           if (op.kind === 'move-local' && op.rule === 'M2' && isConflictOf(op.to, op.from)) {

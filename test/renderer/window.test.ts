@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:http';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { build as esbuild } from 'esbuild';
@@ -558,6 +558,30 @@ describe('the window', { timeout: 90_000 }, () => {
     const status = await untilStatus(h.host, (s) => inSync(s) && s.pendingDeletions.length === 0, 40_000);
     expect((await h.host.handle('entries:browse', { root: h.folder, path: '' })).map((e) => e.name)).not.toContain('bulk');
     expect(status.folders[0]!.synced).toBeLessThan(17);
+  });
+
+  it('offers Restore on each deletion in Activity, and on all of them; a restored file comes back', async () => {
+    write(h.folder, 'keep-a.txt', 'a to keep');
+    write(h.folder, 'keep-b.txt', 'b to keep');
+    await openView('Status');
+    await keys.press('Sync now');
+    await untilStatus(h.host, (s) => inSync(s) && existsSync(join(h.folder, 'keep-b.txt')), 40_000);
+    await expect.poll(async () => (await h.host.handle('entries:browse', { root: h.folder, path: '' })).map((e) => e.name), { timeout: 30_000 }).toContain('keep-b.txt');
+    rmSync(join(h.folder, 'keep-a.txt'));
+    rmSync(join(h.folder, 'keep-b.txt'));
+    await expect
+      .poll(async () => (await h.host.handle('entries:browse', { root: h.folder, path: '' })).map((e) => e.name), { timeout: 30_000 })
+      .not.toContain('keep-b.txt');
+    await openView('Activity');
+    await expect.poll(() => page.getByRole('button', { name: 'Restore keep-a.txt' }).count()).toBe(1);
+    // The bulk folder deleted above, and the two files: one button for all of them too.
+    expect(await page.getByRole('button', { name: 'Restore all 3 deletions' }).count()).toBe(1);
+    await look('activity-deletions');
+    await keys.press('Restore keep-a.txt');
+    await expect.poll(() => page.getByTestId('activity-message').textContent()).toBe('keep-a.txt is restored: it comes back here and on the drive.');
+    await expect.poll(() => existsSync(join(h.folder, 'keep-a.txt')), { timeout: 30_000 }).toBe(true);
+    expect(readFileSync(join(h.folder, 'keep-a.txt'), 'utf8')).toBe('a to keep');
+    expect(await page.getByRole('button', { name: 'Restore all 2 deletions' }).count()).toBe(1);
   });
 
   it('adds a folder with the desktop folder picker and shows each folder with its state', async () => {

@@ -153,6 +153,7 @@ export class Feed {
         path: activity.path,
         kind: activity.kind,
         description: DESCRIPTIONS[activity.kind] ?? activity.kind,
+        ...(activity.remoteId !== undefined ? { remoteId: activity.remoteId } : {}),
       };
       keep(this.activity, item);
       host.emit('activity', item);

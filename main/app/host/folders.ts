@@ -5,6 +5,7 @@
  */
 import { join, normalize, sep } from 'node:path';
 import type { DriveClient } from '../../api/client.js';
+import { NotFoundError } from '../../api/errors.js';
 import type { EntryRef, SyncedEntry } from '../../contract/index.js';
 import { StateError } from '../../state/errors.js';
 import { openFolder, type SyncedFolder } from '../../state/folder.js';
@@ -27,7 +28,7 @@ export class Folders {
   }
 
   readonly handlers: HandlersOf<
-    'sync:now' | 'sync:look' | 'deletions:answer' | 'entries:browse' | 'entries:markers' | 'entries:star' | 'folder:open' | 'file:open' | 'file:show' | 'folder:pick'
+    'sync:now' | 'sync:look' | 'deletions:answer' | 'trash:restore' | 'entries:browse' | 'entries:markers' | 'entries:star' | 'folder:open' | 'file:open' | 'file:show' | 'folder:pick'
   > = {
     'sync:now': async () => {
       this.host.requireClient();
@@ -53,6 +54,21 @@ export class Folders {
         this.host.notice(run.root, `The deletions in ${run.root} were not made; syncing of that folder is paused until you decide.`);
       }
       this.feed.emitState();
+    },
+    'trash:restore': async ({ root, remoteIds }) => {
+      const run = this.require(root);
+      const client = this.host.requireClient();
+      const ids = [...new Set(remoteIds)];
+      try {
+        await client.entries.restore(ids);
+      } catch (error) {
+        if (error instanceof NotFoundError) {
+          throw new HostError('not-found', ids.length === 1 ? 'It is no longer in the drive’s trash (restored already, or deleted for good).' : 'Some of them are no longer in the drive’s trash (restored already, or deleted for good).');
+        }
+        throw error;
+      }
+      this.fullSync(run);
+      return { restored: ids.length };
     },
     'entries:browse': async (ref) => {
       const run = this.require(ref.root);
