@@ -82,6 +82,9 @@ export const DeletionAnswerSchema = Type.Object(
   strict,
 );
 
+/** A synced folder, named by its path. */
+export const FolderRootSchema = Type.Object({ root: Root }, strict);
+
 /** Entries of one synced folder to bring back from the drive's trash (the window's Restore on deletions). */
 export const TrashRestoreSchema = Type.Object({ root: Root, remoteIds: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 1000 }) }, strict);
 

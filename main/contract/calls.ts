@@ -20,6 +20,7 @@ import {
   SignInSchema,
   StarSchema,
   TrashRestoreSchema,
+  FolderRootSchema,
 } from './arguments.js';
 import type {
   Account,
@@ -55,6 +56,8 @@ export const CALLS = {
   'activity:list': { arg: NoArgument, result: answers<ActivityItem[]>() },
   /** Brings deletions back from the drive's trash (one, or a group); the folder syncs them back at once. */
   'trash:restore': { arg: TrashRestoreSchema, result: answers<{ restored: number }>() },
+  /** Syncs a folder that was re-created or replaced at its path as it is now: a merge, nothing deleted. */
+  'folders:afresh': { arg: FolderRootSchema, result: answers<void>() },
   'conflicts:list': { arg: NoArgument, result: answers<ConflictItem[]>() },
   'errors:list': { arg: NoArgument, result: answers<ErrorItem[]>() },
   'errors:clear': { arg: NoArgument, result: answers<void>() },

@@ -44,6 +44,11 @@ export interface FolderStatus {
    * only the first 200 of those, so a folder with more has fewer here than `skipped` counts).
    */
   leftOut: LeftOutItem[];
+  /**
+   * The folder is gone, or another folder is at its path (re-created, replaced, a disk not mounted): nothing is synced
+   * and nothing deleted until it is back, or until it is synced afresh (`folders:afresh`, a merge).
+   */
+  folderProblem?: 'gone' | 'replaced' | 'not-a-folder';
 }
 
 /** How many left-out items a folder's status lists at most. */

@@ -351,6 +351,23 @@ describe('the desktop host', { timeout: 90_000 }, () => {
     expect(h.host.status().pendingDeletions).toEqual([]);
   });
 
+  it('a folder deleted and made again is not read as everything deleted: it says so, and "sync afresh" merges it', async () => {
+    const h = await signedInHost('fay@example.com', { 'a.txt': 'a', 'sub/b.txt': 'b' });
+    rmSync(h.folder, { recursive: true });
+    mkdirSync(h.folder);
+    writeFileSync(join(h.folder, 'new.txt'), 'made after');
+    await h.host.handle('sync:now', undefined);
+    const stopped = await untilStatus(h.host, (s) => s.folders[0]!.folderProblem === 'replaced');
+    expect(stopped.folders[0]).toMatchObject({
+      state: 'error',
+      detail: 'Another folder is at the place of Drive now (it was deleted and made again, replaced, or its disk is not mounted). Nothing is synced, and nothing is deleted on the drive. Sync it afresh to merge what is here with the drive.',
+    });
+    await h.host.handle('folders:afresh', { root: h.folder });
+    await untilStatus(h.host, (s) => inSync(s) && s.folders[0]!.synced === 4 && !s.folders[0]!.folderProblem);
+    expect(readFileSync(join(h.folder, 'sub', 'b.txt'), 'utf8')).toBe('b');
+    expect(readFileSync(join(h.folder, 'new.txt'), 'utf8')).toBe('made after');
+  });
+
   it('opens its folders as drivesync sync does: the same lock, and the status file drivesync status reads', async () => {
     const h = await signedInHost('lou@example.com', { 'l.txt': 'l' });
     const root = h.host.status().folders[0]!.root;

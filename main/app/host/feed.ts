@@ -202,6 +202,8 @@ export class Feed {
       // An offline pass compared nothing: what it left out is what the last pass that looked left out.
       if (!summary.offline) Object.assign(run.status, leftOutOf(summary, { root: run.root, server: host.account?.server }));
       run.status.synced = folder.syncedCount;
+      if (summary.folder) run.status.folderProblem = summary.folder;
+      else delete run.status.folderProblem;
       // Problems a clean pass no longer has are gone.
       if (summary.inSync && summary.failed.length === 0) this.errors = this.errors.filter((e) => e.root !== run.root);
       this.emitState();

@@ -28,7 +28,7 @@ export class Folders {
   }
 
   readonly handlers: HandlersOf<
-    'sync:now' | 'sync:look' | 'deletions:answer' | 'trash:restore' | 'entries:browse' | 'entries:markers' | 'entries:star' | 'folder:open' | 'file:open' | 'file:show' | 'folder:pick'
+    'sync:now' | 'sync:look' | 'deletions:answer' | 'trash:restore' | 'folders:afresh' | 'entries:browse' | 'entries:markers' | 'entries:star' | 'folder:open' | 'file:open' | 'file:show' | 'folder:pick'
   > = {
     'sync:now': async () => {
       this.host.requireClient();
@@ -69,6 +69,14 @@ export class Folders {
       }
       this.fullSync(run);
       return { restored: ids.length };
+    },
+    'folders:afresh': async ({ root }) => {
+      const run = this.require(root);
+      // Stopped, then opened again forgetting what was synced: the first pass merges, deleting nothing.
+      await run.folder?.close().catch(() => undefined);
+      this.runs.delete(root);
+      await this.open(root, { afresh: true });
+      this.feed.emitState();
     },
     'entries:browse': async (ref) => {
       const run = this.require(ref.root);
@@ -173,7 +181,7 @@ export class Folders {
     return target;
   }
 
-  private async open(root: string): Promise<void> {
+  private async open(root: string, how: { afresh?: boolean } = {}): Promise<void> {
     const { host } = this;
     if (host.disposed || !host.account || !host.client) return;
     const { server, email } = host.account;
@@ -197,6 +205,7 @@ export class Folders {
         concurrency: host.desktop.concurrency,
         ...(host.options.trash ? { trash: host.options.trash } : {}),
         ...(host.options.hostname ? { hostname: host.options.hostname } : {}),
+        ...(how.afresh ? { afresh: true } : {}),
       });
     } catch (error) {
       run.status.state = 'error';

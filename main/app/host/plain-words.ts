@@ -93,6 +93,12 @@ function localLine(line: string, where: Where): string | null {
   const kept = /^the drive does not accept "(.*)" as a name \((\d+) to (\d+) characters\); it is kept there as "(.*)"$/.exec(line);
   if (kept) return `The drive does not accept “${kept[1]}” as a name (${kept[2]} to ${kept[3]} characters), so on the drive it keeps the name “${kept[4]}”.`;
   if (/name is not valid UTF-8/.test(line)) return `This name is not valid UTF-8 (it comes from an older system), so it is not synced. Rename it in ${folderName(where.root)} and it syncs.`;
+  if (/^the synced folder .* is gone \(deleted, moved, or on a disk that is not mounted\)/.test(line)) {
+    return `The folder ${folderName(where.root)} is gone (deleted, moved, or on a disk that is not mounted). Nothing is synced, and nothing is deleted on the drive, until it is back. If you moved it, add it where it is now in Settings.`;
+  }
+  if (/ is not the folder that was synced here /.test(line)) {
+    return `Another folder is at the place of ${folderName(where.root)} now (it was deleted and made again, replaced, or its disk is not mounted). Nothing is synced, and nothing is deleted on the drive. Sync it afresh to merge what is here with the drive.`;
+  }
   if (line.startsWith('left out by the ignore rules')) {
     return 'Ignored: temporary and editor files, and names your ignore rules list (Settings), are not synced.';
   }

@@ -28,6 +28,17 @@ function FolderRow({ folder, showState, showLeftOut }: { folder: FolderView; sho
         {folder.lastSync ? formatWhen(folder.lastSync) : 'not yet'}
         {showState && folder.detail ? <div class="muted">{folder.detail}</div> : null}
       </div>
+      {folder.folderProblem === 'replaced' ? (
+        <div class="folder-problem">
+          <p class="small">
+            Another folder is at this place now, so nothing is synced and nothing is deleted. If the synced folder moved, add it where it is now
+            in Settings. To sync the folder that is here as it is — what is here goes up, what is on the drive comes down, nothing is deleted:
+          </p>
+          <button type="button" onClick={() => void call('folders:afresh', { root: folder.root })}>
+            Sync this folder afresh
+          </button>
+        </div>
+      ) : null}
     </li>
   );
 }
