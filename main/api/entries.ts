@@ -104,14 +104,14 @@ export class EntriesApi {
    * deployed versions answer only the root's children. So: list without parentIds, and if no entry there has a
    * parent, walk the folders breadth-first with many parentIds per request.
    */
-  async *tree(options: { rootId?: EntryId | null; perPage?: number; signal?: AbortSignal } = {}): AsyncGenerator<FileEntry> {
-    const { perPage, signal } = options;
+  async *tree(options: { rootId?: EntryId | null; perPage?: number; type?: string; signal?: AbortSignal } = {}): AsyncGenerator<FileEntry> {
+    const { perPage, signal, type } = options;
     let frontier: EntryId[] = [];
     if (options.rootId) {
       frontier = [options.rootId];
     } else {
       let nested = false;
-      for await (const entry of this.list({ perPage }, signal)) {
+      for await (const entry of this.list({ perPage, ...(type ? { type } : {}) }, signal)) {
         if (entry.parent_id !== null && entry.parent_id !== undefined) nested = true;
         else if (entry.type === 'folder') frontier.push(entry.id);
         yield entry;
@@ -123,7 +123,7 @@ export class EntriesApi {
       const next: EntryId[] = [];
       for (let i = 0; i < frontier.length; i += PARENT_BATCH) {
         const parentIds = frontier.slice(i, i + PARENT_BATCH);
-        for await (const entry of this.list({ perPage, parentIds }, signal)) {
+        for await (const entry of this.list({ perPage, parentIds, ...(type ? { type } : {}) }, signal)) {
           if (entry.type === 'folder' && !seen.has(entry.id)) {
             seen.add(entry.id);
             next.push(entry.id);

@@ -460,7 +460,16 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     const { remoteCheck } = this.passes;
     if (!remoteCheck.usable || now >= this.passes.nextFullListing || this.stateValue === 'offline') return listing;
     try {
-      const news = remoteCheck.news(await remoteCheck.read(this.abort.signal), this.passes.synced());
+      const synced = this.passes.synced();
+      const signals = await remoteCheck.read(this.abort.signal);
+      // Folders renamed or moved elsewhere show only in a listing of the folders' level: at its interval, or at once
+      // when the signals show something a full listing would otherwise be needed for (at a fraction of its cost).
+      let folders = remoteCheck.foldersDue(now) ? await remoteCheck.readFolders(now, this.pollMs, this.abort.signal) : undefined;
+      let news = remoteCheck.news(signals, synced, folders);
+      if (news.kind === 'listing' && folders === undefined) {
+        folders = await remoteCheck.readFolders(now, this.pollMs, this.abort.signal);
+        news = remoteCheck.news(signals, synced, folders);
+      }
       if (news.kind === 'none') return null;
       return news.kind === 'delta' ? { fullScan: false, listRemote: false, remoteDelta: news.delta } : listing;
     } catch {

@@ -85,10 +85,11 @@ const merge = (a: PassRequest, b: PassRequest): PassRequest => {
   if (merged.listRemote || !(a.remoteDelta || b.remoteDelta)) return merged;
   const deltas = [a.remoteDelta, b.remoteDelta].filter((d) => d !== undefined);
   // The later answer about an entry is the one that holds.
-  const added = new Map(deltas.flatMap((d) => d.added).map((e) => [e.id, e]));
+  const changed = new Map(deltas.flatMap((d) => d.changed).map((e) => [e.id, e]));
   const trashed = new Set(deltas.flatMap((d) => d.trashed));
-  for (const id of trashed) added.delete(id);
-  return { ...merged, remoteDelta: { added: [...added.values()], trashed: [...trashed] } };
+  for (const id of trashed) changed.delete(id);
+  const fetch = new Set(deltas.flatMap((d) => d.fetch));
+  return { ...merged, remoteDelta: { changed: [...changed.values()], trashed: [...trashed], fetch: [...fetch] } };
 };
 
 export class FolderLoop<S> {

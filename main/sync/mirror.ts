@@ -163,11 +163,22 @@ export class Mirror {
    */
   syncedIds(counts: { size: number; rootChildren: number }): SyncedIds {
     this.hasStmt ??= this.db.prepare('SELECT 1 FROM base WHERE remote_id = ?').pluck();
+    this.entryStmt ??= this.db.prepare('SELECT parent_id, remote_name, type, remote_size, remote_updated_at FROM base WHERE remote_id = ?');
     const has = this.hasStmt;
-    return { has: (id) => has.get(id) !== undefined, size: counts.size, rootChildren: () => counts.rootChildren };
+    const entry = this.entryStmt;
+    return {
+      has: (id) => has.get(id) !== undefined,
+      get: (id) => {
+        const row = entry.get(id) as Pick<BaseRow, 'parent_id' | 'remote_name' | 'type' | 'remote_size' | 'remote_updated_at'> | undefined;
+        return row && { parentId: row.parent_id, name: row.remote_name, type: row.type, size: row.remote_size, updatedAt: row.remote_updated_at };
+      },
+      size: counts.size,
+      rootChildren: () => counts.rootChildren,
+    };
   }
 
   private hasStmt: Database.Statement | undefined;
+  private entryStmt: Database.Statement | undefined;
 
   beginIntent(kind: string, payload: Record<string, unknown>, startedAt: string): number {
     const info = this.beginIntentStmt.run(kind, JSON.stringify(payload), startedAt);

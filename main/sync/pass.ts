@@ -388,9 +388,10 @@ export class FolderPasses {
         this.remoteListed = true;
         listingMs = this.clock.now().getTime() - started;
         if (signals) this.remoteCheck.calibrate(signals, this.trees.remote);
+        this.remoteCheck.foldersListed(this.clock.now().getTime(), this.host.pollMs);
         listed = signals;
       } else if (options.remoteDelta) {
-        applyRemoteDelta(this.trees.remote, options.remoteDelta, this.options.remoteRootId ?? null);
+        await applyRemoteDelta(this.options.client, this.trees.remote, options.remoteDelta, this.options.remoteRootId ?? null, this.host.signal);
         applied = true;
       }
       // What changed while the folder was scanned and the drive listed is looked at too, so the plan does not mix the
@@ -417,7 +418,8 @@ export class FolderPasses {
           pollMs: this.host.pollMs,
           lastListingMs: listingMs,
           entries,
-          ...(this.remoteCheck.bytesPerCheck > 0 ? { bytesPerMinute: listingBudget(this.remoteCheck.bytesPerCheck, this.host.pollMs) } : {}),
+          // Half of what the cheap checks leave: the listings of the folders' level have the other half.
+          ...(this.remoteCheck.bytesPerCheck > 0 ? { bytesPerMinute: listingBudget(this.remoteCheck.bytesPerCheck, this.host.pollMs) / 2 } : {}),
         });
       }
       // What this pass sent is checked at once (others may have changed something meanwhile): cheap, as it knows

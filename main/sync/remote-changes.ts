@@ -17,7 +17,7 @@
  */
 import type { DriveClient } from '../api/client.js';
 import type { FileEntry } from '../api/schemas.js';
-import type { RemoteId, RemoteItem, SyncedIds } from './types.js';
+import type { BaseItem, RemoteId, RemoteItem, SyncedEntry, SyncedIds } from './types.js';
 
 /** Entries each one-page listing asks for: enough to see past a few of this client's own uploads. */
 const PAGE = 5;
@@ -32,10 +32,15 @@ type Signal = 'recent' | 'trashed' | 'total';
 
 /** What a pass can apply to the remote tree it holds instead of listing the whole drive. */
 export interface RemoteDelta {
-  /** Files new on the drive, in synced folders, as the recent listing answered them. */
-  added: FileEntry[];
-  /** Synced files trashed on the drive. */
+  /** Entries new on the drive or changed there (renamed, moved, saved anew), as the check saw them. */
+  changed: FileEntry[];
+  /** Synced entries trashed on the drive; a folder takes what it holds along. */
   trashed: RemoteId[];
+  /**
+   * Synced folders whose children the pass lists (and the new folders among them in full): a file arrived in a folder
+   * not synced here (new, restored or moved in on the drive).
+   */
+  fetch: RemoteId[];
 }
 
 /** What a cheap check saw. */
@@ -45,8 +50,12 @@ export type DriveNews =
   /** A change only a full listing can tell; the reasons say what was seen. */
   | { kind: 'listing'; reasons: string[] };
 
-export const syncedIdsOf = (base: ReadonlyMap<RemoteId, { parentId: RemoteId | null }>): SyncedIds => ({
+export const syncedIdsOf = (base: ReadonlyMap<RemoteId, BaseItem>): SyncedIds => ({
   has: (id) => base.has(id),
+  get: (id) => {
+    const b = base.get(id);
+    return b && { parentId: b.parentId, name: b.remoteName, type: b.type, size: b.remoteSize, updatedAt: b.remoteUpdatedAt };
+  },
   size: base.size,
   rootChildren: () => countRootChildren(base),
 });
@@ -65,6 +74,12 @@ export class RemoteChangeCheck {
   private offsets = { all: 0, root: 0 };
   /** The ids of the last full listing, sorted (compact: it is kept while idle). */
   private listed = new Int32Array(0);
+  /** The last trashed page read: an entry gone from it, not synced, may have been restored (its folder is listed). */
+  private lastTrashed: FileEntry[] | null = null;
+  /** Folders the last full listing (or folders' listing) held: what a listing of the folders' level costs. */
+  private folderCount = 0;
+  /** When the folders' level is listed next (folders renamed or moved show only there). */
+  private nextFolders = 0;
 
   constructor(
     private readonly client: DriveClient,
@@ -100,39 +115,172 @@ export class RemoteChangeCheck {
   private checkBytes = 0;
 
   /**
-   * What the signals show that neither base nor the last full listing holds: nothing; new files and trashed files a
-   * pass can apply to the tree it holds (a delta: the change is there in seconds, not after a listing of the whole
-   * drive); or a change only a full listing can tell (a new folder, a trashed folder, a restore, more new files than
-   * one page shows, a total the delta does not explain).
+   * What the signals show that neither base nor the last full listing holds: nothing; a delta a pass applies to the
+   * tree it holds — files new or changed (renamed, moved; the recent listing answers the most recently changed
+   * first), entries trashed (a folder with what it holds), folders to list where a file arrived in one not synced
+   * here — so the change is there in seconds, not after a listing of the whole drive; or a change only a full listing
+   * can tell (more changes than the pages show, a new folder at the drive's root, a total the delta does not explain).
    */
-  news(signals: RemoteSignals, base: SyncedIds): DriveNews {
-    const added: FileEntry[] = [];
+  news(signals: RemoteSignals, synced: SyncedIds, folders?: readonly FileEntry[]): DriveNews {
+    const changed: FileEntry[] = [];
     const trashed: FileEntry[] = [];
+    const fetch = new Set<RemoteId>();
     const reasons: string[] = [];
-    if (this.trusted.has('recent') && signals.recent) {
-      const fresh = signals.recent.filter((e) => this.inRoot(e) && !e.deleted_at && !base.has(e.id) && !this.wasListed(e.id));
-      for (const entry of fresh) {
-        if (entry.type !== 'folder' && this.parentSynced(entry, base)) added.push(entry);
-        else reasons.push(`new ${entry.type === 'folder' ? 'folder' : 'file'} ${entry.id} in a folder not synced`);
+    /** The delta's effect on the two totals the server may count, while it can be counted. */
+    const counts = { all: 0, root: 0, known: true };
+    /** Folders this delta brings (new, restored): what arrives inside them has a folder to go to. */
+    const coming = new Set<RemoteId>();
+    const base: SyncedIds = { ...synced, has: (id) => synced.has(id) || coming.has(id), get: (id) => synced.get(id) };
+    const into = { changed, fetch, reasons, counts, coming };
+    // The folders' level first: folders renamed, moved or new, as they are now.
+    for (const entry of folders ?? []) {
+      if (!this.inRoot(entry) || entry.deleted_at) continue;
+      const known = synced.get(entry.id);
+      if (known && !this.differs(known, entry)) continue;
+      this.place(entry, known, base, into);
+    }
+    if (this.trusted.has('trashed') && signals.trashed) {
+      // Gone from the trash page and not synced: restored (or deleted for good). A folder comes back with what it
+      // holds; a file's folder is listed.
+      const still = new Set(signals.trashed.map((e) => e.id));
+      for (const entry of this.lastTrashed ?? []) {
+        if (still.has(entry.id) || synced.has(entry.id) || coming.has(entry.id)) continue;
+        if (entry.type === 'folder') this.place(entry, undefined, base, into);
+        else {
+          const parent = this.parentOf(entry);
+          if (parent === null || !base.has(parent)) continue;
+          fetch.add(parent);
+          counts.known = false;
+        }
       }
-      // A page of nothing but new files may hide more behind it.
-      if (fresh.length > 0 && fresh.length === signals.recent.length && signals.recent.length >= PAGE) reasons.push(`${fresh.length} new files or more`);
+      this.lastTrashed = signals.trashed;
+    }
+    if (this.trusted.has('recent') && signals.recent) {
+      let seen = 0;
+      for (const entry of signals.recent) {
+        if (!this.inRoot(entry) || entry.deleted_at) continue;
+        const known = synced.get(entry.id);
+        // Listed but never synced (a download that keeps failing), or as synced: no news.
+        if ((!known && this.wasListed(entry.id) && !coming.has(entry.parent_id ?? -1)) || (known && !this.differs(known, entry))) continue;
+        seen++;
+        this.place(entry, known, base, into);
+      }
+      // A page of nothing but changes may hide more behind it.
+      if (seen > 0 && seen === signals.recent.length && signals.recent.length >= PAGE) reasons.push(`${seen} changed files or more`);
     }
     if (this.trusted.has('trashed')) {
       for (const entry of signals.trashed ?? []) {
-        if (!base.has(entry.id)) continue;
-        // A trashed folder takes what it holds along: which of base's items those are, only a listing says.
-        if (entry.type === 'folder') reasons.push(`trashed folder ${entry.id}`);
-        else trashed.push(entry);
+        const known = synced.get(entry.id);
+        if (!known) continue;
+        trashed.push(entry);
+        // A trashed folder takes along entries base may or may not hold: the total is not counted this time.
+        if (known.type === 'folder') counts.known = false;
+        counts.all--;
+        if (known.parentId === null) counts.root--;
       }
     }
-    if (this.trusted.has('total') && signals.total !== null && this.totalCounts !== null) {
-      const expected = this.expectedTotals(base, added, trashed);
+    if (this.trusted.has('total') && signals.total !== null && this.totalCounts !== null && counts.known) {
+      const expected = this.expectedTotals(synced, counts);
       if (!expected.includes(signals.total)) reasons.push(`${signals.total} entries where ${expected.join(' or ')} were expected`);
     }
-    if (reasons.length > 0) return { kind: 'listing', reasons: [...added.map((e) => `new file ${e.id}`), ...trashed.map((e) => `trashed ${e.id}`), ...reasons] };
-    if (added.length === 0 && trashed.length === 0) return { kind: 'none' };
-    return { kind: 'delta', delta: { added, trashed: trashed.map((e) => e.id) } };
+    if (reasons.length > 0) {
+      const named = changed.map((e) => `${synced.has(e.id) ? 'changed' : 'new'} ${e.type === 'folder' ? 'folder' : 'file'} ${e.id}`);
+      return { kind: 'listing', reasons: [...named, ...trashed.map((e) => `trashed ${e.id}`), ...reasons] };
+    }
+    if (changed.length === 0 && trashed.length === 0 && fetch.size === 0) return { kind: 'none' };
+    return { kind: 'delta', delta: { changed, trashed: trashed.map((e) => e.id), fetch: [...fetch] } };
+  }
+
+  /**
+   * A new or changed entry the check saw, as the delta takes it: applied as it is where its folder is synced here (or
+   * comes with this delta); a folder new here comes with what it holds (its children are listed); otherwise its
+   * nearest synced folder is listed (the pass brings the folders on its way, and a new folder whole).
+   */
+  private place(
+    entry: FileEntry,
+    known: SyncedEntry | undefined,
+    base: SyncedIds,
+    into: { changed: FileEntry[]; fetch: Set<RemoteId>; reasons: string[]; counts: { all: number; root: number; known: boolean }; coming: Set<RemoteId> },
+  ): void {
+    const parent = this.parentOf(entry);
+    if (parent === null || base.has(parent)) {
+      into.changed.push(entry);
+      if (entry.type === 'folder' && !known) {
+        // New here (made, restored, moved in from outside): what it holds is listed, so the total is not counted.
+        into.fetch.add(entry.id);
+        into.coming.add(entry.id);
+        into.counts.known = false;
+        return;
+      }
+      if (!known) into.counts.all++;
+      const wasAtRoot = known ? known.parentId === null : false;
+      into.counts.root += (parent === null ? 1 : 0) - (wasAtRoot ? 1 : 0);
+      return;
+    }
+    const ancestor = this.syncedAncestor(entry, base);
+    if (ancestor === undefined) {
+      // At the drive's root: a listing of it is a listing of the whole drive on some servers.
+      into.reasons.push(`${known ? 'changed' : 'new'} ${entry.type === 'folder' ? 'folder' : 'file'} ${entry.id} in a folder not synced`);
+      return;
+    }
+    into.fetch.add(ancestor);
+    into.counts.known = false;
+  }
+
+  /** The deepest folder on an entry's path (its ancestors' ids) that is synced here; undefined at the drive's root. */
+  private syncedAncestor(entry: FileEntry, base: SyncedIds): RemoteId | undefined {
+    const chain = (entry.path ?? '').split('/').filter(Boolean).map(Number);
+    if (chain.at(-1) === entry.id) chain.pop();
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const id = chain[i]!;
+      if (id === this.rootId) return id;
+      if (base.has(id)) return id;
+    }
+    return undefined;
+  }
+
+  /** Where the drive has the entry now, as the remote tree keeps it (null: the sync root). */
+  private parentOf(entry: FileEntry): RemoteId | null {
+    const parent = entry.parent_id ?? null;
+    return parent === this.rootId ? null : parent;
+  }
+
+  /** The entry is not where, or not what, it was when last synced. */
+  private differs(known: SyncedEntry, entry: FileEntry): boolean {
+    if (known.parentId !== this.parentOf(entry) || known.name !== entry.name) return true;
+    if (known.type === 'folder') return false;
+    // An updated_at recorded as '' is unknown (a move whose answer carried no entry): only the size tells.
+    return known.size !== (entry.file_size ?? 0) || (known.updatedAt !== '' && entry.updated_at !== undefined && known.updatedAt !== entry.updated_at);
+  }
+
+  /**
+   * Whether the folders' level is due: folders renamed or moved elsewhere change none of the three signals (a folder
+   * is not among the recent files, and what it holds keeps its time stamps), so they are listed on their own, spaced
+   * like the full listings by what they cost: half of what the cheap checks leave of the idle budget.
+   */
+  foldersDue(now: number): boolean {
+    return this.usable && now >= this.nextFolders;
+  }
+
+  /** Every folder of the drive below the sync root, and when the next listing of them is due. */
+  async readFolders(now: number, pollMs: number, signal?: AbortSignal): Promise<FileEntry[]> {
+    const folders: FileEntry[] = [];
+    let bytes = 0;
+    for await (const entry of this.client.entries.tree({ rootId: this.rootId, perPage: 1000, type: 'folder', ...(signal ? { signal } : {}) })) {
+      if (entry.type !== 'folder' || entry.deleted_at) continue;
+      folders.push(entry);
+      bytes += ENTRY_BYTES;
+    }
+    this.folderCount = folders.length;
+    const perMinute = listingBudget(this.checkBytes, pollMs) / 2;
+    this.nextFolders = now + Math.max(pollMs, (bytes / perMinute) * 60_000);
+    return folders;
+  }
+
+  /** The folders' level was just listed with the whole drive: it is due again one interval later. */
+  foldersListed(now: number, pollMs: number): void {
+    const perMinute = listingBudget(this.checkBytes, pollMs) / 2;
+    this.nextFolders = now + Math.max(pollMs, ((this.folderCount * ENTRY_BYTES) / perMinute) * 60_000);
   }
 
   /**
@@ -164,6 +312,9 @@ export class RemoteChangeCheck {
    */
   settle(remote: ReadonlyMap<RemoteId, RemoteItem>, base: SyncedIds): void {
     this.listed = Int32Array.from(remote.keys()).sort();
+    let folders = 0;
+    for (const item of remote.values()) if (item.type === 'folder') folders++;
+    this.folderCount = folders;
     this.offsets = { all: remote.size - base.size, root: countRootChildren(remote) - base.rootChildren() };
   }
 
@@ -177,11 +328,10 @@ export class RemoteChangeCheck {
    * What the total is once `added` and `trashed` are counted: one number, or two while the server's way of counting
    * is not known.
    */
-  private expectedTotals(base: SyncedIds, added: readonly FileEntry[], trashed: readonly FileEntry[]): number[] {
-    const atRoot = (e: FileEntry) => (e.parent_id ?? null) === this.rootId;
-    const all = base.size + this.offsets.all + added.length - trashed.length;
+  private expectedTotals(base: SyncedIds, counts: { all: number; root: number }): number[] {
+    const all = base.size + this.offsets.all + counts.all;
     if (this.totalCounts === 'all') return [all];
-    const root = base.rootChildren() + this.offsets.root + added.filter(atRoot).length - trashed.filter(atRoot).length;
+    const root = base.rootChildren() + this.offsets.root + counts.root;
     return this.totalCounts === 'root' || root === all ? [root] : [all, root];
   }
 
@@ -221,6 +371,8 @@ function countRootChildren(items: ReadonlyMap<RemoteId, { parentId: RemoteId | n
 export const IDLE_BYTES_PER_MINUTE = 240 * 1024;
 /** Headers of one small request and its answer, about. */
 const REQUEST_OVERHEAD = 600;
+/** What one entry of a listing costs, about (its JSON: the parent, the users it is shared with, …). */
+const ENTRY_BYTES = 700;
 
 /** What the full listings may move a minute on average: the idle budget less what the cheap checks take. */
 export function listingBudget(bytesPerCheck: number, pollMs: number): number {

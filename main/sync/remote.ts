@@ -5,6 +5,7 @@
  */
 import type { DriveClient } from '../api/client.js';
 import { toRemoteItem } from './execute.js';
+import { addTo } from './grouping.js';
 import { RemoteTree } from './trees.js';
 import type { RemoteDelta } from './remote-changes.js';
 import type { RemoteId, RemoteItem } from './types.js';
@@ -26,8 +27,44 @@ export async function listRemote(
   return remote;
 }
 
-/** New files and trashed files the cheap check saw, applied to the remote tree as a full listing would show them. */
-export function applyRemoteDelta(remote: Map<RemoteId, RemoteItem>, delta: RemoteDelta, rootId: RemoteId | null): void {
-  for (const entry of delta.added) remote.set(entry.id, toRemoteItem(entry, rootId));
-  for (const id of delta.trashed) remote.delete(id);
+/**
+ * What the cheap check saw, applied to the remote tree as a full listing would show it: entries trashed (a folder
+ * with what the tree holds below it), entries new or changed, and the children of the folders to list (with the new
+ * folders among them listed whole). Answers how many entries the listings of folders brought.
+ */
+export async function applyRemoteDelta(
+  client: DriveClient,
+  remote: Map<RemoteId, RemoteItem>,
+  delta: RemoteDelta,
+  rootId: RemoteId | null,
+  signal: AbortSignal,
+): Promise<number> {
+  if (delta.trashed.length > 0) {
+    const children = new Map<RemoteId, RemoteId[]>();
+    for (const item of remote.values()) if (item.parentId !== null) addTo(children, item.parentId, item.id);
+    const stack = [...delta.trashed];
+    while (stack.length > 0) {
+      const id = stack.pop()!;
+      remote.delete(id);
+      stack.push(...(children.get(id) ?? []));
+    }
+  }
+  for (const entry of delta.changed) remote.set(entry.id, toRemoteItem(entry, rootId));
+  let fetched = 0;
+  for (const folder of delta.fetch) {
+    for await (const entry of client.entries.list({ parentIds: [folder], perPage: 1000 }, signal)) {
+      if (entry.deleted_at) continue;
+      const isNew = !remote.has(entry.id);
+      remote.set(entry.id, toRemoteItem(entry, rootId));
+      fetched++;
+      if (entry.type !== 'folder' || !isNew) continue;
+      // A folder new here (made, restored or moved in from outside the synced tree): all of it.
+      for await (const inside of client.entries.tree({ rootId: entry.id, perPage: 1000, signal })) {
+        if (inside.deleted_at) continue;
+        remote.set(inside.id, toRemoteItem(inside, rootId));
+        fetched++;
+      }
+    }
+  }
+  return fetched;
 }

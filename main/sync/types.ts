@@ -132,9 +132,20 @@ export interface Plan {
 export const ENGINE_STATES = ['starting', 'idle', 'scanning', 'syncing', 'paused', 'waiting-for-consent', 'offline', 'error', 'stopped'] as const;
 export type EngineState = (typeof ENGINE_STATES)[number];
 
+/** A synced entry as the drive had it when last synced. */
+export interface SyncedEntry {
+  parentId: RemoteId | null;
+  name: string;
+  type: ItemType;
+  size: number;
+  updatedAt: string;
+}
+
 /** What the cheap check asks of what is synced: base in memory, or the mirror while base is let go (engine idle). */
 export interface SyncedIds {
   has(id: RemoteId): boolean;
+  /** Where the drive had a synced entry and what it said of it when last synced (a rename or move shows against it). */
+  get(id: RemoteId): SyncedEntry | undefined;
   readonly size: number;
   /** Synced entries at the drive's root. */
   rootChildren(): number;

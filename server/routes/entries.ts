@@ -102,7 +102,8 @@ export function entryRoutes(app: App, ctx: Context): void {
       own();
       active();
       filter.where.push("e.type <> 'folder'");
-      filter.order = 'e.created_at DESC, e.id DESC';
+      // Recently changed first: the documents define updated_at as the last change to content, name or location.
+      filter.order = 'e.updated_at DESC, e.id DESC';
     } else if (flag(q.sharedOnly, 'sharedOnly')) {
       active();
       filter.where.push('e.id IN (SELECT entry_id FROM shares WHERE user_id = ?)');

@@ -255,13 +255,18 @@ describe('GET /drive/file-entries', () => {
     expect(body.total).toBe(2);
   });
 
-  it('recentOnly answers the caller\'s active files, newest first, without folders', async () => {
+  it('recentOnly answers the caller\'s active files, most recently changed first (made, renamed, moved), without folders', async () => {
     const d = await drive();
     const body = await list(d.me, { recentOnly: true });
     expect(ids(body.data)).toEqual([d.top.id, d.c.id, d.b.id, d.a.id]);
     for (const entry of body.data) expect(entry.type).not.toBe('folder');
-    const times = body.data.map((e: Entry) => Date.parse(e.created_at!));
+    const times = body.data.map((e: Entry) => Date.parse(e.updated_at!));
     expect([...times].sort((x, y) => y - x)).toEqual(times);
+    // A rename and a move are changes: the file comes first.
+    checkedBody(await server.call(d.me.token, 'PUT', `${API}/file-entries/${d.a.id}`, { name: 'a-renamed.txt' }), EntryResponse);
+    expect(ids((await list(d.me, { recentOnly: true })).data)[0]).toBe(d.a.id);
+    checkedBody(await server.call(d.me.token, 'POST', `${API}/file-entries/move`, { entryIds: [d.b.id], destinationId: d.pics.id }), EntriesResponse);
+    expect(ids((await list(d.me, { recentOnly: true })).data).slice(0, 2)).toEqual([d.b.id, d.a.id]);
   });
 
   it('sharedOnly answers the active entries shared with the caller', async () => {

@@ -90,19 +90,19 @@ describe('the folder loop', () => {
     await tick();
     // One look runs, the next waits behind it; what the first saw asks for a pass, which waits behind the second.
     void loop.submit({ kind: 'poll' });
-    checks[0]!({ fullScan: false, listRemote: false, remoteDelta: { added: [file(4), file(5)], trashed: [2] } });
+    checks[0]!({ fullScan: false, listRemote: false, remoteDelta: { changed: [file(4), file(5)], trashed: [2], fetch: [] } });
     await tick();
-    checks[1]!({ fullScan: false, listRemote: false, remoteDelta: { added: [file(6)], trashed: [5, 3] } });
+    checks[1]!({ fullScan: false, listRemote: false, remoteDelta: { changed: [file(6)], trashed: [5, 3], fetch: [9] } });
     await tick();
     // The later answer about an entry holds: 5, new to the first look, was trashed by the second.
-    expect(passes[1]!.request).toEqual({ fullScan: false, listRemote: false, remoteDelta: { added: [file(4), file(6)], trashed: [2, 5, 3] } });
+    expect(passes[1]!.request).toEqual({ fullScan: false, listRemote: false, remoteDelta: { changed: [file(4), file(6)], trashed: [2, 5, 3], fetch: [9] } });
 
     void loop.submit({ kind: 'poll' });
     passes[1]!.end();
     await tick();
     await tick();
     const listed = loop.submit(sync(false, true));
-    checks[2]!({ fullScan: false, listRemote: false, remoteDelta: { added: [file(7)], trashed: [] } });
+    checks[2]!({ fullScan: false, listRemote: false, remoteDelta: { changed: [file(7)], trashed: [], fetch: [] } });
     await tick();
     expect(passes[2]!.request).toEqual({ fullScan: false, listRemote: true });
     passes[2]!.end();

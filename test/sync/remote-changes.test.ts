@@ -2,7 +2,7 @@
  * Idle polling: a running engine asks three one-page listings whether the drive changed, and lists the whole drive
  * only when they show a change (or when the full listing is due). Against the real server, in both profiles.
  */
-import { existsSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
@@ -31,7 +31,8 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
         ],
       },
     });
-    const isCheap = (search: string) => /recentOnly|deletedOnly|perPage=1(&|$)/.test(search) || /perPage=5(&|$)/.test(search);
+    // The cheap checks, and the listings of the folders' level and of the folders a change names: not full listings.
+    const isCheap = (search: string) => /recentOnly|deletedOnly|type=folder|parentIds|perPage=1(&|$)/.test(search) || /perPage=5(&|$)/.test(search);
     return { all, full: () => all.filter((s) => !isCheap(s)).length, cheap: () => all.filter(isCheap).length };
   };
 
@@ -75,15 +76,96 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     await settleEngine(a.engine);
     expect(seen.full()).toBe(fullAfterUpload);
 
-    // A new folder with a file in it: what the check saw is not all there is, and the full listing brings both.
+    // A new folder with a file in it: the folder's children are listed, not the drive.
     const folder = await other.entries.createFolder('made-elsewhere', null);
     await other.transfers.upload(join(dir, 'elsewhere.txt'), { name: 'inside.txt', parentId: folder.id });
     for (let waited = 0; waited < 10_000 && !existsSync(join(a.root, 'made-elsewhere', 'inside.txt')); waited += 50) await sleep(50);
     await settleEngine(a.engine);
     expect(a.file('made-elsewhere/inside.txt')).toBe('made on another computer');
-    expect(seen.full()).toBeGreaterThan(fullAfterUpload);
+    expect(seen.full()).toBe(fullAfterUpload);
   });
 
+
+  it('every kind of change made elsewhere arrives without a full listing; a rename or move is a local move (same inode)', async () => {
+    account = await newAccount(undefined, { profile });
+    const searches: string[] = [];
+    const http = account.client.http as unknown as { api: typeof account.client.http.api };
+    http.api = account.client.http.api.extend({
+      hooks: {
+        beforeRequest: [
+          (options: { url?: URL | string }) => {
+            const url = new URL(String(options.url));
+            if (url.pathname.endsWith('/drive/file-entries')) searches.push(url.search);
+          },
+        ],
+      },
+    });
+    /** Full listings started: the plain listing of every entry (the drive, or its root as deployed), no filter. */
+    const full = () => searches.filter((s) => /perPage=1000/.test(s) && !/parentIds|type=|recentOnly|deletedOnly|query/.test(s)).length;
+    const a = account.computer('alpha', { pollIntervalMs: 150 });
+    const put = (path: string, content: string) => {
+      mkdirSync(join(a.root, path, '..'), { recursive: true });
+      writeFileSync(join(a.root, path), content);
+    };
+    put('docs/a.txt', 'a');
+    put('b.txt', 'b');
+    put('archive/c.txt', 'c');
+    put('moveme/d.txt', 'd');
+    await a.engine.start();
+    await settleEngine(a.engine);
+    (a.engine as unknown as { passes: { nextFullListing: number } }).passes.nextFullListing = Date.now() + 3_600_000;
+    const other = new DriveClient({ origin: account.server.url, token: account.token });
+    const idOf = async (name: string) => {
+      for await (const e of other.entries.tree()) if (e.name === name && !e.deleted_at) return e.id;
+      throw new Error(`no ${name}`);
+    };
+    const inode = (path: string) => statSync(join(a.root, path)).ino;
+    const arrives = async (what: string, check: () => boolean) => {
+      for (let waited = 0; waited < 15_000 && !check(); waited += 50) await sleep(50);
+      expect(check(), what).toBe(true);
+      await settleEngine(a.engine);
+    };
+    const before = full();
+    const fileInode = inode('b.txt');
+    await other.entries.rename(await idOf('b.txt'), 'b-renamed.txt');
+    await arrives('a file renamed', () => existsSync(join(a.root, 'b-renamed.txt')));
+    expect(inode('b-renamed.txt')).toBe(fileInode);
+
+    const aInode = inode('docs/a.txt');
+    await other.entries.move([await idOf('a.txt')], await idOf('archive'));
+    await arrives('a file moved', () => existsSync(join(a.root, 'archive', 'a.txt')));
+    expect(inode('archive/a.txt')).toBe(aInode);
+
+    const folderInode = inode('archive');
+    await other.entries.rename(await idOf('archive'), 'archive-2025');
+    await arrives('a folder renamed', () => existsSync(join(a.root, 'archive-2025', 'c.txt')));
+    expect(inode('archive-2025')).toBe(folderInode);
+
+    const movedInode = inode('moveme');
+    await other.entries.move([await idOf('moveme')], await idOf('docs'));
+    await arrives('a folder moved', () => existsSync(join(a.root, 'docs', 'moveme', 'd.txt')));
+    expect(inode('docs/moveme')).toBe(movedInode);
+
+    const made = await other.entries.createFolder('made-elsewhere', await idOf('docs'));
+    const scratch = join(a.root, '..', 'upload.txt');
+    writeFileSync(scratch, 'inside a new folder');
+    await other.transfers.upload(scratch, { name: 'inside.txt', parentId: made.id });
+    await arrives('a new folder with a file', () => existsSync(join(a.root, 'docs', 'made-elsewhere', 'inside.txt')));
+
+    const rootFolder = await other.entries.createFolder('new-at-root', null);
+    await arrives('a new folder at the root', () => existsSync(join(a.root, 'new-at-root')));
+    void rootFolder;
+
+    const docs = await idOf('docs');
+    await other.entries.trash([docs]);
+    await arrives('a folder trashed', () => !existsSync(join(a.root, 'docs')));
+    await other.entries.restore([docs]);
+    await arrives('a folder restored', () => existsSync(join(a.root, 'docs', 'moveme', 'd.txt')) && existsSync(join(a.root, 'docs', 'made-elsewhere', 'inside.txt')));
+
+    await other.entries.trash([await idOf('b-renamed.txt')]);
+    await arrives('a file trashed', () => !existsSync(join(a.root, 'b-renamed.txt')));
+    expect(full(), searches.join('\n')).toBe(before);
+  });
 
   it('an engine left alone lets base go and reads it back: polls still see changes, and a rename is still a rename', async () => {
     account = await newAccount(undefined, { profile });
@@ -126,7 +208,7 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
 });
 
 describe('the cheap check against the tree a full listing returned', () => {
-  const entry = (id: number, extra: object = {}) => ({ id, name: `e${id}`, type: 'text', parent_id: null, ...extra }) as never;
+  const entry = (id: number, extra: object = {}) => ({ id, name: `e${id}`, type: 'text', parent_id: null, file_size: 1, updated_at: 'x', ...extra }) as never;
   const remote = (...ids: number[]) => new Map<number, RemoteItem>(ids.map((id) => [id, { id, parentId: null, name: `e${id}`, type: 'file', size: 1, updatedAt: 'x' }]));
   const base = (...ids: number[]) =>
     new Map(ids.map((id) => [id, { remoteId: id, parentId: null, remoteName: `e${id}`, path: `e${id}`, type: 'file' as const, inode: id, size: 1, mtimeMs: 1, hash: null, remoteSize: 1, remoteUpdatedAt: 'x' }]));
@@ -141,10 +223,10 @@ describe('the cheap check against the tree a full listing returned', () => {
     const c = check();
     listed(c, { recent: [entry(3)], trashed: [], total: 3 }, remote(1, 2, 3), base(1, 2, 3));
     expect(c.news({ recent: [entry(3)], trashed: [], total: 3 }, syncedIdsOf(base(1, 2, 3)))).toEqual({ kind: 'none' });
-    expect(c.news({ recent: [entry(4), entry(3)], trashed: [], total: 4 }, syncedIdsOf(base(1, 2, 3)))).toEqual({ kind: 'delta', delta: { added: [entry(4)], trashed: [] } });
-    expect(c.news({ recent: [entry(3)], trashed: [entry(2)], total: 2 }, syncedIdsOf(base(1, 2, 3)))).toEqual({ kind: 'delta', delta: { added: [], trashed: [2] } });
+    expect(c.news({ recent: [entry(4), entry(3)], trashed: [], total: 4 }, syncedIdsOf(base(1, 2, 3)))).toEqual({ kind: 'delta', delta: { changed: [entry(4)], trashed: [], fetch: [] } });
+    expect(c.news({ recent: [entry(3)], trashed: [entry(2)], total: 2 }, syncedIdsOf(base(1, 2, 3)))).toEqual({ kind: 'delta', delta: { changed: [], trashed: [2], fetch: [] } });
     // An edit made elsewhere: a new entry, and the old one trashed.
-    expect(c.news({ recent: [entry(4), entry(3)], trashed: [entry(2)], total: 3 }, syncedIdsOf(base(1, 2, 3)))).toEqual({ kind: 'delta', delta: { added: [entry(4)], trashed: [2] } });
+    expect(c.news({ recent: [entry(4), entry(3)], trashed: [entry(2)], total: 3 }, syncedIdsOf(base(1, 2, 3)))).toEqual({ kind: 'delta', delta: { changed: [entry(4)], trashed: [2], fetch: [] } });
   });
 
   it('asks for the full listing when the delta cannot tell the whole change', () => {
@@ -157,17 +239,33 @@ describe('the cheap check against the tree a full listing returned', () => {
     expect(news({ recent: [entry(4)], trashed: [], total: 5 })).toEqual({ kind: 'listing', reasons: ['new file 4', '5 entries where 4 were expected'] });
     // A restore: the total alone moved.
     expect(news({ recent: [], trashed: [], total: 4 })).toEqual({ kind: 'listing', reasons: ['4 entries where 3 were expected'] });
-    // A file in a folder that is not synced (new itself), and a new folder.
-    expect(news({ recent: [entry(5, { parent_id: 40 })], trashed: [], total: 5 })).toMatchObject({ kind: 'listing', reasons: ['new file 5 in a folder not synced', expect.any(String)] });
-    expect(news({ recent: [entry(6, { parent_id: 1 }), entry(40, { type: 'folder' })], trashed: [], total: 5 })).toMatchObject({
-      kind: 'listing',
-      reasons: expect.arrayContaining(['new file 6', 'new folder 40 in a folder not synced']),
-    });
-    // A trashed folder takes along what it holds.
-    expect(news({ recent: [], trashed: [entry(1, { type: 'folder' })], total: 2 })).toMatchObject({ kind: 'listing', reasons: ['trashed folder 1', expect.any(String)] });
-    // A page of nothing but new files may hide more.
+    // A file in a folder that is not synced, at the drive's root (listing it is listing the drive on some servers).
+    expect(news({ recent: [entry(5, { parent_id: 40, path: '40/5' })], trashed: [], total: 5 })).toMatchObject({ kind: 'listing', reasons: expect.arrayContaining(['new file 5 in a folder not synced']) });
+    // A folder new at the root comes with what it holds: its children are listed.
+    expect(news({ recent: [entry(40, { type: 'folder' })], trashed: [], total: 4 })).toEqual({ kind: 'delta', delta: { changed: [entry(40, { type: 'folder' })], trashed: [], fetch: [40] } });
+    // A page of nothing but changes may hide more.
     const page = [10, 11, 12, 13, 14].map((id) => entry(id));
-    expect(news({ recent: page, trashed: [], total: 8 })).toMatchObject({ kind: 'listing', reasons: expect.arrayContaining(['5 new files or more']) });
+    expect(news({ recent: page, trashed: [], total: 8 })).toMatchObject({ kind: 'listing', reasons: expect.arrayContaining(['5 changed files or more']) });
+  });
+
+  it('sees renames, moves, a trashed folder and a file in a folder new inside a synced one as a delta: no full listing', () => {
+    const c = check();
+    const tree = remote(1, 2, 3);
+    tree.set(1, { ...tree.get(1)!, type: 'folder' });
+    const synced = base(1, 2, 3);
+    synced.set(1, { ...synced.get(1)!, type: 'folder' } as never);
+    listed(c, { recent: [], trashed: [], total: 3 }, tree, synced);
+    const news = (signals: RemoteSignals) => c.news(signals, syncedIdsOf(synced));
+    // Renamed, and moved into the synced folder 1: the entries as the drive has them now.
+    const renamed = entry(2, { name: 'renamed', updated_at: 'y' });
+    const moved = entry(3, { parent_id: 1, updated_at: 'z' });
+    expect(news({ recent: [moved, renamed], trashed: [], total: 3 })).toEqual({ kind: 'delta', delta: { changed: [moved, renamed], trashed: [], fetch: [] } });
+    // A trashed folder: taken out with what it holds (the total is not counted then).
+    expect(news({ recent: [], trashed: [entry(1, { type: 'folder' })], total: 1 })).toEqual({ kind: 'delta', delta: { changed: [], trashed: [1], fetch: [] } });
+    // A file in folder 40, new inside the synced folder 1: folder 1 is listed, and 40 with all it holds.
+    expect(news({ recent: [entry(41, { parent_id: 40, path: '1/40/41' })], trashed: [], total: 5 })).toEqual({ kind: 'delta', delta: { changed: [], trashed: [], fetch: [1] } });
+    // As synced: no news (the size and time stamp agree).
+    expect(news({ recent: [entry(3), entry(2)], trashed: [], total: 3 })).toEqual({ kind: 'none' });
   });
 
   it('counts a delta against a total of the root children (deployed versions): a file new in a synced folder leaves it as it was', () => {
@@ -180,7 +278,7 @@ describe('the cheap check against the tree a full listing returned', () => {
     listed(c, { recent: [], trashed: [], total: 2 }, tree, synced);
     expect(c.news({ recent: [entry(7, { parent_id: 1 })], trashed: [], total: 2 }, syncedIdsOf(synced))).toEqual({
       kind: 'delta',
-      delta: { added: [entry(7, { parent_id: 1 })], trashed: [] },
+      delta: { changed: [entry(7, { parent_id: 1 })], trashed: [], fetch: [] },
     });
     expect(c.news({ recent: [entry(8)], trashed: [], total: 3 }, syncedIdsOf(synced))).toMatchObject({ kind: 'delta' });
     expect(c.news({ recent: [entry(8)], trashed: [], total: 2 }, syncedIdsOf(synced))).toMatchObject({ kind: 'listing' });
@@ -198,7 +296,7 @@ describe('the cheap check against the tree a full listing returned', () => {
     c.calibrate({ recent: [], trashed: [], total: 0 }, remote());
     c.settle(remote(1, 2, 3), syncedIdsOf(base(1, 2, 3)));
     expect(c.news({ recent: [entry(3), entry(2), entry(1)], trashed: [], total: 3 }, syncedIdsOf(base(1, 2, 3)))).toEqual({ kind: 'none' });
-    expect(c.news({ recent: [entry(4), entry(3)], trashed: [], total: 4 }, syncedIdsOf(base(1, 2, 3)))).toEqual({ kind: 'delta', delta: { added: [entry(4)], trashed: [] } });
+    expect(c.news({ recent: [entry(4), entry(3)], trashed: [], total: 4 }, syncedIdsOf(base(1, 2, 3)))).toEqual({ kind: 'delta', delta: { changed: [entry(4)], trashed: [], fetch: [] } });
   });
 
   it('an empty drive does not tell what the total counts: after an initial upload into folders, a root-only total is no change', () => {
