@@ -4,6 +4,7 @@
  * removal are one transaction.
  */
 import { createHash } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import PQueue from 'p-queue';
 import type { DriveClient } from '../api/client.js';
@@ -27,10 +28,11 @@ export interface ExecutorPorts {
   fs: FileSystem;
   randomId: RandomId;
   /**
-   * What a local folder holds on disk now, as the scan would put it in the tree (ignored names and symlinks left
-   * out): a folder is trashed only if nothing in it is new or changed since the plan was made.
+   * What a local folder at `absolutePath` holds on disk now, as the scan would put it in the tree were the folder at
+   * `path` (ignored names and symlinks left out): a folder is trashed only if nothing in it is new or changed since
+   * the plan was made.
    */
-  scanFolder?: (path: RelPath) => Promise<ReadonlyMap<RelPath, LocalItem>>;
+  scanFolder?: (absolutePath: string, path: RelPath) => Promise<ReadonlyMap<RelPath, LocalItem>>;
 }
 
 export interface TransferEvent {
@@ -87,6 +89,37 @@ export function toRemoteItem(entry: FileEntry, rootId: RemoteId | null): RemoteI
 }
 
 const opLabel = (op: Operation): string => ('path' in op ? op.path : op.kind === 'move-local' ? op.from : `entry ${op.remoteId}`);
+
+/** Where items wait inside `.drivesync` between being moved aside and going to the OS trash. */
+export const TRASHING = 'trashing';
+const FROM_FILE = 'from';
+
+/**
+ * Items an engine that stopped (or crashed) left moved aside on their way to the OS trash go back where they were, or
+ * beside it under a free name when that place is taken: the next plan decides again. Nothing is lost.
+ */
+export async function putBackStaged(root: string, fs: FileSystem): Promise<void> {
+  const dir = join(root, STATE_DIR, TRASHING);
+  let staged: string[];
+  try {
+    staged = fs.readDir(dir);
+  } catch {
+    return;
+  }
+  for (const id of staged) {
+    const staging = join(dir, id);
+    const from = (await readFile(join(staging, FROM_FILE), 'utf8').catch(() => '')).trim();
+    const names = fs.readDir(staging).filter((name) => name !== FROM_FILE);
+    for (const name of names) {
+      const path = from !== '' && baseName(from) === name ? from : name;
+      let back = path;
+      for (let n = 2; await fs.stat(join(root, ...back.split('/'))).then(() => true, () => false); n++) back = joinPath(parentOf(path), numberedName(name, n));
+      await fs.mkdir(join(root, ...parentOf(back).split('/')), { recursive: true });
+      await fs.rename(join(staging, name), join(root, ...back.split('/')));
+    }
+    await fs.rm(staging, { recursive: true, force: true });
+  }
+}
 
 /** The disk or the listing moved on since the plan was made; the next pass plans again. */
 export class StaleError extends Error {}
@@ -279,14 +312,45 @@ export class Executor {
     return now;
   }
 
-  /** Everything below a local folder is as the plan saw it; something new or changed inside makes it stale. */
-  private async unchangedFolder(path: RelPath): Promise<void> {
-    if (!this.ports.scanFolder) return;
-    for (const [childPath, now] of await this.ports.scanFolder(path)) {
-      if (childPath === path) continue;
-      const seen = this.trees.local.get(childPath);
-      if (changedSince(seen, now)) throw new StaleError(`${childPath} appeared or changed in a folder about to be trashed`);
+  /**
+   * Moves a local item to the OS trash only as the plan saw it. It is first moved aside into the folder's own
+   * `.drivesync/trashing` (one rename: nothing reaches it by its path any more, so nothing saved from now on can go
+   * with it), then looked at there: anything new or changed since the plan (a file saved a moment ago) puts it back
+   * and makes the operation stale, and the next plan keeps what changed. It goes to the OS trash under its own name.
+   */
+  private async trashAsPlanned(path: RelPath, seen: LocalItem): Promise<void> {
+    const staging = join(this.root, STATE_DIR, TRASHING, this.ports.randomId());
+    const aside = join(staging, baseName(path));
+    await this.ports.fs.mkdir(staging, { recursive: true });
+    // Where it came from, should the engine stop before it is trashed or put back (putBackStaged).
+    await writeFile(join(staging, FROM_FILE), path);
+    await this.ports.fs.rename(this.abs(path), aside);
+    let changed: string | null = null;
+    try {
+      const s = await this.ports.fs.stat(aside);
+      const now: LocalItem = { path, type: s.isDirectory() ? 'folder' : 'file', inode: s.ino, size: s.isDirectory() ? 0 : s.size, mtimeMs: s.mtimeMs, ...birthField(birthTimeOf(s)) };
+      if (changedSince(seen, now)) changed = `${path} changed while it was being trashed`;
+      else if (now.type === 'folder' && this.ports.scanFolder) {
+        for (const [childPath, child] of await this.ports.scanFolder(aside, path)) {
+          if (childPath !== path && changedSince(this.trees.local.get(childPath), child)) {
+            changed = `${childPath} appeared or changed in a folder about to be trashed`;
+            break;
+          }
+        }
+      }
+    } catch (error) {
+      changed = `${path} could not be looked at before it was trashed (${(error as Error).message.split('\n')[0]})`;
     }
+    if (changed !== null) {
+      // Back where it was; if its place was taken meanwhile, beside it under a free name (nothing is lost).
+      let back = path;
+      for (let n = 2; await this.exists(back); n++) back = joinPath(parentOf(path), numberedName(baseName(path), n));
+      await this.ports.fs.rename(aside, this.abs(back));
+      await this.ports.fs.rm(staging, { recursive: true, force: true });
+      throw new StaleError(changed);
+    }
+    await this.ports.trash(aside);
+    await this.ports.fs.rm(staging, { recursive: true, force: true });
   }
 
   /**
@@ -404,8 +468,7 @@ export class Executor {
       }
       case 'trash-local': {
         const current = await this.unchangedLocal(op.path);
-        if (current?.type === 'folder') await this.unchangedFolder(op.path);
-        if (current) await this.ports.trash(this.abs(op.path));
+        if (current) await this.trashAsPlanned(op.path, this.trees.local.get(op.path) ?? current);
         return { kind: 'local-trashed', path: op.path, remoteId: op.remoteId };
       }
       case 'forget':

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { ApiError, isTransient, RateLimitedError } from '../api/errors.js';
 import { adoptLostUploads } from './adopt.js';
 import type { EngineOptions } from './engine.js';
-import { BusyError, Executor, StaleError, type TransferEvent } from './execute.js';
+import { BusyError, Executor, putBackStaged, StaleError, type TransferEvent } from './execute.js';
 import type { PassRequest } from './folder-loop.js';
 import { deletionQuestion, keepDeletions, type DeletionQuestion } from './deletions.js';
 import { checkFolderIdentity, type FolderProblem } from './folder-identity.js';
@@ -374,6 +374,7 @@ export class FolderPasses {
       this.host.setState('scanning');
       this.restoreTrees();
       await this.fs.rm(join(this.root, STATE_DIR, 'tmp'), { recursive: true, force: true });
+      await putBackStaged(this.root, this.fs);
       this.volume ??= await this.askVolume().catch(() => null);
       let unreadable = await this.scan(options.fullScan);
       let listed: RemoteSignals | null = null;
@@ -489,11 +490,16 @@ export class FolderPasses {
         hostname: this.options.hostname,
         fs: this.fs,
         randomId: this.options.randomId ?? randomId,
-        scanFolder: async (path) => {
-          const items = new Map<RelPath, LocalItem>();
-          const options = { isIgnored: this.isIgnored, ...this.diskLookups(), ...this.trees.base.scanLookup() };
-          await refreshPaths(this.root, items, [path], options);
-          return items;
+        scanFolder: async (absolutePath, path) => {
+          // Scanned where it is (moved aside to be trashed), named as if it were at `path`.
+          const at = (p: RelPath) => (p === '' ? path : `${path}/${p}`);
+          const isIgnored: IgnoreRule = (p, type) => this.isIgnored(at(p), type);
+          const synced = this.trees.base.scanLookup();
+          const options = { isIgnored, ...this.diskLookups(), needsHash: () => false, isSynced: (p: RelPath) => synced.isSynced(at(p)) };
+          const { items } = await scanLocal(absolutePath, options);
+          const out = new Map<RelPath, LocalItem>();
+          for (const [p, item] of items) out.set(at(p), { ...item, path: at(p) });
+          return out;
         },
       },
       {

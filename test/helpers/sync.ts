@@ -103,7 +103,7 @@ export async function newAccount(server?: TestServer, options: { mode?: SyncMode
         mirrorPath: join(home, 'state', 'mirror.sqlite'),
         hostname: name,
         trash: async (path) => {
-          trashed.push(path);
+          trashed.push(trashedFrom(path));
           await moveToOsTrash(path);
         },
         ...(mode === 'live' ? LIVE_TIMING : {}),
@@ -210,6 +210,17 @@ export async function newAccount(server?: TestServer, options: { mode?: SyncMode
       for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Where an item the engine moves to the OS trash was in its folder: the engine first moves it aside into its
+ * `.drivesync/trashing/ID/`, which says where it came from.
+ */
+export function trashedFrom(path: string): string {
+  const staged = /^(.*)[/\\]\.drivesync[/\\]trashing[/\\][^/\\]+[/\\][^/\\]+$/.exec(path);
+  if (!staged) return path;
+  const from = readFileSync(join(path, '..', 'from'), 'utf8').trim();
+  return join(staged[1]!, ...from.split('/'));
 }
 
 /** A local folder as path → content ('/' for folders), without the engine's own state folder. */

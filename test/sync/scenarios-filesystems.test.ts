@@ -12,7 +12,7 @@ import { refreshPaths, scanLocal, type ScanOptions } from '../../main/sync/local
 import { nodeFileSystem, probeVolume } from '../../main/sync/ports.js';
 import type { LocalItem } from '../../main/sync/types.js';
 import { HFS_PLUS, MACOS, SimulatedVolume, WINDOWS, type VolumeRules } from '../helpers/simulated-fs.js';
-import { localTree, newAccount, sorted, type Account, SCENARIO_CASES } from '../helpers/sync.js';
+import { localTree, newAccount, sorted, trashedFrom, type Account, SCENARIO_CASES } from '../helpers/sync.js';
 
 const NFC = 'caf\u00e9.txt';
 const NFD = 'cafe\u0301.txt';
@@ -35,8 +35,8 @@ describe.each(SCENARIO_CASES)('file systems other than ext4 (%s, %s)', (mode, pr
     const computer = account.computer(name, {
       fs: volume.fs,
       trash: async (path) => {
+        trashed.push(trashedFrom(path));
         await volume.trash(path);
-        trashed.push(path);
       },
       ...options,
     });

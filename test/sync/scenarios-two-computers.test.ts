@@ -9,9 +9,9 @@
  * The same cases run once (`sync --once` on each computer in turn, the race made inside a pass) where they can arise.
  * Both server profiles.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
@@ -98,6 +98,38 @@ describe.each(PROFILES)('two computers live at once (%s)', (profile) => {
     expect(localTree(a.root).get('notes.txt')).toBe('edited on beta at the last moment');
     expect(localTree(b.root).get('notes.txt')).toBe('edited on beta at the last moment');
     expect(b.trashed).toEqual([]);
+  });
+
+  it('a file saved in a folder the other computer deleted, at the very moment it is trashed here, keeps the folder and the file', async () => {
+    let armed = false;
+    let saved = false;
+    // B moves the folder aside to trash it; the save lands just before that move (after every look of the plan).
+    const fs: FileSystem = {
+      ...nodeFileSystem,
+      rename: async (from, to) => {
+        if (armed && to.includes(`${sep}.drivesync${sep}trashing${sep}`) && from.endsWith(`${sep}docs`)) {
+          armed = false;
+          writeFileSync(join(from, 'saved-just-now.txt'), 'saved on beta as docs went');
+          saved = true;
+        }
+        return nodeFileSystem.rename(from, to);
+      },
+    };
+    const a = account.computer('alpha', LIVE);
+    const b = account.computer('beta', { ...LIVE, fs });
+    mkdirSync(join(a.root, 'docs'));
+    writeFileSync(join(a.root, 'docs', 'plan.txt'), 'the plan');
+    writeFileSync(join(a.root, 'other.txt'), 'keeps the guard quiet');
+    await bothRunning(a, b);
+    await until(() => converged(a, b), 'the first sync');
+    armed = true;
+    rmSync(join(a.root, 'docs'), { recursive: true });
+    await until(() => saved, "beta's trash of docs");
+    await until(() => converged(a, b), () => trees(a, b));
+    expect(localTree(a.root).get('docs/saved-just-now.txt')).toBe('saved on beta as docs went');
+    // What alpha deleted and beta had not touched goes; the folder stays for the file saved in it.
+    expect(localTree(a.root).has('docs/plan.txt')).toBe(false);
+    expect(b.trashed).toEqual([join(b.root, 'docs', 'plan.txt')]);
   });
 
   it('an edit made before the deletion reaches this computer wins too, and nothing goes to its OS trash', async () => {

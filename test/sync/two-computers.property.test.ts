@@ -2,7 +2,7 @@
  * Two computers live at once, as a property: two `drivesync sync DIR` processes (separate state folders, one account)
  * watch two folders while random changes — create, edit in place, atomic save, rename, move, delete, and the same for
  * folders — are made on either folder, with random pauses of 0 to 2.5 s and bursts. When both have settled:
- * - both folders and the drive hold the same tree;
+ * - both folders and the drive hold the same tree (duplicate names on the drive as every computer names them);
  * - every version written on a computer, and not overwritten or deleted there afterwards, is in a folder (conflicted
  *   copies included) or in the drive's trash;
  * - no version is in the tree twice (every write is unique: nothing touched on one computer only is duplicated);
@@ -18,6 +18,7 @@ import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { givenNames } from '../../main/sync/names.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { localTree, sorted } from '../helpers/sync.js';
 
@@ -220,9 +221,16 @@ async function drive(server: TestServer, token: string, userId: number): Promise
   }>;
   void token;
   const byId = new Map(rows.map((r) => [r.id, r]));
+  // Duplicate names in a folder are named as every computer names them (the lowest id keeps the name).
+  const active = rows.filter((r) => !r.deleted_at);
+  const given = new Map<number, string>();
+  for (const parent of new Set(active.map((r) => r.parent_id))) {
+    for (const [id, name] of givenNames(active.filter((r) => r.parent_id === parent), false)) given.set(id, name);
+  }
   const pathOf = (id: number): string => {
     const r = byId.get(id)!;
-    return r.parent_id === null ? r.name : `${pathOf(r.parent_id)}/${r.name}`;
+    const name = given.get(id) ?? r.name;
+    return r.parent_id === null ? name : `${pathOf(r.parent_id)}/${name}`;
   };
   const activeChain = (id: number): boolean => {
     for (let r = byId.get(id); r; r = r.parent_id === null ? undefined : byId.get(r.parent_id)) if (r.deleted_at) return false;
