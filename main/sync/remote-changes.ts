@@ -269,8 +269,9 @@ export class RemoteChangeCheck {
     for await (const entry of this.client.entries.tree({ rootId: this.rootId, perPage: 1000, type: 'folder', ...(signal ? { signal } : {}) })) {
       if (entry.type !== 'folder' || entry.deleted_at) continue;
       folders.push(entry);
-      bytes += ENTRY_BYTES;
+      bytes += JSON.stringify(entry).length;
     }
+    bytes += REQUEST_OVERHEAD * Math.ceil(Math.max(1, folders.length) / 1000);
     this.folderCount = folders.length;
     const perMinute = listingBudget(this.checkBytes, pollMs) / 2;
     this.nextFolders = now + Math.max(pollMs, (bytes / perMinute) * 60_000);

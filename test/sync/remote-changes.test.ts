@@ -88,18 +88,7 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
 
   it('every kind of change made elsewhere arrives without a full listing; a rename or move is a local move (same inode)', async () => {
     account = await newAccount(undefined, { profile });
-    const searches: string[] = [];
-    const http = account.client.http as unknown as { api: typeof account.client.http.api };
-    http.api = account.client.http.api.extend({
-      hooks: {
-        beforeRequest: [
-          (options: { url?: URL | string }) => {
-            const url = new URL(String(options.url));
-            if (url.pathname.endsWith('/drive/file-entries')) searches.push(url.search);
-          },
-        ],
-      },
-    });
+    const searches = listings(account).all;
     /** Full listings started: the plain listing of every entry (the drive, or its root as deployed), no filter. */
     const full = () => searches.filter((s) => /perPage=1000/.test(s) && !/parentIds|type=|recentOnly|deletedOnly|query/.test(s)).length;
     const a = account.computer('alpha', { pollIntervalMs: 150 });

@@ -233,12 +233,15 @@ describe.each(PROFILES)('two computers in turn, the race inside a pass (once, %s
   });
   afterEach(() => account.close());
 
-  it("two saves of one file: the later entry's computer resolves the duplicate; every computer names it the same", async () => {
+  /**
+   * Alpha and beta in sync on plan.txt, then each saves it (`onAlpha`, `onBeta`); beta syncs first, and once it has
+   * planned its upload, alpha's sync brings alpha's save to the drive first: two new entries of one name.
+   */
+  const savedOnBoth = async (onAlpha: string, onBeta: string) => {
     const a = account.computer('alpha');
     let otherSave: (() => Promise<void>) | null = null;
     const b = account.computer('beta', {
       client: hookedClient(account.client, {
-        // B has planned its upload; A's save reaches the drive first.
         beforeUpload: async () => {
           const save = otherSave;
           otherSave = null;
@@ -249,12 +252,17 @@ describe.each(PROFILES)('two computers in turn, the race inside a pass (once, %s
     writeFileSync(join(a.root, 'plan.txt'), 'v0');
     await a.sync();
     await b.sync();
-    writeFileSync(join(a.root, 'plan.txt'), 'saved on alpha');
-    writeFileSync(join(b.root, 'plan.txt'), 'saved on beta');
+    writeFileSync(join(a.root, 'plan.txt'), onAlpha);
+    writeFileSync(join(b.root, 'plan.txt'), onBeta);
     otherSave = async () => {
       await a.sync();
     };
     await b.sync();
+    return { a, b };
+  };
+
+  it("two saves of one file: the later entry's computer resolves the duplicate; every computer names it the same", async () => {
+    const { a, b } = await savedOnBoth('saved on alpha', 'saved on beta');
     // The drive holds two entries named plan.txt; A names B's "plan (2).txt" until B resolves it.
     await a.sync();
     expect(localTree(a.root).get('plan (2).txt')).toBe('saved on beta');
@@ -271,26 +279,7 @@ describe.each(PROFILES)('two computers in turn, the race inside a pass (once, %s
   });
 
   it('the same bytes saved on two computers at once: one file, no conflicted copy', async () => {
-    const a = account.computer('alpha');
-    let otherSave: (() => Promise<void>) | null = null;
-    const b = account.computer('beta', {
-      client: hookedClient(account.client, {
-        beforeUpload: async () => {
-          const save = otherSave;
-          otherSave = null;
-          await save?.();
-        },
-      }),
-    });
-    writeFileSync(join(a.root, 'plan.txt'), 'v0');
-    await a.sync();
-    await b.sync();
-    writeFileSync(join(a.root, 'plan.txt'), 'the same new text');
-    writeFileSync(join(b.root, 'plan.txt'), 'the same new text');
-    otherSave = async () => {
-      await a.sync();
-    };
-    await b.sync();
+    const { a, b } = await savedOnBoth('the same new text', 'the same new text');
     await b.sync();
     await a.sync();
     const expected = { 'plan.txt': 'the same new text' };
