@@ -243,7 +243,8 @@ async function timeKinds(elsewhere: DriveClient, dir: string, tree: ReturnType<t
     },
     'folder move': async () => {
       const f = leaf();
-      const into = groups.find((g) => g.index !== f.parent) ?? groups[0]!;
+      // Into another group where there is one, else into the last folder.
+      const into = groups.find((g) => g.index !== f.parent) ?? target;
       await elsewhere.entries.move([id(f.path)], id(into.path));
       return () => existsSync(local(`${into.path}/${f.name}`)) && !existsSync(local(f.path));
     },
@@ -266,6 +267,7 @@ async function timeKinds(elsewhere: DriveClient, dir: string, tree: ReturnType<t
       const list = out.get(kind) ?? [];
       list.push(performance.now() - at);
       out.set(kind, list);
+      log(`  ${kind} ${k + 1}: on disk after ${secs(list.at(-1)!)}`);
     }
   }
   return out;
