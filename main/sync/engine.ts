@@ -466,7 +466,9 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       // when the signals show something a full listing would otherwise be needed for (at a fraction of its cost).
       let folders = remoteCheck.foldersDue(now) ? await remoteCheck.readFolders(now, this.pollMs, this.abort.signal) : undefined;
       let news = remoteCheck.news(signals, synced, folders);
-      if (news.kind === 'listing' && folders === undefined) {
+      // A file in a folder not known here would list a whole synced folder: the folders' level, far smaller, names
+      // the new folder, and only that is listed.
+      if ((news.kind === 'listing' || (news.kind === 'delta' && news.delta.fetch.length > 0)) && folders === undefined) {
         folders = await remoteCheck.readFolders(now, this.pollMs, this.abort.signal);
         news = remoteCheck.news(signals, synced, folders);
       }
