@@ -7,6 +7,7 @@ import { registerStatusCommand } from './commands/status.js';
 import { registerShareCommands } from './commands/share.js';
 import { registerLinkCommand } from './commands/link.js';
 import { registerEntryCommands } from './commands/entries.js';
+import { registerVersionCommands } from './commands/versions.js';
 import { registerListCommands } from './commands/lists.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { log, openLog } from './log.js';
@@ -26,6 +27,7 @@ function buildProgram(): Command {
   registerShareCommands(program);
   registerLinkCommand(program);
   registerEntryCommands(program);
+  registerVersionCommands(program);
   registerListCommands(program);
   registerDemoCommand(program);
   registerServerCommand(program);

@@ -53,3 +53,11 @@ export function offlineReason(detail: string): string {
   if (plainHttpAnswer(detail)) return 'it speaks plain http, not https: use its http:// address';
   return detail.replace(/^[A-Z]+ \S+: /, '');
 }
+
+/** A server timestamp as this computer's local time, to the second (`2026-11-25 18:30:02`); `-` when unknown. */
+export function localTime(iso: string | null | undefined): string {
+  const when = iso ? new Date(iso) : null;
+  if (!when || Number.isNaN(when.getTime())) return '-';
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${when.getFullYear()}-${two(when.getMonth() + 1)}-${two(when.getDate())} ${two(when.getHours())}:${two(when.getMinutes())}:${two(when.getSeconds())}`;
+}

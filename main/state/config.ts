@@ -20,6 +20,11 @@ export interface Config {
   requestTimeoutSeconds?: number;
   /** A transfer fails when no byte has moved for this long; the client's default is 60. */
   stallTimeoutSeconds?: number;
+  /**
+   * Earlier versions of files (what a saved edit replaced, kept in the drive's trash) are deleted for good this many
+   * days after; absent, they are kept until the trash is emptied.
+   */
+  keepVersionsDays?: number;
 }
 
 export const DEFAULT_POLL_SECONDS = 15;
@@ -53,8 +58,12 @@ export function loadConfig(paths: StatePaths): Config {
   }
   if (isTimeout(r.requestTimeoutSeconds)) config.requestTimeoutSeconds = r.requestTimeoutSeconds;
   if (isTimeout(r.stallTimeoutSeconds)) config.stallTimeoutSeconds = r.stallTimeoutSeconds;
+  if (isKeepDays(r.keepVersionsDays)) config.keepVersionsDays = r.keepVersionsDays;
   return config;
 }
+
+/** Whole days, at least one: a version replaced a moment ago is never due. */
+export const isKeepDays = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 36_500;
 
 /** Up to a day: longer is no deadline at all, and beyond 24.8 days a timer would fire at once. */
 const MAX_TIMEOUT_SECONDS = 86_400;

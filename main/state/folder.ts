@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { DriveClient } from '../api/client.js';
 import { STATE_DIR } from '../sync/state-dir.js';
 import type { EngineEvents, EngineState, ItemError, PassSummary, SyncEngine, SyncOptions } from '../sync/engine.js';
+import { loadConfig } from './config.js';
 import { FolderRefused } from './errors.js';
 import { lockFolder } from './lock.js';
 import type { StatePaths } from './paths.js';
@@ -112,6 +113,14 @@ export async function openFolder(root: string, options: OpenFolderOptions): Prom
       trash,
       hostname: options.hostname ?? hostname(),
       pollIntervalMs: options.pollIntervalMs,
+      // The setting is read when the engine looks for versions past it, so a change made meanwhile counts.
+      keepVersionsDays: () => {
+        try {
+          return loadConfig(options.paths).keepVersionsDays;
+        } catch {
+          return undefined;
+        }
+      },
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     });
   } catch (error) {

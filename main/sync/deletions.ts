@@ -8,6 +8,7 @@
  */
 import type { DriveClient } from '../api/client.js';
 import { NotFoundError } from '../api/errors.js';
+import { restoreEntries } from '../api/versions.js';
 import { addTo } from './grouping.js';
 import type { Mirror } from './mirror.js';
 import type { BaseTree } from './trees.js';
@@ -126,7 +127,7 @@ export async function keepDeletions(
   for (const op of restored) {
     const items = subtree(op.remoteId!);
     try {
-      await client.entries.restore([op.remoteId!]);
+      await restoreEntries(client, [{ id: op.remoteId!, type: items[0]?.type ?? 'folder' }]);
       // Back where it was, as base records it: the next plan has nothing to delete.
       for (const b of items) {
         trees.remote.set(b.remoteId, { id: b.remoteId, parentId: b.parentId, name: b.remoteName, type: b.type, size: b.remoteSize, updatedAt: b.remoteUpdatedAt });

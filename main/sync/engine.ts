@@ -5,6 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { DriveClient } from '../api/client.js';
+import { pruneVersions } from '../api/versions.js';
 import type { TransferEvent } from './execute.js';
 import { STATE_DIR } from './local.js';
 import { Mirror } from './mirror.js';
@@ -80,6 +81,14 @@ export interface EngineOptions {
    * 10 s by default, then twice as long each time they are still locked, up to 5 minutes.
    */
   busyRetryMs?: number;
+  /**
+   * Earlier versions of files (entries a saved edit replaced) in this folder are deleted for good this many days after
+   * they were replaced (read when due: a changed setting applies without a restart); undefined keeps them until someone
+   * empties the trash.
+   */
+  keepVersionsDays?: () => number | undefined;
+  /** How often the engine looks for earlier versions past their days; every 6 hours by default. */
+  versionsCheckMs?: number;
 }
 
 type TimerName = 'poll' | 'rescan' | 'wake' | 'hold' | 'fallback' | 'verify' | 'busy' | 'release';
@@ -90,6 +99,8 @@ const WAKE_SLACK_MS = 60_000;
 const LOOK_SPACING_MS = 3_000;
 /** How long a folder is left alone before its engine keeps base in the mirror only. */
 const RELEASE_BASE_AFTER_MS = 60_000;
+/** How often an engine that keeps versions for a number of days looks for ones past it. */
+const PRUNE_SPACING_MS = 6 * 3_600_000;
 
 export class SyncEngine extends EventEmitter<EngineEvents> {
   readonly root: string;
@@ -472,11 +483,31 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         folders = await remoteCheck.readFolders(now, this.pollMs, this.abort.signal);
         news = remoteCheck.news(signals, synced, folders);
       }
+      await this.pruneVersionsIfDue(now);
       if (news.kind === 'none') return null;
       return news.kind === 'delta' ? { fullScan: false, listRemote: false, remoteDelta: news.delta } : listing;
     } catch {
       // The drive did not answer the cheap check: the listing tells whether it is out of reach.
       return listing;
+    }
+  }
+
+  private nextPrune = 0;
+
+  /** Deletes for good the earlier versions in this folder past the days they are kept for (never a newest version). */
+  private async pruneVersionsIfDue(now: number): Promise<void> {
+    if (now < this.nextPrune) return;
+    const days = this.options.keepVersionsDays?.();
+    if (days === undefined) return;
+    this.nextPrune = now + (this.options.versionsCheckMs ?? PRUNE_SPACING_MS);
+    const rootId = this.options.remoteRootId ?? null;
+    const synced = this.passes.synced();
+    const within = (parentId: RemoteId | null) => (rootId === null ? parentId === null || synced.has(parentId) : parentId === rootId || (parentId !== null && synced.has(parentId)));
+    try {
+      const pruned = await pruneVersions(this.options.client, days, new Date(now), within, this.abort.signal);
+      if (pruned.length > 0) this.emit('notice', `deleted for good ${pruned.length} earlier version${pruned.length === 1 ? '' : 's'} of files replaced more than ${days} days ago`);
+    } catch {
+      // Tried again at the next spacing; keeping a version longer loses nothing.
     }
   }
 

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import PQueue from 'p-queue';
+import { carryOver, readCarried } from '../api/carry.js';
 import type { DriveClient } from '../api/client.js';
 import { ApiError, isTransient, NotFoundError, RateLimitedError } from '../api/errors.js';
 import type { FileEntry } from '../api/schemas.js';
@@ -133,13 +134,6 @@ export class BusyError extends Error {
 export class RefusedPathError extends Error {}
 
 const errorCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | null)?.code;
-
-/** What a replaced entry carries over to its new version. */
-interface Carried {
-  entry: FileEntry | undefined;
-  starred: boolean;
-  link: Awaited<ReturnType<DriveClient['links']['get']>>;
-}
 
 export class Executor {
   private readonly queue: PQueue;
@@ -402,10 +396,10 @@ export class Executor {
         const old = this.remoteOf(op.remoteId);
         // What the old entry carries is read first, so that the new entry and the old one's trash follow each other at
         // once: another computer that lists the drive between them sees two entries of one name.
-        const carried = await this.readCarried(op.remoteId, this.remoteParent(old.parentId), old.name);
+        const carried = await readCarried(client, op.remoteId, this.remoteParent(old.parentId), old.name);
         const { entry, local } = await this.uploadFile(op.path, old.name, old.parentId, signal);
         await client.entries.trash([op.remoteId]);
-        await this.carryOver(carried, entry, op.path);
+        await carryOver(client, carried, entry, op.path, (message) => this.events.notice?.(message, op.path));
         return { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local, replaces: op.remoteId, madeHere: true };
       }
       case 'create-remote-folder': {
@@ -616,57 +610,5 @@ export class Executor {
     for (let n = 2; await this.exists(target); n++) target = joinPath(parentOf(path), numberedName(name, n));
     await this.ports.fs.rename(this.abs(path), this.abs(target));
     return { ...(await this.localItem(target, true)) };
-  }
-
-  /** What an entry carries that a new version of it must carry too: description, shares, star, link. */
-  private async readCarried(oldId: RemoteId, parentId: RemoteId | null, name: string): Promise<Carried> {
-    const { client } = this.ports;
-    const old = await this.findEntry(oldId, parentId, name);
-    const link = await client.links.get(oldId).catch((error: unknown) => {
-      if (error instanceof ApiError && (error.kind === 'forbidden' || error.kind === 'not-found')) return null;
-      throw error;
-    });
-    return { entry: old, starred: await this.isStarred(oldId), link };
-  }
-
-  /**
-   * No content-replace endpoint exists: the new entry gets the old one's description, star, shares and link
-   * settings. A link cannot keep its URL; the new one is reported.
-   */
-  private async carryOver({ entry: old, starred, link }: Carried, entry: FileEntry, path: RelPath): Promise<void> {
-    const { client } = this.ports;
-    if (old?.description) await client.entries.update(entry.id, { description: old.description });
-    for (const user of old?.users ?? []) {
-      const p = user.entry_permissions;
-      const permissions = p ? (['view', 'edit', 'download'] as const).filter((k) => p[k]) : (['view'] as const);
-      await client.sharing.share(entry.id, [user.email], [...permissions]);
-    }
-    if (starred) await client.entries.star([entry.id]);
-    if (link) {
-      if (link.link.password) {
-        this.events.notice?.(`${path} was replaced; its link was password-protected and was not carried over`, path);
-      } else {
-        const created = await client.links.create(entry.id, {
-          expiresAt: link.link.expires_at ?? null,
-          allowEdit: link.link.allow_edit ?? false,
-          allowDownload: link.link.allow_download ?? true,
-        });
-        this.events.notice?.(`${path} has a new link: ${client.links.publicUrl(created)}`, path);
-      }
-    }
-  }
-
-  /** An entry as the drive lists it now: among its folder's children, or at the drive's root by its name. */
-  private async findEntry(id: RemoteId, parentId: RemoteId | null, name: string): Promise<FileEntry | undefined> {
-    // Without `parentIds` a listing is the whole drive on some servers: at the root, the name narrows it.
-    for await (const e of this.ports.client.entries.list(parentId === null ? { query: name } : { parentIds: [parentId] })) {
-      if (e.id === id) return e;
-    }
-    return undefined;
-  }
-
-  private async isStarred(id: RemoteId): Promise<boolean> {
-    for await (const e of this.ports.client.entries.list({ starredOnly: true })) if (e.id === id) return true;
-    return false;
   }
 }

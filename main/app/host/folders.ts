@@ -6,6 +6,7 @@
 import { join, normalize, sep } from 'node:path';
 import type { DriveClient } from '../../api/client.js';
 import { NotFoundError } from '../../api/errors.js';
+import { listTrash, restoreEntries } from '../../api/versions.js';
 import type { EntryRef, SyncedEntry } from '../../contract/index.js';
 import { StateError } from '../../state/errors.js';
 import { openFolder, type SyncedFolder } from '../../state/folder.js';
@@ -60,7 +61,9 @@ export class Folders {
       const client = this.host.requireClient();
       const ids = [...new Set(remoteIds)];
       try {
-        await client.entries.restore(ids);
+        // A folder comes back as it was deleted, without the earlier versions of the files in it.
+        const types = new Map((await listTrash(client)).map((e) => [e.id, e.type]));
+        await restoreEntries(client, ids.map((id) => ({ id, type: types.get(id) ?? 'file' })));
       } catch (error) {
         if (error instanceof NotFoundError) {
           throw new HostError('not-found', ids.length === 1 ? 'It is no longer in the drive’s trash (restored already, or deleted for good).' : 'Some of them are no longer in the drive’s trash (restored already, or deleted for good).');

@@ -4,7 +4,9 @@ import picomatch from 'picomatch';
 import type { FileEntry } from '../../api/schemas.js';
 import { CliError, failure, usageError } from '../errors.js';
 import { log } from '../log.js';
-import { humanBytes, print, printJson, printTable, safe } from '../output.js';
+import { findEntry } from '../../api/carry.js';
+import { restoreEntries, restoreVersion, sortTrash } from '../../api/versions.js';
+import { humanBytes, localTime, note, print, printJson, printTable, safe } from '../output.js';
 import { canonicalPath, findRoot, rootOfAccount } from '../../state/roots.js';
 import { withMirror } from '../locate.js';
 import { openSession, type Session } from '../session.js';
@@ -36,12 +38,20 @@ async function parentPaths(session: Session, ids: ReadonlySet<number>): Promise<
   return found;
 }
 
-async function listTrash(session: Session): Promise<TrashedEntry[]> {
-  const entries: FileEntry[] = [];
-  for await (const entry of session.client.entries.list({ deletedOnly: true, perPage: 1000 })) entries.push(entry);
-  const parents = new Set(entries.map((e) => e.parent_id).filter((id): id is number => typeof id === 'number'));
+/** The drive's trash, deletions and earlier versions apart (main/api/versions.ts says which is which). */
+interface Trash {
+  /** Every entry below, and every file a version is of, as listed. */
+  byId: Map<number, FileEntry>;
+  deletions: TrashedEntry[];
+  versions: Array<TrashedEntry & { of: number; current: boolean }>;
+}
+
+async function readTrash(session: Session): Promise<Trash> {
+  const { deletions, versions } = await sortTrash(session.client);
+  const all = [...deletions, ...versions.map((v) => v.entry)];
+  const parents = new Set(all.map((e) => e.parent_id).filter((id): id is number => typeof id === 'number'));
   const known = await parentPaths(session, parents);
-  return entries.map((e) => {
+  const shown = (e: FileEntry): TrashedEntry => {
     const parent = e.parent_id ?? null;
     const parentPath = parent === null ? '' : (known.get(parent) ?? e.parent?.name ?? `#${parent}`);
     return {
@@ -52,7 +62,9 @@ async function listTrash(session: Session): Promise<TrashedEntry[]> {
       size: e.type === 'folder' ? null : (e.file_size ?? null),
       deletedAt: e.deleted_at ?? null,
     };
-  });
+  };
+  const byId = new Map([...all, ...versions.map((v) => v.of)].map((e) => [e.id, e]));
+  return { byId, deletions: deletions.map(shown), versions: versions.map((v) => ({ ...shown(v.entry), of: v.of.id, current: v.current })) };
 }
 
 /** A path as the trash shows it: a local path inside a synced root becomes its path relative to the root. */
@@ -87,21 +99,32 @@ export function registerEntryCommands(program: Command): void {
 
   trash
     .command('ls', { isDefault: true })
-    .description("list the drive's trash")
+    .description("list what was deleted (earlier versions of files are kept in the drive's trash too: --versions)")
+    .option('--versions', 'list the earlier versions of files instead (drivesync versions FILE shows one file\'s)')
     .option('--json', 'print JSON')
-    .action(async (options: { json?: boolean }) => {
+    .action(async (options: { json?: boolean; versions?: boolean }) => {
       const session = await openSession();
-      let entries: TrashedEntry[];
+      let trash: Trash;
       try {
-        entries = await listTrash(session);
+        trash = await readTrash(session);
       } catch (error) {
         throw failure(error, session.server, 'listing the trash failed');
       }
-      if (options.json) return printJson(entries);
-      if (entries.length === 0) return print('the trash is empty');
+      if (options.versions) {
+        if (options.json) return printJson(trash.versions);
+        if (trash.versions.length === 0) return print('no earlier versions in the trash');
+        return printTable(
+          ['ID', 'REPLACED', 'SIZE', 'PATH', 'OF'],
+          trash.versions.map((v) => [String(v.id), localTime(v.deletedAt), v.size === null ? '?' : humanBytes(v.size), safe(v.path), v.current ? 'a file on the drive' : 'a deleted file']),
+        );
+      }
+      if (options.json) return printJson(trash.deletions);
+      if (trash.deletions.length === 0) {
+        return print(trash.versions.length === 0 ? 'the trash is empty' : `nothing deleted; ${trash.versions.length} earlier versions of files (--versions)`);
+      }
       printTable(
         ['ID', 'DELETED', 'SIZE', 'PATH'],
-        entries.map((e) => [String(e.id), e.deletedAt ?? '-', e.size === null ? 'folder' : humanBytes(e.size), safe(e.path)]),
+        trash.deletions.map((e) => [String(e.id), localTime(e.deletedAt), e.size === null ? 'folder' : humanBytes(e.size), safe(e.path)]),
       );
     });
 
@@ -116,11 +139,20 @@ export function registerEntryCommands(program: Command): void {
       const since = options.since === undefined ? undefined : sinceTime(options.since);
       const session = await openSession();
       try {
-        const entries = await listTrash(session);
+        const trash = await readTrash(session);
         const chosen = new Map<number, TrashedEntry>();
-        for (const one of wanted) for (const entry of matchTrash(entries, one, session.config.roots)) chosen.set(entry.id, entry);
+        const versions = new Map<number, Trash['versions'][number]>();
+        for (const one of wanted) {
+          const deleted = matchTrash(trash.deletions, one, session.config.roots);
+          if (deleted.length > 0) {
+            for (const entry of deleted) chosen.set(entry.id, entry);
+            continue;
+          }
+          const version = matchVersion(trash, one, session.config.roots);
+          versions.set(version.id, version);
+        }
         if (since !== undefined) {
-          const inTrash = new Map(entries.map((e) => [e.id, e]));
+          const inTrash = new Map(trash.deletions.map((e) => [e.id, e]));
           const mine = await trashedHereSince(session, since.toISOString());
           if (mine.length === 0 && wanted.length === 0) throw new CliError(`this computer moved nothing to the trash in the last ${options.since}`);
           for (const { remoteId } of mine) {
@@ -128,32 +160,52 @@ export function registerEntryCommands(program: Command): void {
             if (entry) chosen.set(remoteId, entry);
           }
         }
+        if (chosen.size === 0 && versions.size === 0) throw new CliError('nothing in the trash matches (drivesync trash ls lists it; it may have been restored already)');
         // A folder brings back what is inside it: its own restore covers entries chosen below it.
-        const ids = [...chosen.keys()];
-        if (ids.length === 0) throw new CliError('nothing in the trash matches (drivesync trash ls lists it; it may have been restored already)');
-        await session.client.entries.restore(ids);
-        log().info({ command: 'trash restore', remoteIds: ids }, 'restored');
-        for (const entry of [...chosen.values()].sort((a, b) => (a.path < b.path ? -1 : 1))) print(`restored ${safe(entry.path)}`);
-        if (chosen.size > 1) print(`${chosen.size} entries restored; the next sync brings them back here`);
+        const entries = [...chosen.values()];
+        await restoreEntries(session.client, entries);
+        if (entries.length > 0) log().info({ command: 'trash restore', remoteIds: entries.map((e) => e.id) }, 'restored');
+        for (const entry of entries.sort((a, b) => (a.path < b.path ? -1 : 1))) print(`restored ${safe(entry.path)}`);
+        for (const version of versions.values()) {
+          let current = trash.byId.get(version.of)!;
+          // An earlier version of a deleted file: the file comes back first, then holds that version.
+          if (!version.current && !chosen.has(current.id)) await restoreEntries(session.client, [current]);
+          current = (await findEntry(session.client, current.id, current.parent_id ?? null, current.name)) ?? current;
+          await restoreVersion(session.client, current, trash.byId.get(version.id)!, (message) => note(message));
+          log().info({ command: 'trash restore', version: version.id, replaced: current.id }, 'version restored');
+          print(`${safe(version.path)} holds the version saved ${localTime(trash.byId.get(version.id)!.created_at)} again; what it held is an earlier version now`);
+        }
+        if (chosen.size + versions.size > 1) print(`${chosen.size + versions.size} entries restored; the next sync brings them back here`);
       } catch (error) {
         throw failure(error, session.server, 'restore failed');
       }
     });
 }
 
-/** The trashed entries one argument names: a path or a glob over the paths `trash ls` shows, a name, an id. */
+/** The earlier version one argument names (its id, or its path when only one version has it). */
+function matchVersion(trash: Trash, given: string, roots: readonly string[]): Trash['versions'][number] {
+  const wanted = trashPath(given, roots);
+  const id = /^\d+$/.test(given.trim()) ? Number(given.trim()) : NaN;
+  const matches = trash.versions.filter((v) => v.id === id || v.path === wanted);
+  if (matches.length === 0) throw new CliError(`nothing in the trash matches ${safe(given)} (drivesync trash ls lists it)`);
+  if (matches.length > 1) {
+    throw new CliError(
+      `${matches.length} earlier versions of ${safe(wanted)} are in the trash: drivesync versions ${safe(wanted)} lists them (or give the id: ${matches.map((m) => m.id).join(', ')})`,
+    );
+  }
+  return matches[0]!;
+}
+
+/** The deleted entries one argument names: a path or a glob over the paths `trash ls` shows, a name, an id; none. */
 function matchTrash(entries: readonly TrashedEntry[], given: string, roots: readonly string[]): TrashedEntry[] {
   const wanted = trashPath(given, roots);
   if (picomatch.scan(wanted).isGlob) {
     const matches = picomatch(wanted, { dot: true });
-    const found = entries.filter((e) => matches(e.path));
-    if (found.length === 0) throw new CliError(`nothing in the trash matches ${safe(given)} (drivesync trash ls lists it)`);
-    return found;
+    return entries.filter((e) => matches(e.path));
   }
   let matches = entries.filter((e) => e.path === wanted);
   if (matches.length === 0) matches = entries.filter((e) => e.name === wanted || e.name === given);
   if (matches.length === 0 && /^\d+$/.test(given.trim())) matches = entries.filter((e) => e.id === Number(given.trim()));
-  if (matches.length === 0) throw new CliError(`nothing in the trash matches ${safe(given)} (drivesync trash ls lists it)`);
   if (matches.length > 1) {
     throw new CliError(`${matches.length} entries in the trash match ${safe(given)}: give the id (${matches.map((m) => m.id).join(', ')})`);
   }

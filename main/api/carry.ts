@@ -1,0 +1,71 @@
+/**
+ * The service has no call that replaces a file's content: a new version is a new entry. What people set on the old
+ * entry — its description, shares, star and link settings — is read from it and set again on the new one.
+ */
+import type { DriveClient } from './client.js';
+import { ApiError } from './errors.js';
+import type { EntryId } from './entries.js';
+import type { FileEntry } from './schemas.js';
+
+/** What an entry carries that a new version of it must carry too. */
+export interface Carried {
+  entry: FileEntry | undefined;
+  starred: boolean;
+  link: Awaited<ReturnType<DriveClient['links']['get']>>;
+}
+
+/** An entry as the drive lists it now: among its folder's children, or at the drive's root by its name. */
+export async function findEntry(client: Pick<DriveClient, 'entries'>, id: EntryId, parentId: EntryId | null, name: string): Promise<FileEntry | undefined> {
+  // Without `parentIds` a listing is the whole drive on some servers: at the root, the name narrows it.
+  for await (const e of client.entries.list(parentId === null ? { query: name } : { parentIds: [parentId] })) {
+    if (e.id === id) return e;
+  }
+  return undefined;
+}
+
+async function isStarred(client: DriveClient, id: EntryId): Promise<boolean> {
+  for await (const e of client.entries.list({ starredOnly: true })) if (e.id === id) return true;
+  return false;
+}
+
+/** Reads what `oldId` carries; `entry` when the caller has it as listed already. */
+export async function readCarried(client: DriveClient, oldId: EntryId, parentId: EntryId | null, name: string, entry?: FileEntry): Promise<Carried> {
+  const old = entry ?? (await findEntry(client, oldId, parentId, name));
+  const link = await client.links.get(oldId).catch((error: unknown) => {
+    if (error instanceof ApiError && (error.kind === 'forbidden' || error.kind === 'not-found')) return null;
+    throw error;
+  });
+  return { entry: old, starred: await isStarred(client, oldId), link };
+}
+
+/**
+ * Sets what was carried on `entry`. A link cannot keep its address (it belongs to the entry): the new one is told
+ * through `notice`, and a password-protected link, whose password the service keeps only as a hash, is not made again.
+ */
+export async function carryOver(
+  client: DriveClient,
+  { entry: old, starred, link }: Carried,
+  entry: FileEntry,
+  path: string,
+  notice: (message: string) => void = () => undefined,
+): Promise<void> {
+  if (old?.description) await client.entries.update(entry.id, { description: old.description });
+  for (const user of old?.users ?? []) {
+    const p = user.entry_permissions;
+    const permissions = p ? (['view', 'edit', 'download'] as const).filter((k) => p[k]) : (['view'] as const);
+    await client.sharing.share(entry.id, [user.email], [...permissions]);
+  }
+  if (starred) await client.entries.star([entry.id]);
+  if (link) {
+    if (link.link.password) {
+      notice(`${path} was replaced; its link was password-protected and was not carried over`);
+    } else {
+      const created = await client.links.create(entry.id, {
+        expiresAt: link.link.expires_at ?? null,
+        allowEdit: link.link.allow_edit ?? false,
+        allowDownload: link.link.allow_download ?? true,
+      });
+      notice(`${path} has a new link: ${client.links.publicUrl(created)}`);
+    }
+  }
+}
