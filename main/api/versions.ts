@@ -111,6 +111,20 @@ export async function versionsOf(
 }
 
 /**
+ * A file as the drive lists it now: the entry `id`, or — when a newer version replaced it since the caller last
+ * looked (a sync a poll behind) — the newest file of its name in its folder; undefined when neither is there.
+ */
+export async function currentFile(client: Pick<DriveClient, 'entries'>, file: { id: EntryId; parentId: EntryId | null; name: string }): Promise<FileEntry | undefined> {
+  let named: FileEntry | undefined;
+  const key = keyOf(file.parentId, file.name);
+  for await (const e of client.entries.list(file.parentId === null ? { query: file.name } : { parentIds: [file.parentId] })) {
+    if (e.id === file.id) return e;
+    if (isFile(e) && !e.deleted_at && keyOf(parentOf(e), e.name) === key && (!named || newestFirst(e, named) < 0)) named = e;
+  }
+  return named;
+}
+
+/**
  * Makes `version` the current content of `current`, as a saved edit does: the version's bytes become a new entry
  * under the current name, which gets the current entry's description, shares, star and link settings; the current
  * entry then goes to the trash, where it is the newest earlier version. The version itself stays where it is.

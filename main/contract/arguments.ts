@@ -67,6 +67,7 @@ export const SettingsChangesSchema = Type.Object(
   {
     folders: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 20 })),
     pollIntervalSeconds: Type.Optional(Type.Integer({ minimum: 5, maximum: 86_400 })),
+    keepVersionsDays: Type.Optional(Type.Union([Type.Null(), Type.Integer({ minimum: 1, maximum: 36_500 })])),
     concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 16 })),
     bandwidthLimitKBps: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000 })),
     ignoreRules: Type.Optional(Type.String({ maxLength: 100_000 })),
@@ -87,6 +88,9 @@ export const FolderRootSchema = Type.Object({ root: Root }, strict);
 
 /** Entries of one synced folder to bring back from the drive's trash (the window's Restore on deletions). */
 export const TrashRestoreSchema = Type.Object({ root: Root, remoteIds: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 1000 }) }, strict);
+
+/** A file of a synced folder and one of its earlier versions (its entry id, as `versions:list` answers). */
+export const VersionRestoreSchema = Type.Object({ ...refFields, versionId: Type.Integer({ minimum: 1 }) }, strict);
 
 export const StarSchema = Type.Object({ ...refFields, starred: Type.Boolean() }, strict);
 

@@ -21,6 +21,7 @@ import {
   StarSchema,
   TrashRestoreSchema,
   FolderRootSchema,
+  VersionRestoreSchema,
 } from './arguments.js';
 import type {
   Account,
@@ -28,6 +29,7 @@ import type {
   ConflictItem,
   EntryMarkers,
   ErrorItem,
+  FileVersions,
   LinkView,
   ListShareOutcome,
   Person,
@@ -75,6 +77,10 @@ export const CALLS = {
   'link:delete': { arg: EntryRefSchema, result: answers<void>() },
   /** Copies the entry's link to the clipboard, creating a plain one when it has none; answers the URL. */
   'link:copy': { arg: EntryRefSchema, result: answers<string>() },
+  /** A file's earlier versions, newest first, read from the drive now. */
+  'versions:list': { arg: EntryRefSchema, result: answers<FileVersions>() },
+  /** Makes an earlier version the file's content (as a saved edit does); the folder syncs it here at once. */
+  'versions:restore': { arg: VersionRestoreSchema, result: answers<{ savedAt: string | null }>() },
   'settings:get': { arg: NoArgument, result: answers<Settings>() },
   'settings:set': { arg: SettingsChangesSchema, result: answers<Settings>() },
   'deletions:answer': { arg: DeletionAnswerSchema, result: answers<void>() },

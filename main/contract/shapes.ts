@@ -253,10 +253,31 @@ export interface LinkView {
   allowEdit: boolean;
 }
 
+/** An earlier version of a file: what a saved edit replaced, kept in the drive's trash. */
+export interface FileVersion {
+  /** The entry that holds it: what `versions:restore` takes. */
+  id: number;
+  /** 1 is the newest earlier version (the command line's `versions FILE --restore N`). */
+  number: number;
+  size: number | null;
+  /** When this content was saved. */
+  savedAt: string | null;
+  /** When a newer version replaced it. */
+  replacedAt: string | null;
+}
+
+export interface FileVersions {
+  current: { size: number | null; savedAt: string | null };
+  /** Newest first. */
+  versions: FileVersion[];
+}
+
 export interface Settings {
   /** Absolute paths of the synced folders (shared with the command line's config). */
   folders: string[];
   pollIntervalSeconds: number;
+  /** Days earlier versions of files are kept before they are deleted for good; null keeps them until the trash is emptied. */
+  keepVersionsDays: number | null;
   /** Transfers at once per folder. */
   concurrency: number;
   /** Kilobytes per second, 0 for no limit. Stored; the engine has no throttle yet (see docs/desktop.md). */

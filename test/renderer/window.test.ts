@@ -206,7 +206,9 @@ describe('the window', { timeout: 90_000 }, () => {
     await look('status');
 
     await keys.press('Copy link to report.txt');
-    await expect.poll(() => page.getByTestId('recent-message').textContent()).toBe('Link to report.txt copied.');
+    await expect.poll(() => page.getByTestId('recent-message').textContent()).toBe(
+      'Link to report.txt copied. Its address changes when the file is saved again; drivesync tells you the new one.',
+    );
     expect(h.platform.copied).toHaveLength(1);
     expect(h.platform.copied[0]).toMatch(new RegExp(`^${server.url}/drive/s/`));
     await keys.press('Show in folder: beach.jpg');
@@ -524,9 +526,12 @@ describe('the window', { timeout: 90_000 }, () => {
     await openView('Settings');
     await keys.type('Check the drive every (seconds)', '20');
     await keys.type('Ignore rules', '*.bak');
+    await keys.type('Keep earlier versions of files for (days)', '30');
     await keys.press('Save settings');
     await expect.poll(() => page.getByTestId('settings-message').textContent()).toBe('Settings saved.');
-    expect(await h.host.handle('settings:get', undefined)).toMatchObject({ pollIntervalSeconds: 20, ignoreRules: '*.bak\n', folders: [h.folder] });
+    expect(await h.host.handle('settings:get', undefined)).toMatchObject({ pollIntervalSeconds: 20, ignoreRules: '*.bak\n', folders: [h.folder], keepVersionsDays: 30 });
+    // Shared with the command line's configuration, which the engines read.
+    expect(JSON.parse(readFileSync(h.paths.configFile, 'utf8')).keepVersionsDays).toBe(30);
     await expect.poll(() => page.getByTestId('settings-folders').textContent(), { timeout: 40_000 }).toContain('Up to date');
     await look('settings');
   });
@@ -582,6 +587,42 @@ describe('the window', { timeout: 90_000 }, () => {
     await expect.poll(() => existsSync(join(h.folder, 'keep-a.txt')), { timeout: 30_000 }).toBe(true);
     expect(readFileSync(join(h.folder, 'keep-a.txt'), 'utf8')).toBe('a to keep');
     expect(await page.getByRole('button', { name: 'Restore all 2 deletions' }).count()).toBe(1);
+  });
+
+  it('shows the version history of a file from Files and Recent files, and restores an earlier version with the keyboard', async () => {
+    write(h.folder, 'plan.txt', 'the first plan');
+    await openView('Status');
+    await keys.press('Sync now');
+    await expect.poll(async () => (await h.host.handle('entries:browse', { root: h.folder, path: '' })).map((e) => e.name), { timeout: 30_000 }).toContain('plan.txt');
+    write(h.folder, 'plan.txt', 'the second plan, longer');
+    await expect.poll(async () => (await h.host.handle('versions:list', { root: h.folder, path: 'plan.txt' })).versions.length, { timeout: 30_000 }).toBe(1);
+
+    await openView('Files');
+    await page.getByTestId('entries').waitFor();
+    await keys.press('Version history of plan.txt');
+    const dialog = page.getByRole('dialog', { name: 'Version history of “plan.txt”' });
+    await dialog.waitFor();
+    expect(await page.evaluate("!!document.activeElement?.closest('dialog[open]')")).toBe(true);
+    await expect.poll(() => dialog.getByTestId('versions').textContent()).toContain('14 B');
+    expect(await dialog.textContent()).toContain('23 B');
+    await look('versions-dialog', { dialog: true });
+
+    await keys.press('Restore version 1 of plan.txt');
+    await expect.poll(() => dialog.getByTestId('versions-message').textContent(), { timeout: 20_000 }).toMatch(/^plan\.txt holds version 1 again \(saved .+\)\. What it held is version 1 now\.$/);
+    // The restore is a new version: the one it replaced is listed, and the content is here at once.
+    await expect.poll(() => dialog.getByRole('button', { name: /^Restore version \d of plan\.txt$/ }).count()).toBe(2);
+    await expect.poll(() => readFileSync(join(h.folder, 'plan.txt'), 'utf8'), { timeout: 30_000 }).toBe('the first plan');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.locator('dialog[open]').count()).toBe(0);
+    expect(await page.evaluate('document.activeElement?.getAttribute("aria-label")')).toBe('Version history of plan.txt');
+
+    await openView('Status');
+    await expect.poll(() => page.getByRole('button', { name: 'Version history of plan.txt' }).count(), { timeout: 20_000 }).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Version history of plan.txt' }).first().focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('dialog', { name: 'Version history of “plan.txt”' }).getByTestId('versions').textContent()).toContain('23 B');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.locator('dialog[open]').count()).toBe(0);
   });
 
   it('adds a folder with the desktop folder picker and shows each folder with its state', async () => {

@@ -231,6 +231,12 @@ export class Folders {
     });
   }
 
+  /** Syncs a folder in full now: what was just changed on the drive for it comes here at once. */
+  syncFolder(root: string): void {
+    const run = this.runs.get(root);
+    if (run) this.fullSync(run);
+  }
+
   /** A full scan and listing; asked while a pass runs, the engine does it in one follow-up pass. */
   private fullSync(run: FolderRun): void {
     void run.folder?.syncOnce({ fullScan: true }).catch(() => undefined);

@@ -44,6 +44,7 @@ export class SettingsJob {
     return {
       folders: [...this.host.config.roots],
       pollIntervalSeconds: this.host.config.pollIntervalSeconds,
+      keepVersionsDays: this.host.config.keepVersionsDays ?? null,
       concurrency: this.host.desktop.concurrency,
       bandwidthLimitKBps: this.host.desktop.bandwidthLimitKBps,
       ignoreRules,
@@ -79,6 +80,11 @@ export class SettingsJob {
     if (changes.pollIntervalSeconds !== undefined && changes.pollIntervalSeconds !== config.pollIntervalSeconds) {
       config.pollIntervalSeconds = changes.pollIntervalSeconds;
       restart = true;
+    }
+    // Read by the engines when they next look for versions past it: no restart.
+    if (changes.keepVersionsDays !== undefined) {
+      if (changes.keepVersionsDays === null) delete config.keepVersionsDays;
+      else config.keepVersionsDays = changes.keepVersionsDays;
     }
     const desktop = { ...this.host.desktop };
     if (changes.concurrency !== undefined && changes.concurrency !== desktop.concurrency) {

@@ -34,6 +34,10 @@ function describe(link: ShareableLink): string {
   return `password: ${link.password ? 'yes' : 'no'}, expires: ${expires}, download: ${link.allow_download === false ? 'no' : 'yes'}, edit: ${link.allow_edit ? 'yes' : 'no'}`;
 }
 
+/** Said wherever a file's link is shown: its address belongs to the entry, and a save makes a new entry. */
+const ADDRESS_CHANGES =
+  'the address changes when the file is saved again (each save is a new entry on this drive); drivesync gives the new version a link with the same settings and prints its address';
+
 export function registerLinkCommand(program: Command): void {
   program
     .command('link')
@@ -68,6 +72,7 @@ export function registerLinkCommand(program: Command): void {
           }
           print(links.publicUrl(existing.link));
           print(describe(existing.link));
+          if (item.type === 'file') note(ADDRESS_CHANGES);
           return;
         }
         const settings = {
@@ -86,6 +91,7 @@ export function registerLinkCommand(program: Command): void {
         }
         print(links.publicUrl(link));
         print(describe(link));
+        if (item.type === 'file') note(ADDRESS_CHANGES);
       } catch (error) {
         throw failure(error, session.server, 'link failed');
       }

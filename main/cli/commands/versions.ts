@@ -1,14 +1,14 @@
 /** `versions PATH [--restore N]`: a file's earlier versions, and bringing one back. */
 import type { Command } from 'commander';
 import type { FileEntry } from '../../api/schemas.js';
-import { restoreVersion, versionsOf } from '../../api/versions.js';
+import { currentFile, restoreVersion, versionsOf } from '../../api/versions.js';
 import { CliError, failure, usageError } from '../errors.js';
 import { log } from '../log.js';
 import { humanBytes, localTime, note, print, printJson, printTable, safe } from '../output.js';
 import { isKeepDays, loadConfig, saveConfig } from '../../state/config.js';
 import { statePaths } from '../../state/paths.js';
 import { openSession } from '../session.js';
-import { findEntry, locatePath } from './share.js';
+import { locatePath } from './share.js';
 
 /** A version as `versions --json` prints it; `number` is what `--restore` takes (1 is the newest earlier version). */
 export interface VersionLine {
@@ -70,7 +70,8 @@ export function registerVersionCommands(program: Command): void {
       const item = await locatePath(session, path);
       const shown = safe(item.shown);
       if (item.type === 'folder') throw new CliError(`${shown} is a folder: versions are kept for each file (drivesync versions FILE)`);
-      const current = await findEntry(session, item);
+      const current = await currentFile(session.client, { id: item.remoteId, parentId: item.parentId, name: item.remoteName });
+      if (!current) throw new CliError(`${shown} is no longer on the drive (run drivesync sync ${safe(item.root)})`);
       let versions: FileEntry[];
       try {
         versions = await versionsOf(session.client, { id: current.id, parentId: current.parent_id ?? null, name: current.name });

@@ -4,6 +4,7 @@ import { call, messageOf } from '../api.js';
 import { folderName, formatBytes, formatWhen } from '../format.js';
 import { Icon } from '../icons.js';
 import { ShareDialog } from './share-dialog.js';
+import { VersionsDialog } from './versions-dialog.js';
 import { ViewMessages } from '../view-messages.js';
 
 export function FilesView({ folders }: { folders: string[] }) {
@@ -12,6 +13,7 @@ export function FilesView({ folders }: { folders: string[] }) {
   const [entries, setEntries] = useState<SyncedEntry[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [sharing, setSharing] = useState<SyncedEntry | null>(null);
+  const [history, setHistory] = useState<SyncedEntry | null>(null);
   const [markers, setMarkers] = useState<Map<string, EntryMarkers>>(new Map());
   const [markersProblem, setMarkersProblem] = useState<string | null>(null);
   const [message, setMessage] = useState('');
@@ -57,6 +59,16 @@ export function FilesView({ folders }: { folders: string[] }) {
   const openShare = (entry: SyncedEntry, event: Event) => {
     opener.current = event.currentTarget as HTMLElement;
     setSharing(entry);
+  };
+  const openHistory = (entry: SyncedEntry, event: Event) => {
+    opener.current = event.currentTarget as HTMLElement;
+    setHistory(entry);
+  };
+  const closeHistory = () => {
+    setHistory(null);
+    // A restored version changes the file's date and size once it is synced here.
+    load();
+    queueMicrotask(() => opener.current?.focus());
   };
   const closeShare = () => {
     setSharing(null);
@@ -176,6 +188,11 @@ export function FilesView({ folders }: { folders: string[] }) {
                     >
                       <Icon name="star" />
                     </button>
+                    {entry.type === 'file' ? (
+                      <button type="button" onClick={(e) => openHistory(entry, e)} aria-label={`Version history of ${entry.name}`}>
+                        Version history…
+                      </button>
+                    ) : null}
                     <button type="button" onClick={(e) => openShare(entry, e)} aria-label={`Share ${entry.name}`}>
                       Share…
                     </button>
@@ -188,6 +205,7 @@ export function FilesView({ folders }: { folders: string[] }) {
         </table>
       )}
       {sharing ? <ShareDialog entry={sharing} onClose={closeShare} /> : null}
+      {history ? <VersionsDialog file={history} onClose={closeHistory} /> : null}
     </section>
   );
 }

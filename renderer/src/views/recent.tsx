@@ -1,10 +1,11 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { RecentFile } from '../../../main/contract/index.js';
 import { call, messageOf, subscribe } from '../api.js';
 import { folderName, formatWhen, parentOf } from '../format.js';
 import { Icon } from '../icons.js';
 import { PathText } from '../path-text.js';
 import { ViewMessages } from '../view-messages.js';
+import { VersionsDialog } from './versions-dialog.js';
 
 /** Files listed before "Show all". */
 const SHOWN = 8;
@@ -17,6 +18,8 @@ export function RecentFiles({ multipleFolders }: { multipleFolders: boolean }) {
   const [message, setMessage] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [showAll, setShowAll] = useState(false);
+  const [history, setHistory] = useState<RecentFile | null>(null);
+  const opener = useRef<HTMLElement | null>(null);
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | null = null;
     const load = () => void call('recent:list').then(setFiles, (e) => setError(messageOf(e)));
@@ -47,7 +50,7 @@ export function RecentFiles({ multipleFolders }: { multipleFolders: boolean }) {
   const copyLink = (f: RecentFile) =>
     void act(async () => {
       await call('link:copy', { root: f.root, path: f.path });
-      return `Link to ${f.name} copied.`;
+      return `Link to ${f.name} copied. Its address changes when the file is saved again; drivesync tells you the new one.`;
     });
   const show = (f: RecentFile) =>
     void act(async () => {
@@ -92,6 +95,17 @@ export function RecentFiles({ multipleFolders }: { multipleFolders: boolean }) {
                   <button type="button" onClick={() => show(f)} aria-label={`Show in folder: ${f.name}`}>
                     Show in folder
                   </button>
+                  <button
+                    type="button"
+                    onClick={(e) => {
+                      opener.current = e.currentTarget as HTMLElement;
+                      setHistory(f);
+                    }}
+                    aria-label={`Version history of ${f.name}`}
+                    disabled={f.state === 'failed'}
+                  >
+                    Version history…
+                  </button>
                 </div>
               </li>
             );
@@ -102,6 +116,15 @@ export function RecentFiles({ multipleFolders }: { multipleFolders: boolean }) {
         <button type="button" class="link-button" onClick={() => setShowAll(!showAll)} aria-expanded={showAll ? 'true' : 'false'}>
           {showAll ? 'Show fewer' : `Show all ${files.length}`}
         </button>
+      ) : null}
+      {history ? (
+        <VersionsDialog
+          file={history}
+          onClose={() => {
+            setHistory(null);
+            queueMicrotask(() => opener.current?.focus());
+          }}
+        />
       ) : null}
     </section>
   );

@@ -123,6 +123,7 @@ export function SettingsView({ folderStates }: { folderStates: FolderView[] }) {
     try {
       const next = await call('settings:set', {
         pollIntervalSeconds: draft.pollIntervalSeconds,
+        keepVersionsDays: draft.keepVersionsDays,
         concurrency: draft.concurrency,
         bandwidthLimitKBps: draft.bandwidthLimitKBps,
         ignoreRules: draft.ignoreRules,
@@ -172,6 +173,26 @@ export function SettingsView({ folderStates }: { folderStates: FolderView[] }) {
             />
             <p class="hint" id="settings-bandwidth-hint">
               Applies to uploads and downloads at once, including transfers under way.
+            </p>
+          </div>
+          <div class="field">
+            <label for="settings-versions">Keep earlier versions of files for (days)</label>
+            <input
+              id="settings-versions"
+              type="number"
+              min={1}
+              max={36500}
+              value={draft.keepVersionsDays ?? ''}
+              placeholder="always"
+              onInput={(e) => {
+                const text = (e.currentTarget as HTMLInputElement).value.trim();
+                set('keepVersionsDays', text === '' ? null : Number(text));
+              }}
+              aria-describedby="settings-versions-hint"
+            />
+            <p class="hint" id="settings-versions-hint">
+              Each save keeps the version it replaces in the drive’s trash. Empty keeps them until the trash is emptied; a file’s newest version is
+              always kept.
             </p>
           </div>
         </div>

@@ -231,6 +231,12 @@ export function ShareDialog({ entry, onClose }: { entry: SyncedEntry; onClose: (
               {link.allowDownload ? 'Download allowed. ' : 'No download. '}
               {link.allowEdit ? 'Editing allowed.' : ''}
             </p>
+            {entry.type === 'file' ? (
+              <p class="hint" data-testid="link-changes">
+                On this drive each save makes a new entry, so the address changes when the file is saved again; drivesync gives the new version a
+                link with the same settings (a password cannot be carried) and tells you its address.
+              </p>
+            ) : null}
           </div>
         ) : (
           <p class="muted">No link yet.</p>
