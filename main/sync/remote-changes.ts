@@ -76,6 +76,9 @@ export class RemoteChangeCheck {
   private listed = new Int32Array(0);
   /** The last trashed page read: an entry gone from it, not synced, may have been restored (its folder is listed). */
   private lastTrashed: FileEntry[] | null = null;
+  /** The page before `lastTrashed`, and the signals `lastTrashed` came with: news() asked twice of one check agrees. */
+  private trashedBefore: FileEntry[] | null = null;
+  private trashedFrom: RemoteSignals | null = null;
   /** Folders the last full listing (or folders' listing) held: what a listing of the folders' level costs. */
   private folderCount = 0;
   /** When the folders' level is listed next (folders renamed or moved show only there). */
@@ -143,7 +146,12 @@ export class RemoteChangeCheck {
       // Gone from the trash page and not synced: restored (or deleted for good). A folder comes back with what it
       // holds; a file's folder is listed.
       const still = new Set(signals.trashed.map((e) => e.id));
-      for (const entry of this.lastTrashed ?? []) {
+      // The engine may ask again of the same check with the folders' level read: what was gone then is gone now.
+      if (signals !== this.trashedFrom) {
+        this.trashedBefore = this.lastTrashed;
+        this.trashedFrom = signals;
+      }
+      for (const entry of this.trashedBefore ?? []) {
         if (still.has(entry.id) || synced.has(entry.id) || coming.has(entry.id)) continue;
         if (entry.type === 'folder') this.place(entry, undefined, base, into);
         else {

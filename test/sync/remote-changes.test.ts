@@ -257,6 +257,23 @@ describe('the cheap check against the tree a full listing returned', () => {
     expect(news({ recent: [entry(3), entry(2)], trashed: [], total: 3 })).toEqual({ kind: 'none' });
   });
 
+  it('a restore seen once is still seen when the engine asks again of the same check with the folders read', () => {
+    const c = check();
+    const tree = remote(1, 2, 3);
+    tree.set(1, { ...tree.get(1)!, type: 'folder' });
+    const synced = base(1, 2, 3);
+    synced.set(1, { ...synced.get(1)!, type: 'folder' } as never);
+    listed(c, { recent: [], trashed: [], total: 3 }, tree, synced);
+    // File 4 in folder 1 was trashed elsewhere before this computer synced it; then it is restored.
+    expect(c.news({ recent: [], trashed: [entry(4, { parent_id: 1 })], total: 3 }, syncedIdsOf(synced))).toEqual({ kind: 'none' });
+    const restored: RemoteSignals = { recent: [], trashed: [], total: 4 };
+    const restore = { kind: 'delta', delta: { changed: [], trashed: [], fetch: [1] } };
+    expect(c.news(restored, syncedIdsOf(synced))).toEqual(restore);
+    expect(c.news(restored, syncedIdsOf(synced), [entry(1, { type: 'folder' })])).toEqual(restore);
+    // The next check has moved on: the restore is not told twice (the total, until a pass brings file 4, asks for more).
+    expect(c.news({ recent: [], trashed: [], total: 4 }, syncedIdsOf(synced))).not.toEqual(restore);
+  });
+
   it('counts a delta against a total of the root children (deployed versions): a file new in a synced folder leaves it as it was', () => {
     const c = check();
     const tree = remote(1, 2, 3);
