@@ -60,6 +60,8 @@ export class Pass {
   private readonly goneFrom = new Map<RelPath, Status[]>();
   /** The local names the drive's names give the entries of each remote folder (computed when first asked). */
   private readonly given = new Map<RemoteId | null, Map<RemoteId, string>>();
+  /** Per remote folder, the oldest file entry of each name (olderTwin). */
+  private readonly oldestFiles = new Map<RemoteId | null, Map<string, RemoteItem>>();
 
   constructor(trees: Trees, classified: Classified, options: PassOptions) {
     this.base = trees.base;
@@ -320,10 +322,18 @@ export class Pass {
 
   /** An older file entry of exactly the same name in the same remote folder (a duplicate name on the drive). */
   olderTwin(r: RemoteItem): RemoteItem | undefined {
-    let twin: RemoteItem | undefined;
-    for (const sibling of this.remoteChildrenOf(r.parentId)) {
-      if (sibling.id < r.id && sibling.type === 'file' && sibling.name === r.name && (twin === undefined || sibling.id < twin.id)) twin = sibling;
+    let oldest = this.oldestFiles.get(r.parentId);
+    if (!oldest) {
+      // Asked for every file this computer made: one index per folder, not a walk of its siblings each time.
+      oldest = new Map();
+      for (const sibling of this.remoteChildrenOf(r.parentId)) {
+        if (sibling.type !== 'file') continue;
+        const had = oldest.get(sibling.name);
+        if (had === undefined || sibling.id < had.id) oldest.set(sibling.name, sibling);
+      }
+      this.oldestFiles.set(r.parentId, oldest);
     }
-    return twin;
+    const twin = oldest.get(r.name);
+    return twin !== undefined && twin.id < r.id ? twin : undefined;
   }
 }
