@@ -614,7 +614,7 @@ describe('the window', { timeout: 90_000 }, () => {
     await expect.poll(() => readFileSync(join(h.folder, 'plan.txt'), 'utf8'), { timeout: 30_000 }).toBe('the first plan');
     await page.keyboard.press('Escape');
     await expect.poll(() => page.locator('dialog[open]').count()).toBe(0);
-    expect(await page.evaluate('document.activeElement?.getAttribute("aria-label")')).toBe('Version history of plan.txt');
+    await expect.poll(() => page.evaluate('document.activeElement?.getAttribute("aria-label")')).toBe('Version history of plan.txt');
 
     await openView('Status');
     await expect.poll(() => page.getByRole('button', { name: 'Version history of plan.txt' }).count(), { timeout: 20_000 }).toBeGreaterThan(0);

@@ -66,8 +66,6 @@ export function FilesView({ folders }: { folders: string[] }) {
   };
   const closeHistory = () => {
     setHistory(null);
-    // A restored version changes the file's date and size once it is synced here.
-    load();
     queueMicrotask(() => opener.current?.focus());
   };
   const closeShare = () => {
