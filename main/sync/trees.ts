@@ -211,6 +211,13 @@ const lastSegment = (path: RelPath) => path.slice(path.lastIndexOf('/') + 1);
 export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
   readonly touched = new Set<RemoteId>();
   private parentId = new Float64Array(0);
+
+  /** Items at the drive's root, counted from the parent column (no item is decoded: asked at every poll). */
+  rootChildren(): number {
+    let n = 0;
+    for (const row of this.rows.values()) if (Number.isNaN(this.parentId[row]!)) n++;
+    return n;
+  }
   private type = new Uint8Array(0);
   private inode = new Float64Array(0);
   private bytes = new Float64Array(0);
@@ -384,6 +391,13 @@ export class LocalTree extends ColumnMap<RelPath, LocalItem> {
 /** What the last listing said, keyed by remote id. */
 export class RemoteTree extends ColumnMap<RemoteId, RemoteItem> {
   private parentId = new Float64Array(0);
+
+  /** Items at the drive's root, counted from the parent column (no item is decoded: asked at every poll). */
+  rootChildren(): number {
+    let n = 0;
+    for (const row of this.rows.values()) if (Number.isNaN(this.parentId[row]!)) n++;
+    return n;
+  }
   private type = new Uint8Array(0);
   private bytes = new Float64Array(0);
   private readonly name: Array<string | undefined> = [];

@@ -78,6 +78,10 @@ function sameAsMap<K, V>(store: Map<K, V>, steps: Array<Step<K, V>>, keyed: (key
   expect([...store.entries()]).toEqual([...map.entries()]);
   expect([...store.keys()]).toEqual([...map.keys()]);
   expect([...store.values()]).toEqual([...map.values()]);
+  // Counted from the parent column alone, as every poll asks.
+  if (store instanceof BaseTree || store instanceof RemoteTree) {
+    expect(store.rootChildren()).toBe([...map.values()].filter((v) => (v as { parentId: unknown }).parentId === null).length);
+  }
   for (const key of map.keys()) {
     expect(store.has(key)).toBe(true);
     expect(store.get(key)).toEqual(map.get(key));
