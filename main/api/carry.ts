@@ -17,7 +17,7 @@ export interface Carried {
 /** An entry as the drive lists it now: among its folder's children, or at the drive's root by its name. */
 export async function findEntry(client: Pick<DriveClient, 'entries'>, id: EntryId, parentId: EntryId | null, name: string): Promise<FileEntry | undefined> {
   // Without `parentIds` a listing is the whole drive on some servers: at the root, the name narrows it.
-  for await (const e of client.entries.list(parentId === null ? { query: name } : { parentIds: [parentId] })) {
+  for await (const e of client.entries.list(parentId === null ? { query: name, perPage: 1000 } : { parentIds: [parentId], perPage: 1000 })) {
     if (e.id === id) return e;
   }
   return undefined;

@@ -208,6 +208,17 @@ describe('the cheap check against the tree a full listing returned', () => {
     c.settle(remote, syncedIdsOf(synced));
   };
 
+  /** Entries 1 (a folder), 2 and 3 listed and synced at the drive's root. */
+  const listedWithFolder = () => {
+    const c = check();
+    const tree = remote(1, 2, 3);
+    tree.set(1, { ...tree.get(1)!, type: 'folder' });
+    const synced = base(1, 2, 3);
+    synced.set(1, { ...synced.get(1)!, type: 'folder' } as never);
+    listed(c, { recent: [], trashed: [], total: 3 }, tree, synced);
+    return { c, synced };
+  };
+
   it('sees a new file and a trashed synced file as a delta a pass applies, when the total agrees; nothing when all agree', () => {
     const c = check();
     listed(c, { recent: [entry(3)], trashed: [], total: 3 }, remote(1, 2, 3), base(1, 2, 3));
@@ -238,12 +249,7 @@ describe('the cheap check against the tree a full listing returned', () => {
   });
 
   it('sees renames, moves, a trashed folder and a file in a folder new inside a synced one as a delta: no full listing', () => {
-    const c = check();
-    const tree = remote(1, 2, 3);
-    tree.set(1, { ...tree.get(1)!, type: 'folder' });
-    const synced = base(1, 2, 3);
-    synced.set(1, { ...synced.get(1)!, type: 'folder' } as never);
-    listed(c, { recent: [], trashed: [], total: 3 }, tree, synced);
+    const { c, synced } = listedWithFolder();
     const news = (signals: RemoteSignals) => c.news(signals, syncedIdsOf(synced));
     // Renamed, and moved into the synced folder 1: the entries as the drive has them now.
     const renamed = entry(2, { name: 'renamed', updated_at: 'y' });
@@ -258,12 +264,7 @@ describe('the cheap check against the tree a full listing returned', () => {
   });
 
   it('a restore seen once is still seen when the engine asks again of the same check with the folders read', () => {
-    const c = check();
-    const tree = remote(1, 2, 3);
-    tree.set(1, { ...tree.get(1)!, type: 'folder' });
-    const synced = base(1, 2, 3);
-    synced.set(1, { ...synced.get(1)!, type: 'folder' } as never);
-    listed(c, { recent: [], trashed: [], total: 3 }, tree, synced);
+    const { c, synced } = listedWithFolder();
     // File 4 in folder 1 was trashed elsewhere before this computer synced it; then it is restored.
     expect(c.news({ recent: [], trashed: [entry(4, { parent_id: 1 })], total: 3 }, syncedIdsOf(synced))).toEqual({ kind: 'none' });
     const restored: RemoteSignals = { recent: [], trashed: [], total: 4 };

@@ -3,6 +3,7 @@
  * inside a synced folder (turned into its remote entry through the folder's mirror).
  */
 import type { Command } from 'commander';
+import { findEntry as findEntryOnDrive } from '../../api/carry.js';
 import type { FileEntry, Permission } from '../../api/schemas.js';
 import { ApiError } from '../../api/errors.js';
 import { CliError, failure, usageError } from '../errors.js';
@@ -42,10 +43,8 @@ export async function locatePath(session: Session, path: string): Promise<Locate
 
 /** The entry as the service lists it now (with its users), found among its parent's children. */
 export async function findEntry(session: Session, item: Located): Promise<FileEntry> {
-  const filter = item.parentId === null ? {} : { parentIds: [item.parentId] };
-  for await (const entry of session.client.entries.list({ ...filter, perPage: 1000 })) {
-    if (entry.id === item.remoteId) return entry;
-  }
+  const entry = await findEntryOnDrive(session.client, item.remoteId, item.parentId, item.remoteName);
+  if (entry) return entry;
   throw new CliError(`${item.shown} is no longer on the drive (run drivesync sync ${item.root})`);
 }
 
