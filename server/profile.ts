@@ -1,5 +1,5 @@
 // What the server answers where the documents and the deployed versions of the service differ
-// (../shared/REAL-DEPLOYMENTS.md). Each difference a client can tell is one member of Profile; the routes ask the
+// (docs/server.md, What deployed versions answer). Each difference a client can tell is one member of Profile; the routes ask the
 // profile and never test its name. The table in docs/server.md says the same in words.
 
 export const PROFILE_NAMES = ['documents', 'deployed'] as const;

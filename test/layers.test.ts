@@ -1,5 +1,5 @@
 /**
- * DESIGN §1's layer rule as data, checked on the import graph of the sources. `LAYERS` says, for each folder of
+ * docs/design.md §1's layer rule as data, checked on the import graph of the sources. `LAYERS` says, for each folder of
  * ours, its job and which of our other folders it may import; anything else fails. Besides: only main/app and
  * preload/ import electron; main/sync and main/api use no DOM types; the renderer imports only types, and nothing of
  * Node or Electron at all.
@@ -172,7 +172,7 @@ const ALL = [...['main', 'server', 'preload', 'renderer', 'scripts'].flatMap((d)
 
 const at = (path: string, text: string) => importsOf(join(REPO, path), text);
 
-describe('the layer rule (DESIGN §1)', () => {
+describe('the layer rule (docs/design.md §1)', () => {
   it('finds the imports it has to judge', () => {
     const imports = ALL.flatMap((f) => importsOf(f));
     expect(imports.some((i) => rel(i.file) === 'main/app/app.ts' && i.specifier === 'electron')).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * The tray: an icon per state and the menu of DESIGN §6 (open folder, sync now, pause/resume, recent files each
+ * The tray: an icon per state and the menu of docs/design.md §6 (open folder, sync now, pause/resume, recent files each
  * with "Copy link", open window, quit), rebuilt whenever what it shows changes. The menu is built as a plain
  * template, so it is tested without Electron.
  */

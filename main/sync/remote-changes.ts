@@ -378,7 +378,7 @@ function countRootChildren(items: ReadonlyMap<RemoteId, { parentId: RemoteId | n
   return n;
 }
 
-/** What an idle engine may move a minute, cheap checks and full listings together (issue #12: ≤ 256 KiB). */
+/** What an idle engine may move a minute, cheap checks and full listings together (docs/design.md §7: ≤ 256 KiB). */
 export const IDLE_BYTES_PER_MINUTE = 240 * 1024;
 /** Headers of one small request and its answer, about. */
 const REQUEST_OVERHEAD = 600;

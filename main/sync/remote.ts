@@ -1,7 +1,7 @@
 /**
  * The remote tree: one full listing of what lies below the sync root, as RemoteItems keyed by entry id. The API
  * client follows pagination and, on servers that list only the root's children without `parentIds`, walks the
- * folders breadth-first (DESIGN §3). Between listings, a delta the cheap check saw is applied to the tree a pass holds.
+ * folders breadth-first (docs/design.md §3). Between listings, a delta the cheap check saw is applied to the tree a pass holds.
  */
 import type { DriveClient } from '../api/client.js';
 import { toRemoteItem } from './execute.js';

@@ -132,7 +132,7 @@ describe('the main process', () => {
     handle.mockRestore();
   });
 
-  it('shows the state in the tray: icon, tooltip and the DESIGN §6 menu, rebuilt on change', async () => {
+  it('shows the state in the tray: icon, tooltip and the docs/design.md §6 menu, rebuilt on change', async () => {
     expect(fake.trays).toHaveLength(1);
     const tray = fake.trays[0]!;
     expect(tray.images.at(-1)).toBe(join(running!.layout.icons, 'tray-offline.png'));

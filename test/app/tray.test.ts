@@ -41,7 +41,7 @@ const activity = (path: string, kind: ActivityItem['kind'], id: number): Activit
 const byId = (items: MenuItemConstructorOptions[], id: string) => items.find((i) => i.id === id)!;
 
 describe('the tray menu', () => {
-  it('has the DESIGN §6 entries, and each does what it says', () => {
+  it('has the docs/design.md §6 entries, and each does what it says', () => {
     const a = actions();
     const recent = recentFiles([activity('a/report.pdf', 'upload', 1)]);
     const menu = trayMenuTemplate({ status: status('idle'), recent }, a);

@@ -1,5 +1,5 @@
 /**
- * DESIGN §7: a 1 GiB file uploads and downloads with constant memory.
+ * docs/design.md §7: a 1 GiB file uploads and downloads with constant memory.
  *
  * A BENCH_BIG_MB file is uploaded with `client.transfers.upload` and downloaded again with
  * `client.transfers.download`, to a server in another process. This process (run with --expose-gc) samples its

@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the benchmarks (DESIGN.md §7): sizes from the environment, temp folders, a reference server in
+ * Shared pieces of the benchmarks (docs/design.md §7): sizes from the environment, temp folders, a reference server in
  * a process of its own, synthetic trees on disk and in the server's database, timing and memory sampling, and the
  * line protocol a benchmark process uses to hand its figures to `run.ts`.
  *
@@ -33,7 +33,7 @@ export function intFromEnv(name: string, full: number, quick: number): number {
   return QUICK ? quick : full;
 }
 
-/** DESIGN.md §7's sizes; BENCH_QUICK=1 shrinks them for a smoke run; each variable overrides either. */
+/** docs/design.md §7's sizes; BENCH_QUICK=1 shrinks them for a smoke run; each variable overrides either. */
 export const SIZES = {
   files: intFromEnv('BENCH_FILES', 100_000, 2_000),
   uploadFiles: intFromEnv('BENCH_UPLOAD_FILES', 10_000, 300),
@@ -51,7 +51,7 @@ export const SIZES = {
 export interface BenchResult {
   /** Short id of the target, e.g. `rescan`. */
   id: string;
-  /** The target as DESIGN.md §7 words it. */
+  /** The target as docs/design.md §7 words it. */
   target: string;
   /** What was measured on, e.g. `100,000 files in 100 folders`. */
   size: string;

@@ -1,5 +1,5 @@
 /**
- * DESIGN §7 and issue #12, measured as a user runs drivesync: `drivesync sync DIR` (the real command, its own
+ * docs/design.md §7, measured as a user runs drivesync: `drivesync sync DIR` (the real command, its own
  * process, the flags of bin/drivesync.js) makes the initial sync of a fresh folder of BENCH_FIELD_FILES files to an
  * empty drive, then idles while the bench watches it from outside:
  *   - peak RSS of the initial sync (the kernel's high-water mark, VmHWM), and its time;

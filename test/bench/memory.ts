@@ -1,5 +1,5 @@
 /**
- * Where an idle engine's memory goes, at 100,000 synced files (DESIGN §7: ≤ 120 MB). A breakdown on a seeded mirror
+ * Where an idle engine's memory goes, at 100,000 synced files (docs/design.md §7: ≤ 120 MB). A breakdown on a seeded mirror
  * after a forced GC; the figure a user sees, after a real initial sync and two minutes of polling, is `field`'s.
  *
  * Setup, in this process: the shared tree of BENCH_FILES short files on disk; the same tree seeded straight into

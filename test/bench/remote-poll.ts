@@ -1,5 +1,5 @@
 /**
- * DESIGN §7: a no-change remote poll of 100,000 entries takes at most 1.2× the listing requests alone.
+ * docs/design.md §7: a no-change remote poll of 100,000 entries takes at most 1.2× the listing requests alone.
  *
  * The server's database is seeded directly with the entries (one transaction). "The engine's listing" is what
  * SyncEngine.listRemote does: `client.entries.tree({ perPage: 1000 })` consumed fully, each entry turned into a

@@ -1,5 +1,5 @@
 /**
- * DESIGN §7: a no-change local rescan of 100,000 files takes at most 2× `find` printing inode, size and mtime.
+ * docs/design.md §7: a no-change local rescan of 100,000 files takes at most 2× `find` printing inode, size and mtime.
  *
  * The engine's scan is `scanLocal` with a base lookup; here the base items come from a first scan, so every file
  * matches its base and nothing is hashed — exactly a rescan where nothing changed. Both sides run on a warm page

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: measures DESIGN.md §7's targets and prints one table. Nothing here fails on a slow figure; a
+ * `npm run bench`: measures docs/design.md §7's targets and prints one table. Nothing here fails on a slow figure; a
  * miss is reported as a miss. Each benchmark runs in a process of its own (so one's memory and JIT state do not
  * colour another's), all on 127.0.0.1, under one scratch folder that is removed at the end.
  *
@@ -133,7 +133,7 @@ try {
   removeScratch();
 }
 
-const rows = [['target (DESIGN §7)', 'size', 'measured', 'goal', 'result']];
+const rows = [['target (docs/design.md §7)', 'size', 'measured', 'goal', 'result']];
 for (const { bench, result, error } of outcomes) {
   if (result && !error) {
     rows.push([result.target, result.size, result.measured, result.goal, result.pass === null ? 'n/a' : result.pass ? 'pass' : 'MISS']);

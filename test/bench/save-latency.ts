@@ -1,5 +1,5 @@
 /**
- * DESIGN §7: a saved local file is on the server within 1 s (median).
+ * docs/design.md §7: a saved local file is on the server within 1 s (median).
  *
  * A SyncEngine is started (first pass, then the watcher and the poll timer, as the app runs it) on a folder that is
  * already synced. Then, BENCH_SAVES times, a new small file is written and the server's listing is asked for its

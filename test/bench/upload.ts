@@ -1,5 +1,5 @@
 /**
- * DESIGN §7: the initial upload of 10,000 small files takes at most 1.1× the same requests sent by a bare script.
+ * docs/design.md §7: the initial upload of 10,000 small files takes at most 1.1× the same requests sent by a bare script.
  *
  * The same folder of 1–4 KB files is uploaded twice per repetition, each time to a fresh server (new process, new
  * data folder) and account: once by a bare script — POST /folders for each folder, parents first, then one

@@ -1,4 +1,4 @@
-// The "States and transitions" table of files-api.md, transition by transition, against the real server:
+// The "States and transitions" table of docs/spec/files-api.md, transition by transition, against the real server:
 // active / in trash / removed permanently, and starred / not starred (per user).
 import { describe, expect, it } from 'vitest';
 import type { TSchema } from '@sinclair/typebox';
