@@ -3,15 +3,30 @@ import type { ApiError } from '../api/errors.js';
 import type { Config } from './config.js';
 import { ServerAddressError } from './errors.js';
 
-/** An http(s) origin, or ServerAddressError. */
+/**
+ * The scheme an address without one gets: plain http on this computer (a server of one's own, as `drivesync server`
+ * starts), https everywhere else. Null when the address names its scheme.
+ */
+export function assumedScheme(text: string): 'http' | 'https' | null {
+  const trimmed = text.trim();
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) return null;
+  const host = trimmed.replace(/^\[/, '').split(/[\]/:?#]/)[0]!.toLowerCase();
+  const loopback = host === 'localhost' || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host) || trimmed.startsWith('[::1]');
+  return loopback ? 'http' : 'https';
+}
+
+/** An http(s) origin, or ServerAddressError. An address without a scheme gets the one `assumedScheme` says. */
 export function normaliseServer(text: string): string {
+  const scheme = assumedScheme(text);
+  const withScheme = scheme ? `${scheme}://${text.trim()}` : text.trim();
   let url: URL;
   try {
-    url = new URL(text.trim());
+    url = new URL(withScheme);
   } catch {
     throw new ServerAddressError('not-a-url', text);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ServerAddressError('not-http', text);
+  if (!url.hostname || url.username || url.password) throw new ServerAddressError('not-a-url', text);
   return url.origin;
 }
 

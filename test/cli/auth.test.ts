@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/server.js';
-import { allFiles, cli, ROOT, expectOneLineError, inKeyring, newAccount, signedInHome, statusJson, tempDir, useCliTestServer } from './helpers.js';
+import { allFiles, cli, cliOnTty, ROOT, expectOneLineError, inKeyring, newAccount, signedInHome, statusJson, tempDir, useCliTestServer } from './helpers.js';
 
 const server = useCliTestServer();
 
@@ -260,3 +260,63 @@ describe.concurrent('help', () => {
     expect(results[0]!.stdout).toContain('DRIVESYNC_HOME');
   });
 });
+
+describe.concurrent('signing in on a terminal', () => {
+  /** Answers each prompt once, in order, as a person typing would, after the prompt is on the screen. */
+  const typing = (answers: string[]) => {
+    let asked = 0;
+    return (all: string, child: import('node:child_process').ChildProcess) => {
+      const prompts = all.match(/Password: /gi)?.length ?? 0;
+      if (prompts > asked && asked < answers.length) child.stdin!.write(`${answers[asked++]}\r`);
+    };
+  };
+  const port = () => new URL(server.url).port;
+
+  it('login asks for the password without echo, and an address without a scheme is http:// on this computer', async () => {
+    const account = await newAccount(server, 'tty-login');
+    const home = tempDir();
+    const result = await cliOnTty(['login', '--server', `127.0.0.1:${port()}`, '--email', account.email], {
+      home,
+      onOutput: typing([account.password]),
+    });
+    expect(result.code, result.stdout).toBe(0);
+    expect(result.stdout).toMatch(/Password: \S*\r?\n/);
+    expect(result.stdout).not.toContain(account.password);
+    expect(result.stdout).toContain(`assuming http://127.0.0.1:${port()} (http:// on this computer`);
+    expect(result.stdout).toContain(`signed in as ${account.email} on http://127.0.0.1:${port()}`);
+    expect(await statusJson(home)).toMatchObject({ account: account.email, signedIn: true, server: `http://127.0.0.1:${port()}` });
+  });
+
+  it('register asks twice; two different answers create nothing', async () => {
+    const email = `cli-tty-register-${process.pid}@example.com`;
+    const differ = await cliOnTty(['register', '--server', server.url, '--email', email], { home: tempDir(), onOutput: typing(['first-password', 'second-password']) });
+    expect(differ.code).toBe(1);
+    expect(differ.stdout).toContain('Repeat password: ');
+    expect(differ.stdout).toMatch(/drivesync: register failed: the two passwords differ; nothing was created/);
+    const login = await cli(['login', '--server', server.url, '--email', email, '--password', 'first-password'], { home: tempDir() });
+    expect(login.code).toBe(1);
+
+    const home = tempDir();
+    const same = await cliOnTty(['register', '--server', server.url, '--email', email], { home, onOutput: typing(['a-long-password', 'a-long-password']) });
+    expect(same.code, same.stdout).toBe(0);
+    expect(same.stdout).not.toContain('a-long-password');
+    expect(same.stdout).toContain(`registered and signed in as ${email}`);
+  });
+
+  it('Ctrl-C at the prompt cancels in one line', async () => {
+    let typed = false;
+    const result = await cliOnTty(['login', '--server', server.url, '--email', 'nobody@example.com'], {
+      home: tempDir(),
+      onOutput: (all, child) => {
+        if (all.includes('Password: ') && !typed) {
+          typed = true;
+          child.stdin!.write('\x03');
+        }
+      },
+    });
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toMatch(/drivesync: login cancelled/);
+    expect(result.stdout).not.toMatch(/\n\s+at /);
+  });
+});
+

@@ -1,6 +1,7 @@
 /** register, login, logout: the account's token in the OS keychain (or the fallback file), its server in the config. */
 import type { Command } from 'commander';
 import { hostname } from 'node:os';
+import { read } from 'read';
 import { ApiError, notADriveService } from '../../api/errors.js';
 import { loadConfig, saveConfig } from '../../state/config.js';
 import { removeToken, storeToken } from '../../state/credentials.js';
@@ -8,7 +9,7 @@ import { CliError, describeApiError, usageError } from '../errors.js';
 import { log } from '../log.js';
 import { note, print } from '../output.js';
 import { statePaths } from '../../state/paths.js';
-import { normaliseServer, notADrive } from '../../state/server.js';
+import { assumedScheme, normaliseServer, notADrive } from '../../state/server.js';
 import { newClient } from '../session.js';
 
 interface SignInOptions {
@@ -18,42 +19,30 @@ interface SignInOptions {
   passwordStdin?: boolean;
 }
 
-/** The first line of standard input; on a terminal it is read without echo. */
+/** The first line of standard input (a script's way to give the password). */
 async function readPasswordFromStdin(): Promise<string> {
-  const stdin = process.stdin;
-  if (stdin.isTTY) {
-    process.stderr.write('password: ');
-    stdin.setRawMode(true);
-    stdin.setEncoding('utf8');
-    stdin.resume();
-    return new Promise((resolve, reject) => {
-      let text = '';
-      const onData = (chunk: string) => {
-        for (const c of chunk) {
-          if (c === '\r' || c === '\n' || c === '\u0004') {
-            done();
-            return resolve(text);
-          }
-          if (c === '\u0003') {
-            done();
-            return reject(new CliError('cancelled'));
-          }
-          if (c === '\u007f' || c === '\b') text = text.slice(0, -1);
-          else text += c;
-        }
-      };
-      const done = () => {
-        stdin.off('data', onData);
-        stdin.setRawMode(false);
-        stdin.pause();
-        process.stderr.write('\n');
-      };
-      stdin.on('data', onData);
-    });
-  }
   const chunks: Buffer[] = [];
-  for await (const chunk of stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+}
+
+/** Asks on the terminal without echo; a new account's password is asked twice, so a typo cannot lock it out. */
+async function askPassword(mode: 'register' | 'login'): Promise<string> {
+  const ask = async (prompt: string) => {
+    try {
+      const answer = await read({ prompt, silent: true, replace: '', output: process.stderr });
+      // Silent input echoes nothing, not even the Enter that ended it.
+      process.stderr.write('\n');
+      return answer;
+    } catch {
+      // read rejects on Ctrl-C and Ctrl-D.
+      throw new CliError(`${mode} cancelled`);
+    }
+  };
+  const password = await ask('Password: ');
+  if (mode === 'login' || password === '') return password;
+  if ((await ask('Repeat password: ')) !== password) throw new CliError('register failed: the two passwords differ; nothing was created');
+  return password;
 }
 
 async function signIn(mode: 'register' | 'login', options: SignInOptions): Promise<void> {
@@ -61,8 +50,13 @@ async function signIn(mode: 'register' | 'login', options: SignInOptions): Promi
   const email = options.email.trim();
   if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw usageError(`--email must be an e-mail address (got ${options.email})`);
   if (options.password !== undefined && options.passwordStdin) throw usageError('give --password or --password-stdin, not both');
-  if (options.password === undefined && !options.passwordStdin) throw usageError('give --password P or --password-stdin');
-  const password = options.password ?? (await readPasswordFromStdin());
+  const onTerminal = process.stdin.isTTY === true && process.stderr.isTTY === true;
+  if (options.password === undefined && !options.passwordStdin && !onTerminal) {
+    throw usageError('standard input is not a terminal, so the password cannot be asked: give --password-stdin (or --password P)');
+  }
+  const scheme = assumedScheme(options.server);
+  if (scheme) note(`assuming ${server} (${scheme === 'http' ? 'http:// on this computer' : 'https://'}; give the address with its scheme to choose)`);
+  const password = options.password ?? (options.passwordStdin ? await readPasswordFromStdin() : await askPassword(mode));
   if (password === '') throw usageError('the password is empty');
 
   const paths = statePaths();
@@ -101,10 +95,10 @@ export function registerAuthCommands(program: Command): void {
     program
       .command(mode)
       .description(mode === 'register' ? 'create an account on the server and sign in to it' : 'sign in to an account')
-      .requiredOption('--server <url>', 'the service, e.g. http://127.0.0.1:8080')
+      .requiredOption('--server <url>', 'the service, e.g. https://drive.example.com or 127.0.0.1:8080 (http:// is assumed on this computer, https:// elsewhere)')
       .requiredOption('--email <email>', 'the account e-mail')
       .option('--password <password>', 'the password (visible to other local users in the process list; prefer --password-stdin)')
-      .option('--password-stdin', 'read the password from the first line of standard input')
+      .option('--password-stdin', 'read the password from the first line of standard input (without either, it is asked on the terminal)')
       .action((options: SignInOptions) => signIn(mode, options));
   }
 
