@@ -1,6 +1,6 @@
 // Says at once, in one line, when the Electron binary is not there: `npm start` and `npm run dist` would otherwise
 // build for a minute, then fail after a long download attempt with a stack trace. The electron package fetches its
-// binary in its own install step, which this project's installs skip (ELECTRON_SKIP_BINARY_DOWNLOAD).
+// binary only when asked (its `install-electron` command, which `npm run install-electron` runs).
 //   node scripts/check-electron.mjs start|dist
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -26,5 +26,5 @@ const override = process.env.ELECTRON_OVERRIDE_DIST_PATH;
 const binary = override ? join(override, relativeBinary ?? 'electron') : relativeBinary ? join(packageDir, 'dist', relativeBinary) : null;
 if (!binary || !existsSync(binary)) {
   const where = override ? `not in ELECTRON_OVERRIDE_DIST_PATH (${override})` : 'not installed';
-  fail(`the Electron ${version} binary is ${where}: get it with \`npx install-electron\` (it downloads about 100 MB from GitHub), then run ${script} again`);
+  fail(`the Electron ${version} binary is ${where}: get it with \`npm run install-electron\` (it downloads about 100 MB from GitHub), then run ${script} again`);
 }

@@ -105,7 +105,7 @@ describe('the Electron binary', () => {
       const lines = errorLines(result.stderr);
       expect(lines, result.stderr).toHaveLength(1);
       expect(lines[0]).toMatch(
-        new RegExp(`^drivesync: the Electron \\d+\\.\\d+\\.\\d+ binary is not in ELECTRON_OVERRIDE_DIST_PATH \\(${empty}\\): get it with \`npx install-electron\` .*then run ${script} again$`),
+        new RegExp(`^drivesync: the Electron \\d+\\.\\d+\\.\\d+ binary is not in ELECTRON_OVERRIDE_DIST_PATH \\(${empty}\\): get it with \`npm run install-electron\` .*then run ${script} again$`),
       );
       expect(result.stderr).not.toMatch(/^\s+at |Error:/m);
       // Nothing after the check ran: no build, no electron.
