@@ -29,7 +29,11 @@ export const PermissionsSchema = Type.Array(Type.Union([Type.Literal('view'), Ty
 });
 
 const linkFields = {
-  /** A new password, or null/'' for none. The service keeps only a hash: an update always sets or clears it. */
+  /**
+   * A new password (set or changed); null or '' removes it; absent keeps the current one. The service keeps only a
+   * hash and resets what an update does not send, so to keep it the host sends again the password it set (see
+   * `LinkView.passwordKnown`), and refuses the update when it does not know it.
+   */
   password: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
   /** ISO 8601, or null for no expiry. */
   expiresAt: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),

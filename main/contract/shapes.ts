@@ -247,7 +247,13 @@ export interface ListShareOutcome extends ShareOutcome {
 
 export interface LinkView {
   url: string;
+  /** The drive answers a link's password as a hash: whether one is set, never what it is. */
   hasPassword: boolean;
+  /**
+   * The host knows the password (it set it while running, and the drive still holds that one): saving the other
+   * settings keeps it. When false with `hasPassword`, an update must carry the password again, or remove it.
+   */
+  passwordKnown: boolean;
   expiresAt: string | null;
   allowDownload: boolean;
   allowEdit: boolean;

@@ -46,7 +46,17 @@ function noSuchList(error: unknown, listId: string): unknown {
   return error;
 }
 
+/** The drive answers a link's password as its hash (null or absent without one). */
+const hasPassword = (link: ShareableLink) => typeof link.password === 'string' && link.password !== '';
+
 export class SharingJob {
+  /**
+   * The passwords this host gave links, by the link's address, with the hash the drive answered for each: the drive
+   * keeps only the hash and resets a password an update does not carry, so keeping one means sending it again. Held
+   * in memory only, never written anywhere; a password set elsewhere (or before a restart) is asked for again.
+   */
+  private readonly passwords = new Map<string, { hash: string; password: string }>();
+
   constructor(
     private readonly host: HostContext,
     private readonly folders: Folders,
@@ -80,11 +90,28 @@ export class SharingJob {
     },
     'link:create': async (arg) => {
       const { client, item } = this.folders.resolve(arg);
-      return this.linkView(client, await client.links.create(item.remoteId, this.linkSettings(arg)));
+      const settings = this.linkSettings(arg);
+      return this.saved(client, await client.links.create(item.remoteId, settings), settings);
     },
     'link:update': async (arg) => {
       const { client, item } = this.folders.resolve(arg);
-      return this.linkView(client, await client.links.update(item.remoteId, this.linkSettings(arg)));
+      const settings = this.linkSettings(arg);
+      if (settings.password === undefined) {
+        // Not asked to change it: the service resets a password an update does not carry, so it goes along again.
+        const current = (await client.links.get(item.remoteId))?.link;
+        if (current && hasPassword(current)) {
+          const known = this.knownPassword(client, current);
+          if (known === null) {
+            throw new HostError(
+              'invalid',
+              'This link has a password drivesync does not know (it was set elsewhere, or before drivesync last started), and the drive drops it when other settings are saved without it. Enter the password again to keep it, or remove it.',
+              { password: 'Enter the link’s current password to keep it.' },
+            );
+          }
+          settings.password = known;
+        }
+      }
+      return this.saved(client, await client.links.update(item.remoteId, settings), settings);
     },
     'link:delete': async (ref) => {
       const { client, item } = this.folders.resolve(ref);
@@ -169,10 +196,25 @@ export class SharingJob {
     return settings;
   }
 
+  /** A link just made or changed; the password it was given is remembered with the hash the drive keeps of it. */
+  private saved(client: DriveClient, link: ShareableLink, settings: LinkSettings): LinkView {
+    const url = client.links.publicUrl(link);
+    if (typeof settings.password === 'string' && settings.password !== '' && hasPassword(link)) this.passwords.set(url, { hash: link.password!, password: settings.password });
+    else this.passwords.delete(url);
+    return this.linkView(client, link);
+  }
+
+  /** The password of a link as this host set it, while the drive still holds that one (the same hash); else null. */
+  private knownPassword(client: DriveClient, link: ShareableLink): string | null {
+    const known = this.passwords.get(client.links.publicUrl(link));
+    return known && known.hash === link.password ? known.password : null;
+  }
+
   private linkView(client: DriveClient, link: ShareableLink): LinkView {
     return {
       url: client.links.publicUrl(link),
-      hasPassword: typeof link.password === 'string' && link.password !== '',
+      hasPassword: hasPassword(link),
+      passwordKnown: hasPassword(link) && this.knownPassword(client, link) !== null,
       expiresAt: link.expires_at ?? null,
       allowDownload: link.allow_download ?? true,
       allowEdit: link.allow_edit ?? false,
