@@ -87,6 +87,10 @@ export const LAYERS: Readonly<Record<string, Layer>> = {
   preload: { job: 'the bridge the page gets (contextBridge)', mayImport: [CONTRACT] },
   renderer: { job: 'the window (Preact)', mayImport: [CONTRACT], typesOnly: true },
   scripts: { job: 'build tools', mayImport: ['vite.renderer.config.ts', 'main/api'] },
+  'scripts/window': {
+    job: 'the window in a browser, without Electron (npm run window, the renderer tests)',
+    mayImport: ['main/app', CONTRACT, 'main/state', 'preload', 'server'],
+  },
   'vite.renderer.config.ts': { job: "the renderer's build (the CSP goes into its page)", mayImport: ['main/app'] },
 };
 

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Progress, StatusSnapshot } from '../../main/contract/index.js';
 import { call, subscribe } from './api.js';
+import { shownState } from './folder-state.js';
 import { ActivityView } from './views/activity.js';
 import { DeletionPrompt } from './views/deletions.js';
 import { FilesView } from './views/files.js';
@@ -49,6 +50,8 @@ export function App() {
 
   if (!status) return <p class="loading">Loading…</p>;
   if (!status.account) return <SignInView />;
+  // One state for the badge, the status line, the folder rows and the transfers, worked out once.
+  const shown = shownState(status, progress);
 
   return (
     <div class="shell">
@@ -56,8 +59,8 @@ export function App() {
         <span class="brand">drivesync</span>
         {view !== 'status' ? (
           // The status view says the state in its own first line; elsewhere this badge does.
-          <span class={`badge state-${status.state}`} data-testid="state-badge">
-            {status.stateText}
+          <span class={`badge state-${shown.state}`} data-testid="state-badge" data-state={shown.state}>
+            {shown.words}
           </span>
         ) : null}
         <span class="account" title={`${status.account.email} on ${status.account.server}`}>
@@ -80,11 +83,11 @@ export function App() {
         </ul>
       </nav>
       <main ref={mainRef} id="main">
-        {view === 'status' && <StatusView status={status} progress={progress} showLeftOut={() => choose('problems', LEFT_OUT_HEADING)} />}
+        {view === 'status' && <StatusView status={status} shown={shown} progress={progress} showLeftOut={() => choose('problems', LEFT_OUT_HEADING)} />}
         {view === 'activity' && <ActivityView />}
         {view === 'problems' && <ProblemsView folders={status.folders} />}
         {view === 'files' && <FilesView folders={status.folders.map((f) => f.root)} />}
-        {view === 'settings' && <SettingsView folderStates={status.folders} />}
+        {view === 'settings' && <SettingsView folderStates={status.folders} shown={shown} />}
       </main>
       <DeletionPrompt pending={status.pendingDeletions} />
     </div>

@@ -1,6 +1,6 @@
 /** The engine's technical lines, as the window says them: what went wrong, where, and what to do. */
 import { describe, expect, it } from 'vitest';
-import { apiErrorOfLine, plainLeftOut, plainProblem } from '../../main/app/host/plain-words.js';
+import { apiErrorOfLine, plainLeftOut, plainProblem, serverPlace } from '../../main/app/host/plain-words.js';
 
 const where = { root: '/home/me/Drive', server: 'https://drive.example.com' };
 
@@ -10,7 +10,7 @@ describe('plain words for what the engine reports', () => {
     ['GET /drive/file-entries: host not found', 'Cannot reach the server https://drive.example.com: host not found. Check your internet connection; drivesync tries again on its own.'],
     ['POST /uploads: timed out (request phase)', 'The server https://drive.example.com did not answer in time. drivesync tries again on its own.'],
     ['GET /drive/file-entries: the server did not answer within 60 s', 'The server https://drive.example.com did not answer within 60 s. drivesync tries again on its own.'],
-    ['GET {file url}: no data moved for 60 s', 'The transfer stalled: nothing moved to or from the server https://drive.example.com for 60 s. drivesync tries again on its own.'],
+    ['GET /file-entries/{entryId}: no data moved for 60 s', 'The transfer stalled: nothing moved to or from the server https://drive.example.com for 60 s. drivesync tries again on its own.'],
     ['GET /drive/file-entries: server error 503', 'The server failed (server error 503). drivesync tries again on its own.'],
     ['GET /drive/file-entries: not signed in, or the session expired', 'Not signed in, or the session has expired: sign out and sign in again.'],
     ['POST /file-entries/star: too many requests', 'The server is busy (too many requests). drivesync waits and tries again on its own.'],
@@ -22,6 +22,25 @@ describe('plain words for what the engine reports', () => {
     ],
   ])('%s', (line, words) => {
     expect(plainProblem(line, where)).toBe(words);
+  });
+
+  it('asks whether a server on this computer or its network is running, instead of sending the user to check the internet', () => {
+    const at = (server: string) => plainProblem('GET /drive/file-entries: connection refused', { root: '/home/me/Drive', server });
+    expect(at('http://127.0.0.1:8080')).toBe('Cannot reach the drive server at 127.0.0.1:8080 — is it running? drivesync tries again on its own.');
+    expect(at('http://localhost:8080')).toBe('Cannot reach the drive server at localhost:8080 — is it running? drivesync tries again on its own.');
+    expect(at('http://[::1]:8080')).toBe('Cannot reach the drive server at [::1]:8080 — is it running? drivesync tries again on its own.');
+    expect(at('https://192.168.1.20')).toBe('Cannot reach the drive server at 192.168.1.20 — is it running, and is this computer on its network? drivesync tries again on its own.');
+    expect(at('http://nas:8080')).toMatch(/^Cannot reach the drive server at nas:8080 — is it running, and is this computer on its network\?/);
+    expect(at('https://drive.example.com')).toMatch(/Check your internet connection/);
+    for (const server of ['http://127.0.0.1:8080', 'http://10.0.0.5', 'http://nas.local']) expect(at(server)).not.toMatch(/internet/);
+    expect(['http://127.0.0.1', 'http://10.1.2.3', 'http://172.20.0.1', 'http://172.32.0.1', 'http://[fd00::1]', 'https://files.example.org'].map(serverPlace)).toEqual([
+      'this-computer',
+      'local-network',
+      'local-network',
+      'internet',
+      'local-network',
+      'internet',
+    ]);
   });
 
   it('names the folder a refused folder name is in, and says to rename it', () => {
@@ -67,7 +86,7 @@ describe('plain words for what the engine reports', () => {
     expect(apiErrorOfLine('GET /x: connection refused')?.kind).toBe('network');
     expect(apiErrorOfLine('GET /x: server error 500: boom')?.kind).toBe('server');
     expect(apiErrorOfLine('DELETE /x: not found')?.kind).toBe('not-found');
-    expect(apiErrorOfLine('GET {file url}: the request was cancelled')?.kind).toBe('aborted');
+    expect(apiErrorOfLine('GET /file-entries/{entryId}: the request was cancelled')?.kind).toBe('aborted');
     expect(apiErrorOfLine('no endpoint here')).toBeNull();
   });
 });

@@ -5,107 +5,32 @@
  * scanned with axe-core (serious and critical violations fail). Every step is done with the keyboard only where
  * a person would (Tab to the control, Enter or Space), so each view is proven reachable and operable without a mouse.
  */
-import { createRequire } from 'node:module';
-import { createServer, type Server } from 'node:http';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize } from 'node:path';
-import { build as esbuild } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { build as viteBuild } from 'vite';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
-import { EVENT_NAMES, ipcEventChannel, type Progress } from '../../main/contract/index.js';
-import { CSP } from '../../main/app/csp.js';
-import { dispatch } from '../../main/app/host/dispatch.js';
+import { ipcEventChannel, type EventName, type Progress } from '../../main/contract/index.js';
 import { SyncEngine } from '../../main/sync/engine.js';
 import { addList } from '../../server/lists.js';
-import { rendererConfig } from '../../vite.renderer.config.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { REPO } from '../app/fake-electron.js';
 import { inSync, newHost, untilStatus, write, type TestHost } from '../app/helpers.js';
-import { keyboard } from './keyboard.js';
+import { openWindow, SIZES, type TestWindow } from './setup.js';
 
-const ARTIFACTS = join(REPO, 'test-artifacts', 'renderer');
 const EMAIL = 'renata@example.com';
 const PASSWORD = 'pass-word-1';
-const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.png': 'image/png', '.svg': 'image/svg+xml' };
 
 let server: TestServer;
 let h: TestHost;
-let web: Server;
-let webUrl: string;
-let browser: Browser;
+let w: TestWindow;
 let page: Page;
-const pageErrors: string[] = [];
 let other: { engine: SyncEngine; root: string } | null = null;
-let keys: ReturnType<typeof keyboard>;
+let keys: TestWindow['keys'];
 const shown: string[] = [];
-
-/** The built renderer on 127.0.0.1, every response with the app's CSP header. */
-function serve(dir: string): Promise<Server> {
-  const s = createServer((req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
-    const file = join(dir, path === '/' ? 'index.html' : path);
-    try {
-      if (!file.startsWith(dir) || !statSync(file).isFile()) throw new Error('not found');
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-security-policy': CSP });
-      res.end(readFileSync(file));
-    } catch {
-      res.writeHead(404, { 'content-security-policy': CSP }).end('not found');
-    }
-  });
-  return new Promise((resolve) => s.listen(0, '127.0.0.1', () => resolve(s)));
-}
-
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const SIZES = [
-  { width: 800, height: 600 },
-  { width: 1280, height: 800 },
-] as const;
-
-/**
- * The view as it is now at both sizes: a screenshot of each (the whole page, or only what fits the window while a
- * dialog is open: a dialog must fit), and an axe-core scan that fails on serious or critical violations.
- */
-async function look(name: string, options: { dialog?: boolean } = {}) {
-  for (const size of SIZES) {
-    await page.setViewportSize(size);
-    await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => resolve(null)))');
-    await page.screenshot({ path: join(ARTIFACTS, `${name}-${size.width}x${size.height}.png`), fullPage: !options.dialog });
-    if (options.dialog) {
-      // Nothing of an open dialog is out of the window: its title and every button can be seen or scrolled to inside it.
-      const box = await page.locator('dialog[open]').boundingBox();
-      expect(box, name).not.toBeNull();
-      expect(box!.y, name).toBeGreaterThanOrEqual(0);
-      expect(box!.y + box!.height, name).toBeLessThanOrEqual(size.height);
-    }
-  }
-  await page.setViewportSize(SIZES[1]);
-  await axeScan(name);
-}
-
-async function axeScan(name: string) {
-  if (!(await page.evaluate('typeof axe !== "undefined"'))) await page.evaluate(AXE);
-  const found = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 3) })))`)) as Array<{
-    id: string;
-    impact: string | null;
-    help: string;
-    nodes: string[];
-  }>;
-  const serious = found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious, `${name}: ${JSON.stringify(serious, null, 1)}`).toEqual([]);
-}
+const look = (name: string, options: { dialog?: boolean } = {}) => w.look(name, options);
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  const out = mkdtempSync(join(tmpdir(), 'drivesync-renderer-'));
-  await viteBuild(rendererConfig(join(out, 'renderer')));
-  const bridge = await esbuild({ entryPoints: [join(REPO, 'test', 'renderer', 'page-bridge.ts')], bundle: true, format: 'iife', write: false, target: 'chrome120', logLevel: 'warning' });
-  web = await serve(join(out, 'renderer'));
-  const address = web.address() as { port: number };
-  webUrl = `http://127.0.0.1:${address.port}/`;
-
   server = await startTestServer();
   await server.register(EMAIL, PASSWORD);
   h = newHost('renderer');
@@ -113,42 +38,19 @@ beforeAll(async () => {
   write(h.folder, 'photos/beach.jpg', 'not really a jpeg');
   await h.host.init();
   h.platform.showItemInFolder = (path) => void shown.push(path);
-
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
-  page = await browser.newPage({ viewport: { ...SIZES[1] } });
-  keys = keyboard(page);
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error') pageErrors.push(message.text());
-  });
-  // The preload's API in the page: calls go to the real host through the same dispatch the main process uses.
-  await page.exposeFunction('__drivesyncInvoke', (channel: string, arg: unknown) => dispatch(h.host, channel.replace(/^drivesync:invoke:/, ''), arg));
-  await page.addInitScript({ content: bridge.outputFiles[0]!.text });
-  for (const name of EVENT_NAMES) {
-    h.host.on(name, (payload: unknown) => {
-      void page
-        .evaluate(([channel, data]) => (globalThis as unknown as { __drivesyncEmit?: (c: string, p: unknown) => void }).__drivesyncEmit?.(channel, data), [ipcEventChannel(name), payload] as const)
-        .catch(() => undefined);
-    });
-  }
-  await page.goto(webUrl);
+  w = await openWindow(h.host);
+  ({ page, keys } = w);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await w?.close();
   await other?.engine.stop();
   await h?.host.dispose();
   await server?.close();
-  await new Promise((resolve) => web?.close(resolve));
 });
 
 const tab = (name: string) => page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name });
-const emit = (name: string, payload: unknown) =>
-  page.evaluate(([c, p]) => (globalThis as unknown as { __drivesyncEmit(c: string, p: unknown): void }).__drivesyncEmit(c, p), [ipcEventChannel(name as never), payload] as const);
+const emit = (name: EventName, payload: unknown) => w.emit(name, payload);
 /** Opens a view with the keyboard: Tab to its button in the Views bar, Enter. */
 async function openView(label: string) {
   await keys.press(new RegExp(`^${label}`));
@@ -254,9 +156,14 @@ describe('the window', { timeout: 90_000 }, () => {
     await expect.poll(() => figures.textContent()).toBe('3.0 MB of 12 MB · 1.0 MB/s · 9 s left');
     expect(await page.getByRole('list', { name: 'Current transfers' }).textContent()).toContain('videos/holiday.mp4');
     expect(await page.getByRole('progressbar', { name: 'Transferred so far' }).count()).toBe(1);
+    // Bytes are moving: the status line says so too (the host's last state event said up to date).
+    expect(await page.getByTestId('status-line').getAttribute('data-state')).toBe('syncing');
+    expect(await page.getByTestId('status-line').textContent()).toBe('Syncing…');
+    expect(await page.getByText('Up to date').count()).toBe(0);
     await look('status-progress');
     await emit('progress', { ...progress, active: false, transfers: [], etaSeconds: 0, bytesDone: progress.bytesTotal });
-    await expect.poll(() => page.getByText('Last round: 2 files').count()).toBe(1);
+    await expect.poll(() => page.getByTestId('transfers-now').textContent()).toBe('Last sync: 2 files, 12 MB.');
+    expect(await page.getByTestId('status-line').textContent()).toBe('Up to date');
   });
 
   it('lists the activity', async () => {
@@ -267,8 +174,8 @@ describe('the window', { timeout: 90_000 }, () => {
     expect(text).toContain('Uploaded');
     expect(text).toContain('report.txt');
     expect(text).toContain('photos/beach.jpg');
-    await keys.press('Also show bookkeeping (items recorded as already in sync)', 'Space');
-    expect(await page.getByLabel('Also show bookkeeping (items recorded as already in sync)').isChecked()).toBe(true);
+    await keys.press('Also show items that needed no transfer (already the same on both sides)', 'Space');
+    expect(await page.getByLabel('Also show items that needed no transfer (already the same on both sides)').isChecked()).toBe(true);
     await page.keyboard.press(' ');
     await expect.poll(() => page.getByTestId('state-badge').textContent()).toBe('Up to date');
     await look('activity');
@@ -325,7 +232,7 @@ describe('the window', { timeout: 90_000 }, () => {
     const link = await url.inputValue();
     expect(link).toMatch(new RegExp(`^${server.url}/drive/s/[A-Za-z0-9_-]+$`));
     expect(await dialog.getByTestId('share-message').textContent()).toBe('Link created.');
-    expect(await dialog.textContent()).toContain('Password protected.');
+    expect(await dialog.getByTestId('link-password-state').textContent()).toBe('Password: set');
     const saved = await h.host.handle('link:get', { root: h.folder, path: 'report.txt' });
     expect(saved).toMatchObject({ url: link, hasPassword: true, allowDownload: true, allowEdit: false });
     expect(new Date(saved!.expiresAt!).getFullYear()).toBe(2030);
@@ -335,6 +242,74 @@ describe('the window', { timeout: 90_000 }, () => {
     await keys.press('Copy');
     await expect.poll(() => h.platform.copied).toEqual([link]);
     await look('share-dialog-link', { dialog: true });
+  });
+
+  it('keeps the link password when other settings are saved, changes it or removes it only by its own buttons', async () => {
+    const dialog = page.getByRole('dialog', { name: 'Share “report.txt”' });
+    const url = await dialog.getByTestId('link-url').inputValue();
+    const opens = async (password?: string) => (await fetch(password === undefined ? url : `${url}?password=${password}`)).status;
+    // Said, not an empty field: no password input until Change… is pressed.
+    expect(await dialog.getByTestId('link-password-state').textContent()).toBe('Password: set');
+    expect(await dialog.locator('input[type="password"]').count()).toBe(0);
+    expect(await dialog.textContent()).not.toContain('removes the current one');
+    await look('share-dialog-link-password', { dialog: true });
+
+    // Another setting saved: the password stays.
+    await keys.press('Allow editing', 'Space');
+    await keys.press('Update link');
+    await expect.poll(() => dialog.getByTestId('share-message').textContent()).toBe('Link updated.');
+    expect(await h.host.handle('link:get', { root: h.folder, path: 'report.txt' })).toMatchObject({ hasPassword: true, allowEdit: true });
+    expect(await opens()).toBe(401);
+    expect(await opens('open-sesame')).toBe(200);
+
+    // Changed by Change…: the new one opens it, the old one no more; the focus comes back to Change….
+    await keys.tabTo('Change…', true);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => keys.focusedName()).toBe('New password');
+    await page.keyboard.type('new-sesame');
+    await keys.press('Update link');
+    await expect.poll(() => dialog.getByTestId('share-message').textContent()).toBe('Link updated: its password is changed.');
+    await expect.poll(() => keys.focusedName()).toBe('Change…');
+    expect(await opens('new-sesame')).toBe(200);
+    expect(await opens('open-sesame')).toBe(401);
+
+    // Set elsewhere (another computer, the drive's website): the window cannot know it, and asks for it to keep it.
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog.count()).toBe(0);
+    const owner = await ownerClient();
+    let id = 0;
+    for await (const entry of owner.entries.list({ query: 'report.txt' })) if (entry.name === 'report.txt') id = entry.id;
+    await owner.links.update(id, { password: 'from-elsewhere', expiresAt: '2030-01-31T12:00:00.000Z', allowDownload: true, allowEdit: true });
+    await keys.press('Share report.txt');
+    await dialog.waitFor();
+    await keys.tabTo(/^People/);
+    await page.keyboard.press('End');
+    await expect.poll(() => dialog.getByLabel('Current password').count()).toBe(1);
+    await keys.press('Update link');
+    await expect.poll(() => dialog.locator('#link-current-password-hint').textContent()).toBe('Enter the link’s current password to keep it.');
+    expect(await dialog.getByLabel('Current password').getAttribute('aria-invalid')).toBe('true');
+    expect(await opens('from-elsewhere')).toBe(200);
+    await look('share-dialog-link-password-unknown', { dialog: true });
+    await keys.tabTo('Current password', true);
+    await page.keyboard.type('from-elsewhere');
+    await keys.press('Update link');
+    await expect.poll(() => dialog.getByTestId('share-message').textContent()).toBe('Link updated.');
+    expect(await dialog.getByLabel('Current password').count()).toBe(0);
+    expect(await opens()).toBe(401);
+    expect(await opens('from-elsewhere')).toBe(200);
+
+    // Removed only by Remove password, which keeps the other settings.
+    const before = await h.host.handle('link:get', { root: h.folder, path: 'report.txt' });
+    await keys.tabTo('Remove password', true);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => dialog.getByTestId('share-message').textContent()).toBe('Password removed: anyone with the link can open it.');
+    expect(await dialog.getByTestId('link-password-state').textContent()).toBe('Password: none');
+    await expect.poll(() => keys.focusedName()).toBe('Add a password…');
+    expect(await opens()).toBe(200);
+    expect(await h.host.handle('link:get', { root: h.folder, path: 'report.txt' })).toEqual({ ...before, hasPassword: false, passwordKnown: false });
+    expect(before).toMatchObject({ allowEdit: true, allowDownload: true });
+    expect(new Date(before!.expiresAt!).getFullYear()).toBe(2030);
+    await look('share-dialog-link-no-password', { dialog: true });
   });
 
   it('shares with a person and changes what they may do', async () => {
@@ -509,7 +484,8 @@ describe('the window', { timeout: 90_000 }, () => {
     // The host's words for the engine's line, sent as the host sends them.
     const { plainProblem } = await import('../../main/app/host/plain-words.js');
     item.message = plainProblem(item.technical, { root: h.folder, server: server.url });
-    expect(item.message).toBe(`Cannot reach the server ${server.url}: connection refused. Check your internet connection; drivesync tries again on its own.`);
+    // A server on this computer: is it running? (not "check your internet connection").
+    expect(item.message).toBe(`Cannot reach the drive server at ${new URL(server.url).host} — is it running? drivesync tries again on its own.`);
     // Sent again on each look: the running engine's own state events (its settling scan) may come in between.
     const offline = { ...(await h.host.handle('status:get', undefined)), state: 'offline' as const, stateText: 'Offline', detail: item.message };
     await expect
@@ -517,7 +493,9 @@ describe('the window', { timeout: 90_000 }, () => {
         await emit('state', offline);
         return page.getByTestId('status-line').textContent();
       })
-      .toContain('Cannot reach the server');
+      .toContain('Cannot reach the drive server');
+    // The folder row says offline too (the app said so before its folder noticed).
+    expect(await page.getByTestId('folders').locator('li').first().getAttribute('data-state')).toBe('offline');
     await look('status-offline');
     await emit('state', await h.host.handle('status:get', undefined));
   });
@@ -668,7 +646,7 @@ describe('the window', { timeout: 90_000 }, () => {
     );
     // Only the app shell's own subscriptions (state, progress, conflict, item-error) remain.
     expect(counts).toEqual([0, 1, 1, 0, 1]);
-    expect(pageErrors).toEqual([]);
+    expect(w.pageErrors).toEqual([]);
     expect(await page.evaluate(() => (globalThis as unknown as { __cspViolations: string[] }).__cspViolations)).toEqual([]);
     await look('sign-in');
   });

@@ -68,6 +68,35 @@ export function apiErrorOfLine(line: string): ApiError | null {
   return new InvalidError(endpoint, message, {});
 }
 
+/**
+ * Where the server is, by its address: on this computer (loopback), on the local network (private ranges,
+ * link-local, `.local` and single-label names), or out on the internet. "Check your internet connection" is no help
+ * for the first two.
+ */
+export function serverPlace(server: string): 'this-computer' | 'local-network' | 'internet' {
+  let host: string;
+  try {
+    host = new URL(server).hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  } catch {
+    return 'internet';
+  }
+  if (host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '::1' || host === '0.0.0.0') return 'this-computer';
+  if (/^10\./.test(host) || /^192\.168\./.test(host) || /^172\.(1[6-9]|2\d|3[01])\./.test(host) || /^169\.254\./.test(host)) return 'local-network';
+  if (/^f[cd][0-9a-f]{2}:/.test(host) || /^fe[89ab][0-9a-f]:/.test(host)) return 'local-network';
+  if (!host.includes('.') && !host.includes(':')) return 'local-network';
+  if (/\.(local|lan|home|internal|home\.arpa)$/.test(host)) return 'local-network';
+  return 'internet';
+}
+
+/** The server as a person would type it: host and port, without the scheme. */
+const hostOf = (server: string) => {
+  try {
+    return new URL(server).host;
+  } catch {
+    return server;
+  }
+};
+
 const sentence = (text: string) => {
   const trimmed = text.trim();
   const first = trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
@@ -124,6 +153,12 @@ export function plainProblem(line: string, where: Where): string {
   const said = describeApiError(error, { signIn: SIGN_IN_AGAIN, server: where.server ? `the server ${where.server}` : 'the server' });
   // The address the window signed in with is the one to change: said instead of checking the connection.
   if (/ speaks plain http, not https: /.test(said)) return `${sentence(said.replace(/: use its http:\/\/ address$/, ''))} Sign out and sign in again with its http:// address.`;
+  // A server on this computer or this network is not reached through the internet: ask whether it runs.
+  const place = where.server && error.kind === 'network' ? serverPlace(where.server) : 'internet';
+  if (place !== 'internet') {
+    const question = place === 'this-computer' ? 'is it running?' : 'is it running, and is this computer on its network?';
+    return `Cannot reach the drive server at ${hostOf(where.server!)} — ${question} drivesync tries again on its own.`;
+  }
   const next = NEXT[error.kind];
   // "Try again later" is for a person who asked; a background sync tries again itself, and says so.
   return next ? `${sentence(said.replace(/; try again later$/, ''))} ${next}` : sentence(said);

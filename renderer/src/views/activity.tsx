@@ -41,7 +41,7 @@ export function ActivityView() {
       </h2>
       <div class="field checkbox">
         <input id="activity-all" type="checkbox" checked={showAll} onChange={(e) => setShowAll((e.currentTarget as HTMLInputElement).checked)} />
-        <label for="activity-all">Also show bookkeeping (items recorded as already in sync)</label>
+        <label for="activity-all">Also show items that needed no transfer (already the same on both sides)</label>
       </div>
       <p class="inline-message" role="status" data-testid="activity-message">
         {message}

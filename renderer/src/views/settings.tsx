@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { FolderView, Settings } from '../../../main/contract/index.js';
 import { call, fieldsOf, messageOf, subscribe } from '../api.js';
+import { folderOf, type Shown } from '../folder-state.js';
 import { folderName, formatWhen } from '../format.js';
 import { PathText } from '../path-text.js';
 
 /** The synced folders, each with its state; added with the desktop's folder picker, removed one by one. */
-function SyncedFolders({ folders, states, onChange }: { folders: string[]; states: FolderView[]; onChange: (settings: Settings) => void }) {
+function SyncedFolders({ folders, states, shown, onChange }: { folders: string[]; states: FolderView[]; shown: Shown; onChange: (settings: Settings) => void }) {
   const [message, setMessage] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -58,18 +59,19 @@ function SyncedFolders({ folders, states, onChange }: { folders: string[]; state
         <ul class="folders" data-testid="settings-folders">
           {folders.map((root) => {
             const state = states.find((s) => s.root === root);
+            const row = folderOf(shown, root);
             return (
-              <li key={root} class="folder-row">
+              <li key={root} class="folder-row" data-state={row?.state}>
                 <div class="folder-main">
                   <span class="file-title">{folderName(root)}</span>
                   <PathText path={root} class="muted small" />
                 </div>
                 <div class="folder-facts small">
-                  {state ? (
+                  {state && row ? (
                     <>
-                      <span class={`state-word state-${state.state}`}>{state.stateText}</span> · {state.synced} items · last sync{' '}
+                      <span class={`state-word state-${row.state}`}>{row.words}</span> · {state.synced} {state.synced === 1 ? 'item' : 'items'} · last sync{' '}
                       {state.lastSync ? formatWhen(state.lastSync) : 'not yet'}
-                      {state.detail ? <div class="muted">{state.detail}</div> : null}
+                      {row.detail ? <div class="muted">{row.detail}</div> : null}
                     </>
                   ) : (
                     <span class="muted">Not started</span>
@@ -95,7 +97,7 @@ function SyncedFolders({ folders, states, onChange }: { folders: string[]; state
   );
 }
 
-export function SettingsView({ folderStates }: { folderStates: FolderView[] }) {
+export function SettingsView({ folderStates, shown }: { folderStates: FolderView[]; shown: Shown }) {
   const [saved, setSaved] = useState<Settings | null>(null);
   const [draft, setDraft] = useState<Settings | null>(null);
   const [message, setMessage] = useState('');
@@ -144,7 +146,7 @@ export function SettingsView({ folderStates }: { folderStates: FolderView[] }) {
       <h2 id="settings-title" tabIndex={-1}>
         Settings
       </h2>
-      <SyncedFolders folders={saved.folders} states={folderStates} onChange={(next) => setSaved(next)} />
+      <SyncedFolders folders={saved.folders} states={folderStates} shown={shown} onChange={(next) => setSaved(next)} />
       <form onSubmit={submit} class="settings panel" noValidate aria-labelledby="settings-sync-title">
         <h3 id="settings-sync-title">Syncing</h3>
         {error ? (

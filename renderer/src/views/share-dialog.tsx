@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { LinkView, Permission, Person, SavedList, SyncedEntry } from '../../../main/contract/index.js';
 import { call, fieldsOf, messageOf } from '../api.js';
 import { Tabs } from '../tabs.js';
+import { LinkTab } from './link-tab.js';
 import { ListShare } from './list-share.js';
 
 const PERMISSIONS: ReadonlyArray<{ id: Permission; label: string }> = [
@@ -32,11 +33,6 @@ function PermissionBoxes({ idPrefix, value, onChange, legend }: { idPrefix: stri
   );
 }
 
-/** yyyy-mm-dd of an ISO time, for a date input. */
-const dateOf = (iso: string | null) => (iso ? iso.slice(0, 10) : '');
-/** The end of the chosen day, local time, as ISO. */
-const endOfDay = (date: string) => new Date(`${date}T23:59:59`).toISOString();
-
 export function ShareDialog({ entry, onClose }: { entry: SyncedEntry; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
   const refArg = { root: entry.root, path: entry.path };
@@ -46,10 +42,6 @@ export function ShareDialog({ entry, onClose }: { entry: SyncedEntry; onClose: (
   const [tab, setTab] = useState<'people' | 'list' | 'link'>('people');
   const [listPerms, setListPerms] = useState<Permission[]>(['view', 'download']);
   const [link, setLink] = useState<LinkView | null | undefined>(undefined);
-  const [password, setPassword] = useState('');
-  const [expiry, setExpiry] = useState('');
-  const [allowDownload, setAllowDownload] = useState(true);
-  const [allowEdit, setAllowEdit] = useState(false);
   const [message, setMessage] = useState('');
   const [error, setError] = useState<{ text: string; fields: Record<string, string> } | null>(null);
   const [busy, setBusy] = useState(false);
@@ -57,14 +49,7 @@ export function ShareDialog({ entry, onClose }: { entry: SyncedEntry; onClose: (
   useEffect(() => {
     ref.current?.showModal();
     call('share:list', refArg).then(setPeople, (e) => fail(e));
-    call('link:get', refArg).then((l) => {
-      setLink(l);
-      if (l) {
-        setExpiry(dateOf(l.expiresAt));
-        setAllowDownload(l.allowDownload);
-        setAllowEdit(l.allowEdit);
-      }
-    }, (e) => fail(e));
+    call('link:get', refArg).then(setLink, (e) => fail(e));
   }, [entry.root, entry.path]);
 
   const fail = (e: unknown) => setError({ text: messageOf(e), fields: fieldsOf(e) });
@@ -118,28 +103,6 @@ export function ShareDialog({ entry, onClose }: { entry: SyncedEntry; onClose: (
       setPeople(await call('share:remove', { ...refArg, userId: person.userId }));
       return `${person.email} no longer has access.`;
     });
-  const saveLink = (e: Event) => {
-    e.preventDefault();
-    void run(async () => {
-      const settings = { ...refArg, password: password === '' ? null : password, expiresAt: expiry ? endOfDay(expiry) : null, allowDownload, allowEdit };
-      const saved = link ? await call('link:update', settings) : await call('link:create', settings);
-      setLink(saved);
-      setPassword('');
-      return link ? 'Link updated.' : 'Link created.';
-    });
-  };
-  const deleteLink = () =>
-    void run(async () => {
-      await call('link:delete', refArg);
-      setLink(null);
-      return 'Link deleted: it no longer opens.';
-    });
-  const copyLink = () =>
-    void run(async () => {
-      await call('link:copy', refArg);
-      return 'Link copied to the clipboard.';
-    });
-
   const fieldError = (name: string) => error?.fields[name];
 
   return (
@@ -213,83 +176,7 @@ export function ShareDialog({ entry, onClose }: { entry: SyncedEntry; onClose: (
             permissionBoxes={<PermissionBoxes idPrefix="list-perm" legend="Members may" value={listPerms} onChange={setListPerms} />}
           />
         ) : (
-          <>
-        {link === undefined ? (
-          <p class="muted">Loading…</p>
-        ) : link ? (
-          <div class="link-box">
-            <label for="link-url">Anyone with this link{link.hasPassword ? ' and the password' : ''} can open it</label>
-            <div class="row">
-              <input id="link-url" type="text" readOnly value={link.url} data-testid="link-url" onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} />
-              <button type="button" onClick={copyLink}>
-                Copy
-              </button>
-            </div>
-            <p class="muted small">
-              {link.hasPassword ? 'Password protected. ' : 'No password. '}
-              {link.expiresAt ? `Expires ${new Date(link.expiresAt).toLocaleDateString()}. ` : 'Never expires. '}
-              {link.allowDownload ? 'Download allowed. ' : 'No download. '}
-              {link.allowEdit ? 'Editing allowed.' : ''}
-            </p>
-            {entry.type === 'file' ? (
-              <p class="hint" data-testid="link-changes">
-                On this drive each save makes a new entry, so the address changes when the file is saved again; drivesync gives the new version a
-                link with the same settings (a password cannot be carried) and tells you its address.
-              </p>
-            ) : null}
-          </div>
-        ) : (
-          <p class="muted">No link yet.</p>
-        )}
-        <form onSubmit={saveLink} class="link-form">
-          <div class="field">
-            <label for="link-password">Password</label>
-            <input
-              id="link-password"
-              type="password"
-              autocomplete="new-password"
-              value={password}
-              onInput={(e) => setPassword((e.currentTarget as HTMLInputElement).value)}
-              aria-describedby="link-password-hint"
-            />
-            <p class="hint" id="link-password-hint">
-              {link?.hasPassword ? 'Saving without a password removes the current one.' : 'Optional.'}
-            </p>
-          </div>
-          <div class="field">
-            <label for="link-expiry">Expires on</label>
-            <input
-              id="link-expiry"
-              type="date"
-              value={expiry}
-              onInput={(e) => setExpiry((e.currentTarget as HTMLInputElement).value)}
-              aria-invalid={fieldError('expiresAt') ? 'true' : undefined}
-              aria-describedby="link-expiry-hint"
-            />
-            <p class="hint" id="link-expiry-hint">
-              {fieldError('expiresAt') ?? 'Leave empty for a link that does not expire.'}
-            </p>
-          </div>
-          <div class="field checkbox">
-            <input id="link-download" type="checkbox" checked={allowDownload} onChange={(e) => setAllowDownload((e.currentTarget as HTMLInputElement).checked)} />
-            <label for="link-download">Allow download</label>
-          </div>
-          <div class="field checkbox">
-            <input id="link-edit" type="checkbox" checked={allowEdit} onChange={(e) => setAllowEdit((e.currentTarget as HTMLInputElement).checked)} />
-            <label for="link-edit">Allow editing</label>
-          </div>
-          <div class="actions">
-            <button type="submit" class="primary" disabled={busy}>
-              {link ? 'Update link' : 'Create link'}
-            </button>
-            {link ? (
-              <button type="button" class="danger" onClick={deleteLink} disabled={busy}>
-                Delete link
-              </button>
-            ) : null}
-          </div>
-        </form>
-          </>
+          <LinkTab entry={entry} link={link} onLink={setLink} busy={busy} run={run} fieldError={fieldError} />
         )}
       </Tabs>
     </dialog>

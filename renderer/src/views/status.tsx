@@ -1,19 +1,20 @@
-import type { FolderView, Progress, StatusSnapshot } from '../../../main/contract/index.js';
+import type { FolderView, OverallState, Progress, StatusSnapshot } from '../../../main/contract/index.js';
 import { call } from '../api.js';
+import { folderOf, type Shown, type ShownState } from '../folder-state.js';
 import { folderName, formatBytes, formatEta, formatWhen } from '../format.js';
 import { PathText } from '../path-text.js';
 import { RecentFiles } from './recent.js';
 
 /** One folder: its name, where it is, how many items and when it last synced; its state only when it says more. */
-function FolderRow({ folder, showState, showLeftOut }: { folder: FolderView; showState: boolean; showLeftOut: () => void }) {
+function FolderRow({ folder, shown, showState, showLeftOut }: { folder: FolderView; shown: ShownState; showState: boolean; showLeftOut: () => void }) {
   return (
-    <li class="folder-row">
+    <li class="folder-row" data-state={shown.state}>
       <div class="folder-main">
         <span class="file-title">{folderName(folder.root)}</span>
         <PathText path={folder.root} class="muted small" />
       </div>
       <div class="folder-facts small">
-        {showState ? <span class={`state-word state-${folder.state}`}>{folder.stateText} · </span> : null}
+        {showState ? <span class={`state-word state-${shown.state}`}>{shown.words} · </span> : null}
         {folder.synced} {folder.synced === 1 ? 'item' : 'items'}
         {folder.skipped > 0 ? (
           <>
@@ -26,7 +27,7 @@ function FolderRow({ folder, showState, showLeftOut }: { folder: FolderView; sho
         ) : null}{' '}
         · last sync{' '}
         {folder.lastSync ? formatWhen(folder.lastSync) : 'not yet'}
-        {showState && folder.detail ? <div class="muted">{folder.detail}</div> : null}
+        {showState && shown.detail ? <div class="muted">{shown.detail}</div> : null}
       </div>
       {folder.folderProblem === 'replaced' ? (
         <div class="folder-problem">
@@ -43,18 +44,65 @@ function FolderRow({ folder, showState, showLeftOut }: { folder: FolderView; sho
   );
 }
 
-export function StatusView({ status, progress, showLeftOut }: { status: StatusSnapshot; progress: Progress | null; showLeftOut: () => void }) {
+/** What the transfers panel says when no bytes are moving, for each state: the state said the panel's way. */
+const STILL_WORDS: Record<OverallState, string> = {
+  'signed-out': 'Nothing is being transferred.',
+  starting: 'Nothing is being transferred yet.',
+  idle: 'Nothing is being transferred.',
+  scanning: 'Looking for changes; nothing is being transferred yet.',
+  syncing: 'Nothing is being transferred right now.',
+  paused: 'Paused: nothing is transferred until you resume.',
+  'waiting-for-consent': 'Nothing is deleted until you answer.',
+  stopped: 'Stopped: nothing is being transferred.',
+  offline: 'Offline: transfers go on when the drive server can be reached again.',
+  error: 'Nothing is being transferred.',
+};
+
+function Transfers({ shown, progress }: { shown: Shown; progress: Progress | null }) {
+  if (shown.transferring && progress) {
+    return (
+      <div data-testid="transfers-now" data-state="syncing">
+        <progress value={progress.bytesDone} max={progress.bytesTotal} aria-label="Transferred so far" />
+        <p class="progress-figures" data-testid="progress-figures">
+          {formatBytes(progress.bytesDone)} of {formatBytes(progress.bytesTotal)} · {formatBytes(progress.bytesPerSecond)}/s · {formatEta(progress.etaSeconds)}
+        </p>
+        {progress.transfers.length > 0 ? (
+          <ul class="transfers" aria-label="Current transfers">
+            {progress.transfers.map((t) => (
+              <li key={`${t.root}/${t.path}`}>
+                <span aria-hidden="true">{t.direction === 'up' ? '↑' : '↓'}</span>
+                <span class="sr-only">{t.direction === 'up' ? 'Uploading' : 'Downloading'}</span> <PathText path={t.path} />{' '}
+                <span class="muted">
+                  {formatBytes(t.transferred)}
+                  {t.total !== null ? ` of ${formatBytes(t.total)}` : ''}
+                </span>
+              </li>
+            ))}
+          </ul>
+        ) : null}
+      </div>
+    );
+  }
+  // What the last transfers moved, once everything is quiet again; otherwise the state in the panel's words.
+  const last = shown.state === 'idle' && progress && progress.filesDone > 0;
+  return (
+    <p class="muted" data-testid="transfers-now" data-state={shown.state}>
+      {last ? `Last sync: ${progress.filesDone} ${progress.filesDone === 1 ? 'file' : 'files'}, ${formatBytes(progress.bytesDone)}.` : STILL_WORDS[shown.state]}
+    </p>
+  );
+}
+
+export function StatusView({ status, shown, progress, showLeftOut }: { status: StatusSnapshot; shown: Shown; progress: Progress | null; showLeftOut: () => void }) {
   // Paused by the user, or a folder stopped at the mass-delete question.
-  const paused = status.paused || status.state === 'paused' || status.state === 'waiting-for-consent';
-  const showProgress = progress !== null && (progress.active || progress.transfers.length > 0) && progress.bytesTotal > 0;
+  const { paused } = shown;
   return (
     <section aria-labelledby="status-title" class="status-view">
       <h2 id="status-title" tabIndex={-1} class="sr-only">
         Status
       </h2>
-      <div class={`status-line state-${status.state}`} role="status" aria-live="polite" data-testid="status-line">
-        <strong>{status.stateText}</strong>
-        {status.detail ? <span class="detail">{status.detail}</span> : null}
+      <div class={`status-line state-${shown.state}`} role="status" aria-live="polite" data-testid="status-line" data-state={shown.state}>
+        <strong>{shown.words}</strong>
+        {shown.detail ? <span class="detail">{shown.detail}</span> : null}
       </div>
       <div class="actions">
         <button type="button" onClick={() => void call('sync:now')} disabled={paused || status.folders.length === 0}>
@@ -77,30 +125,7 @@ export function StatusView({ status, progress, showLeftOut }: { status: StatusSn
         <div class="column">
           <section class="panel progress" aria-labelledby="progress-title">
             <h3 id="progress-title">Transfers</h3>
-            {showProgress && progress ? (
-              <>
-                <progress value={progress.bytesDone} max={progress.bytesTotal} aria-label="Transferred so far" />
-                <p class="progress-figures" data-testid="progress-figures">
-                  {formatBytes(progress.bytesDone)} of {formatBytes(progress.bytesTotal)} · {formatBytes(progress.bytesPerSecond)}/s · {formatEta(progress.etaSeconds)}
-                </p>
-                {progress.transfers.length > 0 ? (
-                  <ul class="transfers" aria-label="Current transfers">
-                    {progress.transfers.map((t) => (
-                      <li key={`${t.root}/${t.path}`}>
-                        <span aria-hidden="true">{t.direction === 'up' ? '↑' : '↓'}</span>
-                        <span class="sr-only">{t.direction === 'up' ? 'Uploading' : 'Downloading'}</span> <PathText path={t.path} />{' '}
-                        <span class="muted">
-                          {formatBytes(t.transferred)}
-                          {t.total !== null ? ` of ${formatBytes(t.total)}` : ''}
-                        </span>
-                      </li>
-                    ))}
-                  </ul>
-                ) : null}
-              </>
-            ) : (
-              <p class="muted">{progress && progress.filesDone > 0 ? `Last round: ${progress.filesDone} files, ${formatBytes(progress.bytesDone)}.` : 'Nothing is being transferred.'}</p>
-            )}
+            <Transfers shown={shown} progress={progress} />
           </section>
           <section class="panel" aria-labelledby="folders-title">
             <h3 id="folders-title">Synced folders</h3>
@@ -108,10 +133,11 @@ export function StatusView({ status, progress, showLeftOut }: { status: StatusSn
               <p class="muted">No folder is synced. Add one in Settings.</p>
             ) : (
               <ul class="folders" data-testid="folders">
-                {status.folders.map((f) => (
+                {status.folders.map((f) => {
+                  const row = folderOf(shown, f.root) ?? shown;
                   // With one folder the line above already says its state.
-                  <FolderRow key={f.root} folder={f} showState={status.folders.length > 1 || f.state !== status.state} showLeftOut={showLeftOut} />
-                ))}
+                  return <FolderRow key={f.root} folder={f} shown={row} showState={status.folders.length > 1 || row.state !== shown.state} showLeftOut={showLeftOut} />;
+                })}
               </ul>
             )}
           </section>
