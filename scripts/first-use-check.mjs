@@ -61,7 +61,17 @@ const have = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { std
 
 // ---------------------------------------------------------------------------------------------------------------
 // Outside: the temp folder, the D-Bus session, and cleaning up whatever happens inside.
-if (!process.env.FIRST_USE_WORK) {
+function main() {
+  if (process.env.FIRST_USE_WORK) {
+    inside().then(
+      () => process.exit(0),
+      (error) => {
+        process.stderr.write(`first-use: FAILED: ${error instanceof CheckFailed ? error.message : error?.stack ?? error}\n`);
+        process.exit(1);
+      },
+    );
+    return;
+  }
   for (const tool of ['git', 'script', 'bash']) {
     if (!have(tool)) {
       process.stderr.write(`first-use: FAILED: needs \`${tool}\` (script is in util-linux)\n`);
@@ -93,14 +103,6 @@ if (!process.env.FIRST_USE_WORK) {
     else rmSync(work, { recursive: true, force: true });
     process.exit(code ?? (signal ? 1 : 0));
   });
-} else {
-  inside().then(
-    () => process.exit(0),
-    (error) => {
-      process.stderr.write(`first-use: FAILED: ${error instanceof CheckFailed ? error.message : error?.stack ?? error}\n`);
-      process.exit(1);
-    },
-  );
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -401,3 +403,5 @@ class Terminal {
     if (this.closed === null) this.child.kill('SIGKILL');
   }
 }
+
+main();
