@@ -7,8 +7,9 @@
 //   included.
 // - Nothing outside a temp folder is touched: HOME is a throwaway folder and npm's global prefix another one (so
 //   `npm link` puts `drivesync` there, and that bin folder is first on PATH). npm's download cache and the user's
-//   npm configuration (`npm config get cache`, `npm config get userconfig`) are the machine's, read as they are
-//   before HOME changes, so nothing is downloaded that is already there and npm is set up as for its user.
+//   npm configuration (`npm config get cache`, `npm config get userconfig`) and node-gyp's Node headers are the
+//   machine's, found before HOME changes, so nothing is downloaded that is already there and npm is set up as for
+//   its user.
 // - Where no D-Bus session runs and dbus-run-session and gnome-keyring-daemon are installed, it starts a private
 //   session with an unlocked keyring (in the throwaway HOME), so signing in stores the token in a keychain as on a
 //   desktop; without them, the command line stores it in its 0600 file after saying so, and the check says which.
@@ -85,6 +86,8 @@ function main() {
     FIRST_USE_WORK: work,
     FIRST_USE_NPM_CACHE: npmConfig('cache'),
     FIRST_USE_NPM_USERCONFIG: npmConfig('userconfig'),
+    // node-gyp's Node headers, where a build of the native modules left them (else it downloads them again).
+    FIRST_USE_NODE_GYP_DIR: join(process.env.XDG_CACHE_HOME || join(process.env.HOME ?? '', '.cache'), 'node-gyp'),
     HOME: join(work, 'home'),
   };
   mkdirSync(env.HOME);
@@ -147,6 +150,7 @@ async function inside() {
   });
   const userconfig = process.env.FIRST_USE_NPM_USERCONFIG;
   if (userconfig && existsSync(userconfig)) env.npm_config_userconfig = userconfig;
+  if (existsSync(process.env.FIRST_USE_NODE_GYP_DIR)) env.npm_config_devdir = process.env.FIRST_USE_NODE_GYP_DIR;
 
   const terminal = new Terminal(spawn('script', ['-qefc', `bash --noprofile --rcfile ${rcfile} -i`, '/dev/null'], { cwd: clone, env, stdio: ['pipe', 'pipe', 'pipe'] }));
   const password = `pw-${randomBytes(6).toString('hex')}`;
