@@ -93,6 +93,24 @@ export class AbortedError extends ApiError {
   readonly kind = 'aborted';
 }
 
+/**
+ * A transfer that did not start because the local file could not be read: a problem of the file here, not of the
+ * call, so its summary names neither the endpoint nor the absolute path (the caller names the item).
+ */
+export class UnreadableFileError extends AbortedError {
+  constructor(
+    endpoint: string,
+    readonly reason: string,
+    cause: unknown,
+  ) {
+    super(endpoint, `cannot be read: ${reason}`, undefined, { cause });
+  }
+
+  override get summary(): string {
+    return this.message;
+  }
+}
+
 export const isApiError = (error: unknown): error is ApiError => error instanceof ApiError;
 
 /** Errors worth trying again later (the request may or may not have taken effect). */

@@ -307,7 +307,7 @@ export class Http {
   }
 
   /** Absolute URL of a path the service gives relative to its origin (e.g. a file's `url`). */
-  resolve(relative: string, endpoint = 'GET {file url}'): string {
+  resolve(relative: string, endpoint = 'GET /file-entries/{entryId}'): string {
     const url = new URL(relative.replace(/^\/+/, ''), `${this.origin}/`);
     if (url.origin !== this.origin) {
       throw new BadResponseError(endpoint, `the url ${oneLine(relative, 200) ?? ''} points off the server`);

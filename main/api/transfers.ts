@@ -1,12 +1,13 @@
 import FormData from 'form-data';
-import { createReadStream, createWriteStream, readFileSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, openSync, readFileSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { Transform, pipeline as pipelineStreams } from 'node:stream';
 import type { Http } from './http.js';
 import { stallMessage, toApiError } from './http.js';
 import type { EntryId } from './entries.js';
-import { AbortedError, BadResponseError, isTransient, TimeoutError } from './errors.js';
+import { AbortedError, BadResponseError, isTransient, TimeoutError, UnreadableFileError } from './errors.js';
+import { osReason } from './os-words.js';
 import { UploadResponse } from './checks.js';
 import type { FileEntry } from './schemas.js';
 
@@ -43,7 +44,7 @@ export interface DownloadOptions {
 }
 
 const UPLOAD = 'POST /uploads';
-const DOWNLOAD = 'GET {file url}';
+const DOWNLOAD = 'GET /file-entries/{entryId}';
 
 const sleepReal = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -59,6 +60,8 @@ function counter(start: number, total: number | undefined, onProgress?: (p: Tran
     },
   });
 }
+
+const CHANGED_WHILE_SENT = 'the file changed while it was being sent';
 
 /**
  * A multipart/form-data body (the `form-data` package) that streams the file from disk (small files: read whole,
@@ -83,7 +86,7 @@ function multipartBody(
     // client and the server more than the bytes do.
     const content = readFileSync(file.path);
     if (content.length !== file.size) {
-      throw new Error(`the file changed while it was being sent (${content.length} of ${file.size} bytes)`);
+      throw new Error(`${CHANGED_WHILE_SENT} (${content.length} of ${file.size} bytes)`);
     }
     onData?.(content);
     form.append('file', content, { filename: file.name, knownLength: file.size, contentType: 'application/octet-stream' });
@@ -98,13 +101,14 @@ function multipartBody(
       done(null, chunk);
     },
     flush(done) {
-      done(read === file.size ? null : new Error(`the file changed while it was being sent (${read} of ${file.size} bytes)`));
+      done(read === file.size ? null : new Error(`${CHANGED_WHILE_SENT} (${read} of ${file.size} bytes)`));
     },
   });
   // pipeline() carries a read error or a size mismatch through to the request body, which fails the upload.
   const content =
     file.size > 0
-      ? pipelineStreams(createReadStream(file.path, { start: 0, end: file.size - 1 }), exact, throttle, () => undefined)
+      ? // Opened here, so a file that cannot be read fails before the request, not as a broken request body.
+        pipelineStreams(createReadStream('', { fd: openSync(file.path, 'r'), start: 0, end: file.size - 1 }), exact, throttle, () => undefined)
       : Buffer.alloc(0);
   form.append('file', content, { filename: file.name, knownLength: file.size, contentType: 'application/octet-stream' });
   const length = form.getLengthSync();
@@ -129,7 +133,7 @@ export class TransfersApi {
       if (!info.isFile()) throw new Error('not a regular file');
       total = info.size;
     } catch (error) {
-      throw new AbortedError(UPLOAD, `cannot read ${path}: ${(error as Error).message}`);
+      throw new UnreadableFileError(UPLOAD, osReason(error), error);
     }
     // A multipart filename cannot carry every name intact (quotes and line breaks get escaped, some servers strip
     // backslashes); relativePath is a plain field, so the exact name always travels there as well.
@@ -146,7 +150,8 @@ export class TransfersApi {
         (this.http.bandwidth.current.upBytesPerSecond ?? 0) > 0,
       );
     } catch (error) {
-      throw new AbortedError(UPLOAD, `cannot read ${path}: ${(error as Error).message}`);
+      if (error instanceof Error && error.message.startsWith(CHANGED_WHILE_SENT)) throw new AbortedError(UPLOAD, error.message);
+      throw new UnreadableFileError(UPLOAD, osReason(error), error);
     }
     const { body } = await this.http.json({
       endpoint: UPLOAD,

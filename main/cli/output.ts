@@ -51,7 +51,8 @@ export function safe(text: string): string {
 /** The engine's offline detail names the endpoint first (`GET /drive/file-entries: connection refused`). */
 export function offlineReason(detail: string): string {
   if (plainHttpAnswer(detail)) return 'it speaks plain http, not https: use its http:// address';
-  return detail.replace(/^[A-Z]+ \S+: /, '');
+  // The endpoint (`GET /drive/file-entries: `) is ours; the reason after it is the person's.
+  return detail.replace(/^(?:GET|POST|PUT|PATCH|DELETE|HEAD) (?:\{[^}]*\}|\S+): /, '');
 }
 
 /** A server timestamp as this computer's local time, to the second (`2026-11-25 18:30:02`); `-` when unknown. */

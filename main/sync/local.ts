@@ -14,6 +14,7 @@ import { LocalTree } from './trees.js';
 import type { LocalItem, RelPath } from './types.js';
 
 import { STATE_DIR } from './state-dir.js';
+import { osReason } from '../api/os-words.js';
 
 export { STATE_DIR };
 
@@ -202,7 +203,7 @@ async function scanInto(root: string, start: RelPath, options: ScanOptions, resu
       names = readDir(dirAbs);
     } catch (error) {
       if (dir === '' && start === '') throw error; // the root itself must be readable
-      result.unreadable.push({ path: dir, reason: (error as Error).message });
+      result.unreadable.push({ path: dir, reason: osReason(error) });
       continue;
     }
     if (names.some((name) => name.includes('\uFFFD'))) names = withoutUndecodable(dirAbs, dir, names, result);
@@ -227,7 +228,7 @@ async function scanInto(root: string, start: RelPath, options: ScanOptions, resu
             if (item.type === 'folder') stack.push(path);
           }
         } catch (error) {
-          result.unreadable.push({ path, reason: (error as Error).message });
+          result.unreadable.push({ path, reason: osReason(error) });
         }
       }
     } finally {
@@ -239,7 +240,7 @@ async function scanInto(root: string, start: RelPath, options: ScanOptions, resu
         result.items.set(item.path, item);
       } catch (error) {
         // Gone since its folder was read: the next change event or scan says what happened.
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') result.unreadable.push({ path: item.path, reason: (error as Error).message });
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') result.unreadable.push({ path: item.path, reason: osReason(error) });
       }
     }
     await yieldToLoop();
@@ -377,7 +378,7 @@ export async function refreshPaths(
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
         // Unreadable now, not gone: what the tree had stays.
-        unreadable.push({ path, reason: (error as Error).message });
+        unreadable.push({ path, reason: osReason(error) });
         continue;
       }
       item = null;

@@ -144,7 +144,6 @@ export function deletionNeedsConsent(deletions: number, synced: number, max = 50
 }
 
 /** A failure as the state's detail says it: where, then what. */
-const describeFailure = (failure: ItemError): string => (failure.path ? `${failure.path}: ${failure.message}` : failure.message);
 
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) return error.summary;
@@ -455,7 +454,12 @@ export class FolderPasses {
       if (summary.needsConfirmation) {
         // The state says so already (waiting for consent).
       } else if (this.host.paused) this.host.setState('paused');
-      else if (summary.failed.length > 0) this.host.setState('error', describeFailure(summary.failed[0]!));
+      else if (summary.failed.length > 0) {
+        // An item that fails is the item's problem: the folder goes on syncing everything else, and says how many
+        // are left out (each item's error is reported on its own). The error state is for the folder as a whole.
+        const n = summary.failed.length;
+        this.host.setState('idle', `${n} item${n === 1 ? '' : 's'} not synced`);
+      }
       else if (held.size > 0) this.host.setState('syncing', `looking for where ${held.size} item${held.size === 1 ? '' : 's'} went`);
       else this.host.setState('idle');
     } catch (error) {
@@ -588,6 +592,8 @@ export class FolderPasses {
         // Planned again next iteration: the disk or listing moved on, or the service asked to wait (and it has;
         // three times for one operation, and it waits for the next sync).
         if (error instanceof StaleError) continue;
+        // Cut short by a stop the user asked for: not a failure; it is done at the next start.
+        if (this.host.signal.aborted) continue;
         if (error instanceof RateLimitedError) {
           const key = `${op.kind}:${opPath(op)}`;
           const tries = (rateLimited.get(key) ?? 0) + 1;

@@ -254,7 +254,7 @@ describe('a transfer has no deadline but a stall time', () => {
       c.transfers.download({ id: 1, url: 'api/v1/file-entries/1' }, join(dir, 'stalls.bin'), { retries: 0 }),
     );
     expect(error.kind).toBe('timeout');
-    expect(error.summary).toBe('GET {file url}: no data moved for 1 s');
+    expect(error.summary).toBe('GET /file-entries/{entryId}: no data moved for 1 s');
     expect(ms).toBeLessThan(10_000);
   });
 

@@ -143,7 +143,8 @@ export interface Running {
 
 /** Starts `drivesync ARGS` and leaves it running. */
 export function spawnCli(args: readonly string[], options: RunOptions): Running {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const [command, ...rest] = [...(options.prefix ?? []), process.execPath, BIN, ...args];
+  const child = spawn(command!, rest, {
     cwd: options.cwd ?? ROOT,
     env: cliEnv(options.home, options.env),
     stdio: ['ignore', 'pipe', 'pipe'],

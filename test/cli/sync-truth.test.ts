@@ -61,7 +61,7 @@ describe.concurrent('offline', () => {
       expect(json).toMatchObject({ state: 'stopped', running: false, inSync: false, offline: { reason: expect.stringMatching(/connection refused/) } });
       const text = await cli(['status'], { home });
       expect(text.stdout).toMatch(/state:\s+stopped; the last run could not reach the server \(connection refused\) at \d{4}-/);
-      expect(text.stdout).toMatch(/last sync:\s+\S+ \(the server has not been reached since\)/);
+      expect(text.stdout).toMatch(/last sync:\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(the server has not been reached since\)/);
       expect(text.stdout).not.toMatch(/\(in sync\)|, in sync/);
 
       // The next pass that reaches the server clears it.
@@ -130,7 +130,7 @@ describe.concurrent('offline', () => {
     } finally {
       await server.close();
     }
-  });
+  }, 60_000);
 });
 
 describe.concurrent('offline, then failing for another reason', () => {
@@ -169,6 +169,47 @@ describe.concurrent('offline, then failing for another reason', () => {
 });
 
 describe.concurrent('what the pass could not do', () => {
+  it('Ctrl-C during an upload stops without a failure: status lists none and counts none', async () => {
+    const server = await startTestServer();
+    const proxy = await slowProxy(server.url);
+    try {
+      const { account, home } = await pollingHome(server, 'tty-upload', proxy.url);
+      const dir = join(tempDir(), 'Drive');
+      makeTree(dir, { 'a.txt': 'a' });
+      let interrupted = false;
+      let rested = false;
+      let restedAt = 0;
+      const result = await cliOnTty(['sync', dir], {
+        home,
+        timeoutMs: 60_000,
+        onOutput: (all, child) => {
+          if (!rested && /watching .* for changes/.test(all)) {
+            rested = true;
+            restedAt = all.length;
+            // 2 MB at 320 KiB/s through the proxy: over 6 s of upload.
+            writeFileSync(join(dir, 'slow-up.bin'), Buffer.alloc(2 * 1024 * 1024, 3));
+          }
+          // On loopback the socket takes the whole file at once, so the bar is full from the start: the upload is
+          // under way once the line says syncing.
+          if (rested && !interrupted && /syncing /.test(all.slice(restedAt))) {
+            interrupted = true;
+            setTimeout(() => child.stdin!.write('\u0003'), 1000);
+          }
+        },
+      });
+      expect(interrupted, result.stdout).toBe(true);
+      expect(result.code, result.stdout).toBe(0);
+      expect(result.stdout).not.toMatch(/failed|cancelled|drivesync: slow-up\.bin/);
+      const status = await statusJson(home);
+      expect(status.roots[0]).toMatchObject({ state: 'stopped', inSync: false, errors: [], counts: { failed: 0 } });
+      expect((await cli(['status'], { home })).stdout).toMatch(/items:\s+1 synced, \d+ changed in the last pass, 0 failed/);
+      expect(Object.keys(await remoteTree(server, account.token))).toEqual(['a.txt']);
+    } finally {
+      await proxy.close();
+      await server.close();
+    }
+  }, 90_000);
+
   it('a folder the scan cannot read makes the pass not in sync (exit 1), is listed by status, and nothing in it is deleted', async () => {
     const server = await startTestServer();
     const locked = join(tempDir(), 'Drive', 'locked');
@@ -192,11 +233,50 @@ describe.concurrent('what the pass could not do', () => {
       expect(root.inSync).toBe(false);
       expect(root.errors).toEqual([expect.objectContaining({ path: 'locked', message: expect.stringMatching(/cannot be read/) })]);
       const text = await cli(['status'], { home });
-      expect(text.stdout).toMatch(/last sync:\s+\S+ \(not in sync\)/);
+      expect(text.stdout).toMatch(/last sync:\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(not in sync\)/);
       expect(text.stdout).toMatch(/error:\s+locked: cannot be read/);
       expect(await remoteTree(server, account.token)).toEqual({ locked: '/', 'locked/inside.txt': 'inside', 'ok.txt': 'ok' });
     } finally {
       chmodSync(locked, 0o755);
+      await server.close();
+    }
+  });
+
+  it('a file that cannot be read is an item error in plain words; the folder stays idle and syncs everything else', async () => {
+    const server = await startTestServer();
+    const dir = join(tempDir(), 'Drive');
+    try {
+      const account = await newAccount(server, 'unreadable-file');
+      const home = await signedInHome(server, account);
+      makeTree(dir, { 'ok.txt': 'ok', 'unreadable.txt': 'small', 'big.bin': 'b'.repeat(600_000) });
+      chmodSync(join(dir, 'unreadable.txt'), 0o000);
+      chmodSync(join(dir, 'big.bin'), 0o000);
+      const prefix = process.getuid?.() === 0 ? ['setpriv', '--bounding-set', '-dac_override,-dac_read_search'] : [];
+      const running = spawnCli(['sync', dir], { home, prefix });
+      await running.waitFor(/watching/, 20_000);
+      const status = await eventually(() => statusJson(home), (s) => s.roots[0]?.errors.length === 2);
+      expect(status.roots[0]).toMatchObject({ state: 'idle', detail: '2 items not synced', inSync: false });
+      expect(status.roots[0]!.errors).toEqual(
+        expect.arrayContaining([
+          { path: 'unreadable.txt', message: 'cannot be read: permission denied' },
+          { path: 'big.bin', message: 'cannot be read: permission denied' },
+        ]),
+      );
+      expect(running.stderr()).toMatch(/^drivesync: unreadable\.txt: cannot be read: permission denied$/m);
+      expect(running.stderr()).not.toMatch(/EACCES|POST \/uploads|\/tmp\//);
+      // Everything else still syncs while the two wait.
+      writeFileSync(join(dir, 'later.txt'), 'later');
+      await eventually(() => remoteTree(server, account.token), (tree) => tree['later.txt'] === 'later', 20_000);
+      const text = await cli(['status'], { home });
+      expect(text.stdout).toMatch(/state:\s+idle \(2 items not synced\)/);
+      expect(text.stdout).toMatch(/error:\s+big\.bin: cannot be read: permission denied/);
+      // Readable again: it syncs, and the folder is in sync.
+      chmodSync(join(dir, 'unreadable.txt'), 0o644);
+      chmodSync(join(dir, 'big.bin'), 0o644);
+      await eventually(() => statusJson(home), (s) => s.roots[0]?.inSync === true && s.roots[0]!.errors.length === 0, 30_000);
+      expect(await remoteTree(server, account.token)).toMatchObject({ 'unreadable.txt': 'small', 'ok.txt': 'ok' });
+      expectNoStack(await running.stop('SIGINT'));
+    } finally {
       await server.close();
     }
   });
@@ -211,7 +291,7 @@ describe.concurrent('what the pass could not do', () => {
       expect((await cli(['sync', dir, '--once'], { home })).code).toBe(1);
       const text = await cli(['status'], { home });
       expect(text.stdout).toMatch(/state:\s+stopped/);
-      expect(text.stdout).toMatch(/last sync:\s+\S+ \(not in sync\)/);
+      expect(text.stdout).toMatch(/last sync:\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(not in sync\)/);
       expect(text.stdout).toMatch(/error:\s+one\.txt: /);
       expect(text.stdout).not.toMatch(/\(in sync\)|, in sync/);
     } finally {
@@ -241,7 +321,31 @@ async function slowProxy(target: string): Promise<{ url: string; close(): Promis
       answer.on('end', () => outgoing.end());
     });
     upstream.on('error', () => outgoing.destroy());
-    incoming.pipe(upstream);
+    // Request bodies (uploads) are paced too: 16 KiB per 50 ms.
+    let pacing = false;
+    let ended = false;
+    incoming.on('data', (chunk: Buffer) => {
+      incoming.pause();
+      pacing = true;
+      let at = 0;
+      const next = () => {
+        if (upstream.destroyed) return;
+        if (at >= chunk.length) {
+          pacing = false;
+          if (ended) upstream.end();
+          return void incoming.resume();
+        }
+        upstream.write(chunk.subarray(at, at + 16_384));
+        at += 16_384;
+        setTimeout(next, 50);
+      };
+      next();
+    });
+    incoming.on('end', () => {
+      ended = true;
+      if (!pacing) upstream.end();
+    });
+    incoming.on('error', () => upstream.destroy());
   });
   await new Promise<void>((ready) => proxy.listen(0, '127.0.0.1', ready));
   return {
@@ -314,9 +418,11 @@ describe.concurrent('the live line on a terminal', () => {
       expect(result.code, result.stdout).toBe(0);
       const screen = result.stdout;
       expect(screen).toContain('stopping (SIGINT)');
-      expect(screen).not.toMatch(/cancelled|GET \{file url\}|drivesync: slow\.bin/);
+      expect(screen).not.toMatch(/cancelled|GET \/file-entries|\{file url\}|drivesync: slow\.bin/);
       // At rest the line says nothing rather than `files 0/0 … 0 B/0 B … ETA --`.
       expect(screen).not.toMatch(/files 0\/0|0 B\/0 B/);
+      const status = await statusJson(home);
+      expect(status.roots[0]).toMatchObject({ state: 'stopped', errors: [], counts: { failed: 0 } });
     } finally {
       await proxy.close();
       await server.close();
