@@ -3,6 +3,7 @@ import { CliError, fromState, oneLine, SilentExit } from './errors.js';
 import { registerServerCommand } from './commands/server.js';
 import { registerAuthCommands } from './commands/auth.js';
 import { registerSyncCommand } from './commands/sync.js';
+import { registerControlCommands } from './commands/control.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerShareCommands } from './commands/share.js';
 import { registerLinkCommand } from './commands/link.js';
@@ -23,6 +24,7 @@ function buildProgram(): Command {
     .configureOutput({ outputError: () => undefined, writeErr: () => undefined });
   registerAuthCommands(program);
   registerSyncCommand(program);
+  registerControlCommands(program);
   registerStatusCommand(program);
   registerShareCommands(program);
   registerLinkCommand(program);

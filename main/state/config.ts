@@ -25,6 +25,11 @@ export interface Config {
    * days after; absent, they are kept until the trash is emptied.
    */
   keepVersionsDays?: number;
+  /**
+   * Synced folders paused by `drivesync pause` (or the window), by path: until when (ISO), or null until resumed.
+   * Whoever syncs the folder follows it (main/state/control.ts).
+   */
+  paused?: Record<string, { until: string | null }>;
 }
 
 export const DEFAULT_POLL_SECONDS = 15;
@@ -59,6 +64,15 @@ export function loadConfig(paths: StatePaths): Config {
   if (isTimeout(r.requestTimeoutSeconds)) config.requestTimeoutSeconds = r.requestTimeoutSeconds;
   if (isTimeout(r.stallTimeoutSeconds)) config.stallTimeoutSeconds = r.stallTimeoutSeconds;
   if (isKeepDays(r.keepVersionsDays)) config.keepVersionsDays = r.keepVersionsDays;
+  if (r.paused && typeof r.paused === 'object' && !Array.isArray(r.paused)) {
+    const paused: Record<string, { until: string | null }> = {};
+    for (const [root, value] of Object.entries(r.paused as Record<string, unknown>)) {
+      const until = (value as { until?: unknown } | null)?.until;
+      if (typeof until === 'string' && !Number.isNaN(Date.parse(until))) paused[root] = { until };
+      else if (until === null) paused[root] = { until: null };
+    }
+    if (Object.keys(paused).length > 0) config.paused = paused;
+  }
   return config;
 }
 

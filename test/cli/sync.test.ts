@@ -42,7 +42,7 @@ describe.each(PROFILES)('sync against the %s profile', (profile) => {
       expect(skipped.ignored).toBe(2);
       expect(skipped.items.map((i) => i.path).sort()).toEqual(['.DS_Store', 'draft.tmp', 'outside-link']);
       const text = await cli(['status'], { home });
-      expect(text.stdout).toMatch(/skipped: +2 ignored \(temp files and \.syncignore\), 1 other: left out by design, not failures/);
+      expect(text.stdout).toMatch(/left out: +2 ignored names \(temporary files and \.syncignore\), 1 symbolic link \(on purpose, not failures\)/);
       expect(text.stdout).toContain('outside-link: symbolic links are not synced');
     });
 

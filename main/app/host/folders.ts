@@ -11,6 +11,8 @@ import type { EntryRef, SyncedEntry } from '../../contract/index.js';
 import { StateError } from '../../state/errors.js';
 import { openFolder, type SyncedFolder } from '../../state/folder.js';
 import { rootOfAccount } from '../../state/roots.js';
+import type { Config } from '../../state/config.js';
+import { controlOf, followConfig, forgetFolder } from '../../state/control.js';
 import type { HandlersOf, HostContext } from './context.js';
 import type { Feed, FolderRun } from './feed.js';
 import { HostError } from './failures.js';
@@ -20,6 +22,9 @@ import { syncedChildrenOf, syncedItemAt, type MirrorEntry } from '../../sync/mir
 export class Folders {
   readonly runs = new Map<string, FolderRun>();
   private feed!: Feed;
+  private unfollow: (() => void) | null = null;
+  /** Timed pauses end here, whether or not the config is written again. */
+  private readonly resumeTimers = new Map<string, NodeJS.Timeout>();
 
   constructor(private readonly host: HostContext) {}
 
@@ -124,11 +129,17 @@ export class Folders {
   /** Opens every synced folder of the account. */
   async start(): Promise<void> {
     for (const root of this.host.config.roots) await this.open(root);
+    // pause, resume and remove from the command line reach these engines through the config.
+    this.unfollow ??= followConfig(this.host.paths, (config) => void this.host.exclusive(() => this.follow(config)));
     this.feed.emitState();
   }
 
   /** Closes every folder (its engine stops, its lock is released). */
   async stop(): Promise<void> {
+    this.unfollow?.();
+    this.unfollow = null;
+    for (const timer of this.resumeTimers.values()) clearTimeout(timer);
+    this.resumeTimers.clear();
     const runs = [...this.runs.values()];
     this.runs.clear();
     await Promise.all(runs.map((run) => run.folder?.close().catch(() => undefined)));
@@ -150,6 +161,45 @@ export class Folders {
         void run.folder?.resume().catch(() => undefined);
       }
     }
+  }
+
+  /** Whether a folder is to be paused now: all of them by the window, or this one by `drivesync pause`. */
+  private pausedNow(root: string): boolean {
+    return this.host.desktop.paused || controlOf(this.host.config, root).paused !== null;
+  }
+
+  /** Follows the config as another process changed it: folders paused, resumed or removed. */
+  private async follow(config: Config): Promise<void> {
+    if (this.host.disposed || !this.unfollow) return;
+    this.host.config = { ...this.host.config, roots: config.roots, ...(config.paused ? { paused: config.paused } : {}) };
+    if (!config.paused) delete this.host.config.paused;
+    for (const run of [...this.runs.values()]) {
+      const control = controlOf(this.host.config, run.root);
+      if (control.removed) {
+        this.runs.delete(run.root);
+        await run.folder?.close().catch(() => undefined);
+        const account = this.host.account;
+        if (account) forgetFolder(this.host.paths, run.root, account.server, account.email);
+        this.host.notice(run.root, `${run.root} is no longer synced; its files stay, here and on the drive.`);
+        continue;
+      }
+      const timer = this.resumeTimers.get(run.root);
+      if (timer) clearTimeout(timer);
+      this.resumeTimers.delete(run.root);
+      const until = control.paused?.until;
+      if (until) {
+        const wake = setTimeout(() => void this.host.exclusive(() => this.follow(this.host.readConfig())), Math.max(0, Date.parse(until) - Date.now()) + 50);
+        wake.unref();
+        this.resumeTimers.set(run.root, wake);
+      }
+      const paused = this.pausedNow(run.root);
+      if (paused && run.folder?.state !== 'paused') run.folder?.pause();
+      else if (!paused && run.folder?.state === 'paused') {
+        this.feed.pending.delete(run.root);
+        void run.folder.resume().catch(() => undefined);
+      }
+    }
+    this.feed.emitState();
   }
 
   /** A full scan and listing of every folder. */
@@ -223,7 +273,7 @@ export class Folders {
     run.folder = folder;
     run.status.synced = folder.syncedCount;
     this.feed.follow(run, folder, () => this.runs.get(run.root) === run && run.folder === folder);
-    if (host.desktop.paused) folder.pause();
+    if (this.pausedNow(root)) folder.pause();
     void folder.start().catch((error: unknown) => {
       run.status.state = 'error';
       run.status.detail = (error as Error).message.split('\n')[0] ?? 'the engine stopped';

@@ -8,6 +8,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { Settings, SettingsChanges } from '../../contract/index.js';
 import { saveConfig } from '../../state/config.js';
 import { canonicalPath, nestingOf } from '../../state/roots.js';
+import { resumeFolders } from '../../state/control.js';
 import { bandwidthOf, type HandlersOf, type HostContext } from './context.js';
 import { saveDesktopSettings } from './desktop-settings.js';
 import type { Feed } from './feed.js';
@@ -126,6 +127,11 @@ export class SettingsJob {
     host.requireClient();
     host.desktop = { ...host.desktop, paused };
     saveDesktopSettings(host.paths, host.desktop);
+    // Resume means every folder: those paused one by one (drivesync pause) go on as well.
+    if (!paused && host.config.paused) {
+      resumeFolders(host.paths, Object.keys(host.config.paused));
+      delete host.config.paused;
+    }
     this.folders.pause(paused);
     this.feed.emitState();
     host.emit('settings', this.current());

@@ -3,9 +3,10 @@ import type { Command } from 'commander';
 import { loadConfig } from '../../state/config.js';
 import { findToken } from '../../state/credentials.js';
 import { describeDeletions } from '../deletions.js';
-import { offlineReason, print, printJson, safe } from '../output.js';
+import { localTime, offlineReason, print, printJson, safe } from '../output.js';
 import { statePaths } from '../../state/paths.js';
 import { isAlive } from '../../state/lock.js';
+import { controlOf } from '../../state/control.js';
 import { rootOfAccount } from '../../state/roots.js';
 import { emailFor, serverOf } from '../../state/server.js';
 import { readStatus } from '../../state/status-file.js';
@@ -38,6 +39,8 @@ export function registerStatusCommand(program: Command): void {
           skipped: status?.skipped ?? { items: [], ignored: 0 },
           // Deletions waiting for an answer, with every item (the question on the terminal shows the first few).
           deletions: running ? (status?.deletions ?? null) : null,
+          // Paused by drivesync pause or the window: until when (null: until resumed).
+          paused: controlOf(config, root).paused,
         };
       });
       const result = {
@@ -63,29 +66,46 @@ export function registerStatusCommand(program: Command): void {
         if (root.offline) {
           // The engine's detail names the endpoint; the reason is what a person needs.
           const why = safe(offlineReason(root.offline.reason));
-          const state = root.running ? `offline: cannot reach the server (${why}) since ${root.offline.since}` : `${root.state}; the last run could not reach the server (${why}) at ${root.offline.since}`;
+          const since = localTime(root.offline.since);
+          const state = root.running ? `offline: cannot reach the server (${why}) since ${since}` : `${root.state}; the last run could not reach the server (${why}) at ${since}`;
           print(`    state:     ${state}`);
-          if (root.lastSync) print(`    last sync: ${root.lastSync} (the server has not been reached since)`);
+          if (root.lastSync) print(`    last sync: ${localTime(root.lastSync)} (the server has not been reached since)`);
         } else {
           const state = root.running ? `${root.state}${root.inSync ? ', in sync' : ''}` : root.state;
           print(`    state:     ${state}${root.detail ? ` (${safe(root.detail)})` : ''}`);
           if (root.lastSync) {
             const result = root.inSync ? 'in sync' : root.inSync === false ? 'not in sync' : 'unknown';
-            print(`    last sync: ${root.lastSync} (${result})`);
+            print(`    last sync: ${localTime(root.lastSync)} (${result})`);
           }
         }
+        if (root.paused) print(`    paused:    ${root.paused.until ? `until ${localTime(root.paused.until)}` : 'until resumed'} (drivesync resume ${safe(root.path)} goes on)`);
         if (root.counts) print(`    items:     ${root.counts.synced} synced, ${root.counts.done} changed in the last pass, ${root.counts.failed} failed`);
         if (root.deletions) {
           for (const line of describeDeletions(root.deletions, 5)) print(`    ${line}`);
         }
         for (const error of root.errors.slice(0, 5)) print(`    error:     ${safe(error.path ? `${error.path}: ${error.message}` : error.message)}`);
         if (root.errors.length > 5) print(`    … and ${root.errors.length - 5} more errors (status --json lists them)`);
-        const links = root.skipped.items.filter((s) => !s.message.startsWith('left out by the ignore rules'));
-        if (links.length > 0 || root.skipped.ignored > 0) {
-          const parts = [...(root.skipped.ignored > 0 ? [`${root.skipped.ignored} ignored (temp files and .syncignore)`] : []), ...(links.length > 0 ? [`${links.length} other`] : [])];
-          print(`    skipped:   ${parts.join(', ')}: left out by design, not failures`);
-          for (const item of links.slice(0, 5)) print(`      ${safe(`${item.path}: ${item.message}`)}`);
+        const others = root.skipped.items.filter((s) => !s.message.startsWith('left out by the ignore rules'));
+        const kinds = leftOutKinds(root.skipped.ignored, others);
+        if (kinds.length > 0) {
+          print(`    left out:  ${kinds.join(', ')} (on purpose, not failures)`);
+          for (const item of others.slice(0, 5)) print(`      ${safe(`${item.path}: ${item.message}`)}`);
         }
       }
     });
+}
+
+const counted = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** What a pass left out on purpose, counted by kind in words: "2 ignored names, 1 symbolic link". */
+function leftOutKinds(ignored: number, items: ReadonlyArray<{ message: string }>): string[] {
+  const links = items.filter((i) => i.message === 'symbolic links are not synced').length;
+  const empty = items.filter((i) => i.message.startsWith('an empty folder named')).length;
+  const rest = items.length - links - empty;
+  return [
+    ...(ignored > 0 ? [`${counted(ignored, 'ignored name', 'ignored names')} (temporary files and .syncignore)`] : []),
+    ...(links > 0 ? [counted(links, 'symbolic link', 'symbolic links')] : []),
+    ...(empty > 0 ? [counted(empty, 'empty folder the drive cannot hold', 'empty folders the drive cannot hold')] : []),
+    ...(rest > 0 ? [counted(rest, 'other item', 'other items')] : []),
+  ];
 }

@@ -4,14 +4,15 @@
  */
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
-import { loadConfig, saveConfig } from '../../state/config.js';
+import { loadConfig, saveConfig, type Config } from '../../state/config.js';
+import { controlOf, followConfig, forgetFolder } from '../../state/control.js';
 import { openFolder, type Activity, type DeletionQuestion, type EngineState, type PassSummary, type SyncedFolder } from '../../state/folder.js';
 import { canonicalPath, checkFolder } from '../../state/roots.js';
 import { ApiError } from '../../api/errors.js';
 import { ANSWERS, askedLine, describeDeletions } from '../deletions.js';
 import { failure, SilentExit, usageError } from '../errors.js';
 import { log } from '../log.js';
-import { offlineReason, safe } from '../output.js';
+import { localTime, offlineReason, safe } from '../output.js';
 import { describeActivity, PlainReporter, TtyReporter, type Reporter } from '../progress.js';
 import { openSession, type Session } from '../session.js';
 
@@ -144,6 +145,8 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
   const reporter: Reporter = process.stdout.isTTY ? new TtyReporter() : new PlainReporter();
   let stopping = false;
   let offline = false;
+  let removed = false;
+  let unfollow = () => undefined as void;
   let onActivity: (activity: Activity) => void = () => undefined;
   const run = await openSyncRun(session, root, reporter, {
     shown: dir,
@@ -292,6 +295,36 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
           lastFailing = '';
         }
       });
+      // pause, resume and remove, from another terminal or the window, reach this sync through the config.
+      let pausedHere = false;
+      let resumeTimer: NodeJS.Timeout | null = null;
+      const follow = (now: Config) => {
+        if (stopping) return;
+        const control = controlOf(now, root);
+        if (control.removed) {
+          removed = true;
+          void stop(0, `${root} is no longer synced (drivesync remove); its files stay`);
+          return;
+        }
+        if (resumeTimer) clearTimeout(resumeTimer);
+        resumeTimer = null;
+        if (control.paused) {
+          const until = control.paused.until;
+          // A timed pause ends here, whether or not anything writes the config again.
+          if (until) resumeTimer = setTimeout(() => follow(loadConfig(session.paths)), Math.max(0, Date.parse(until) - Date.now()) + 50);
+          if (!pausedHere) {
+            pausedHere = true;
+            run.pause();
+            reporter.info(`paused${until ? ` until ${localTime(until)}` : ''}: drivesync resume ${dir} goes on`);
+          }
+        } else if (pausedHere) {
+          pausedHere = false;
+          reporter.info('resumed');
+          void run.resume().catch(() => undefined);
+        }
+      };
+      follow(loadConfig(session.paths));
+      unfollow = followConfig(session.paths, follow);
       const first = await run.start();
       if (!stopping) {
         if (first.inSync && first.done === 0 && !first.offline) reporter.info('in sync');
@@ -300,10 +333,15 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
     }
     await finished;
   } finally {
+    unfollow();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await run.close().catch(() => undefined);
     reporter.close();
+    if (removed) {
+      const { kept } = forgetFolder(session.paths, root, session.server, session.email);
+      if (kept) reporter.problem(`${kept} holds items that were on their way to the OS trash; move them where you want them`);
+    }
   }
   finishWith(exitCode);
 }

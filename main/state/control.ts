@@ -1,0 +1,112 @@
+/**
+ * Pausing, resuming and removing a synced folder, from any process: the command is written to the config, and
+ * whoever syncs the folder (a running `drivesync sync`, the window's engines) follows the config as it changes.
+ * A pause may end at a time; a removed folder's engine stops, and what drivesync kept about the folder goes.
+ */
+import { existsSync, readdirSync, rmSync, watch, type FSWatcher } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { loadConfig, saveConfig, type Config } from './config.js';
+import type { StatePaths } from './paths.js';
+import { rootOfAccount } from './roots.js';
+import { readStatus } from './status-file.js';
+import { isAlive } from './lock.js';
+
+export interface FolderControl {
+  /** Paused now: until `until` (ISO), or until resumed when null. */
+  paused: { until: string | null } | null;
+  /** No longer among the synced folders. */
+  removed: boolean;
+}
+
+/** What the config says a folder should do now (a pause whose time has come is over). */
+export function controlOf(config: Config, root: string, now = Date.now()): FolderControl {
+  const pause = config.paused?.[root] ?? null;
+  const over = pause?.until != null && Date.parse(pause.until) <= now;
+  return { paused: pause && !over ? pause : null, removed: !config.roots.includes(root) };
+}
+
+/** Pauses these folders until a time, or until resumed. */
+export function pauseFolders(paths: StatePaths, roots: readonly string[], until: Date | null): void {
+  const config = loadConfig(paths);
+  const paused = { ...config.paused };
+  for (const root of roots) paused[root] = { until: until ? until.toISOString() : null };
+  saveConfig(paths, { ...config, paused });
+}
+
+/** Resumes these folders; answers those that were paused. */
+export function resumeFolders(paths: StatePaths, roots: readonly string[]): string[] {
+  const config = loadConfig(paths);
+  const paused = { ...config.paused };
+  const resumed = roots.filter((root) => root in paused);
+  for (const root of resumed) delete paused[root];
+  const { paused: _, ...rest } = config;
+  saveConfig(paths, Object.keys(paused).length > 0 ? { ...rest, paused } : rest);
+  return resumed;
+}
+
+/** Takes a folder off the synced folders (its engine, wherever it runs, stops). */
+export function unlistFolder(paths: StatePaths, root: string): void {
+  const config = loadConfig(paths);
+  const paused = { ...config.paused };
+  delete paused[root];
+  const { paused: _, ...rest } = config;
+  saveConfig(paths, { ...rest, roots: config.roots.filter((r) => r !== root), ...(Object.keys(paused).length > 0 ? { paused } : {}) });
+}
+
+/** The process that syncs a folder now, on this computer, as its status file says; null when none does. */
+export function runningSync(paths: StatePaths, root: string, server: string, email: string | undefined): number | null {
+  const status = readStatus(paths, rootOfAccount(paths, root, server, email).key);
+  return status && status.state !== 'stopped' && status.pid !== process.pid && isAlive(status.pid) ? status.pid : null;
+}
+
+/**
+ * Forgets what drivesync kept about a folder it no longer syncs: its mirror and status, and `.drivesync/` inside it.
+ * Its files stay; a later sync of it merges it with the drive afresh, which deletes nothing. Items waiting in
+ * `.drivesync/trashing/` (on their way to the OS trash when the engine stopped) are never deleted: the folder is kept
+ * then, and its path answered.
+ */
+export function forgetFolder(paths: StatePaths, root: string, server: string, email: string | undefined): { kept: string | null } {
+  const { mirror, key } = rootOfAccount(paths, root, server, email);
+  for (const file of [mirror, `${mirror}-wal`, `${mirror}-shm`, `${mirror}.lock`, join(paths.statusDir, `${key}.json`)]) rmSync(file, { force: true });
+  const own = join(root, '.drivesync');
+  const trashing = join(own, 'trashing');
+  if (existsSync(trashing) && readdirSync(trashing).length > 0) return { kept: trashing };
+  rmSync(own, { recursive: true, force: true });
+  return { kept: null };
+}
+
+/**
+ * Calls `onChange` with the config each time it changes on disk (written by this process or another), until the
+ * answered function is called. The folder holding the config is watched, since the config is replaced, not written.
+ */
+export function followConfig(paths: StatePaths, onChange: (config: Config) => void): () => void {
+  const dir = dirname(paths.configFile);
+  const name = basename(paths.configFile);
+  let timer: NodeJS.Timeout | null = null;
+  let watcher: FSWatcher | null = null;
+  const changed = () => {
+    if (timer) clearTimeout(timer);
+    // A burst of events for one replacement is read once.
+    timer = setTimeout(() => {
+      timer = null;
+      try {
+        onChange(loadConfig(paths));
+      } catch {
+        // Half-written or damaged: the next change is read again; commands say what is wrong with it.
+      }
+    }, 100);
+    timer.unref();
+  };
+  try {
+    watcher = watch(dir, { persistent: false }, (_event, file) => {
+      if (file === null || file === name) changed();
+    });
+    watcher.on('error', () => undefined);
+  } catch {
+    // The folder cannot be watched: nothing follows the config, as before.
+  }
+  return () => {
+    if (timer) clearTimeout(timer);
+    watcher?.close();
+  };
+}
