@@ -149,12 +149,17 @@ describe.each(PROFILES)('sharing commands against the %s profile', (profile) => 
       expect(shown.stdout.split('\n')[0]).toBe(url);
       expect(shown.stdout).toContain('password: yes');
 
-      // Updating keeps the URL; settings not given go back to their defaults (and the user is told the password went).
-      const updated = await cli(['link', file, '--no-download', '--allow-edit'], { home });
+      // Changing another setting never drops the password as a side effect: it is refused, naming both ways on.
+      const refused = await cli(['link', file, '--no-download', '--allow-edit'], { home });
+      expect(refused.code).toBe(1);
+      expectOneLineError(refused, /has a password, and the drive removes it on any change that does not give it again: add --password P to keep one, or --no-password to remove it; nothing was changed/);
+      expect((await cli(['link', file, '--show'], { home })).stdout).toContain('password: yes');
+      // Updating keeps the URL; the password goes when asked.
+      const updated = await cli(['link', file, '--no-download', '--allow-edit', '--no-password'], { home });
       expect(updated.code, updated.stderr).toBe(0);
       expect(updated.stdout.split('\n')[0]).toBe(url);
       expect(updated.stdout).toContain('password: no, expires: never, download: no, edit: yes');
-      expect(updated.stderr).toMatch(/^drivesync: the link no longer has a password/);
+      expect(updated.stderr).toMatch(/^drivesync: the link no longer has a password$/m);
       expect((await fetch(url)).status).toBe(403);
 
       const deleted = await cli(['link', file, '--delete'], { home });

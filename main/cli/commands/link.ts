@@ -12,7 +12,8 @@ import { openSession } from '../session.js';
 import { locatePath } from './share.js';
 
 interface LinkOptions {
-  password?: string;
+  /** A new password; false (`--no-password`) removes the one it has. */
+  password?: string | false;
   expires?: string;
   download: boolean;
   allowEdit?: boolean;
@@ -44,6 +45,7 @@ export function registerLinkCommand(program: Command): void {
     .description('create or update the shareable link of a synced file or folder and print its public URL; --show, --delete')
     .argument('<path>', 'a file or folder inside a synced folder')
     .option('--password <password>', 'protect the link with a password (never printed or logged)')
+    .option('--no-password', 'remove the password of the link')
     .option('--expires <iso>', 'the link stops working at this time (ISO 8601)')
     .option('--no-download', 'the link shows the file but does not let it be downloaded')
     .option('--allow-edit', 'the link lets its holders edit')
@@ -75,20 +77,23 @@ export function registerLinkCommand(program: Command): void {
           if (item.type === 'file') note(ADDRESS_CHANGES);
           return;
         }
+        // The drive keeps a hash of a link's password, and an update that gives none removes it: it is removed only
+        // when asked (--no-password), never as a side effect of changing another setting.
+        if (existing?.link.password && options.password === undefined) {
+          throw new CliError(`the link of ${safe(item.path)} has a password, and the drive removes it on any change that does not give it again: add --password P to keep one, or --no-password to remove it; nothing was changed`);
+        }
         const settings = {
-          ...(options.password !== undefined ? { password: options.password } : {}),
+          ...(typeof options.password === 'string' ? { password: options.password } : {}),
           expiresAt,
           allowEdit: options.allowEdit === true,
           allowDownload: options.download !== false,
         };
         const link = existing ? await links.update(item.remoteId, settings) : await links.create(item.remoteId, settings);
         log().info(
-          { command: 'link', action: existing ? 'update' : 'create', path: item.path, remoteId: item.remoteId, withPassword: options.password !== undefined, expiresAt },
+          { command: 'link', action: existing ? 'update' : 'create', path: item.path, remoteId: item.remoteId, withPassword: typeof options.password === 'string', expiresAt },
           existing ? 'link updated' : 'link created',
         );
-        if (existing?.link.password && options.password === undefined) {
-          note('the link no longer has a password (the service resets settings that are not given; add --password to keep one)');
-        }
+        if (existing?.link.password && options.password === false) note('the link no longer has a password');
         print(links.publicUrl(link));
         print(describe(link));
         if (item.type === 'file') note(ADDRESS_CHANGES);
