@@ -35,8 +35,8 @@ const DESCRIPTIONS: Record<ActivityKind, string> = {
   'trash-local': 'Moved to the trash',
   conflict: 'Changed on both sides: both versions kept',
   merge: 'Already identical on both sides',
-  record: 'Recorded as synced',
-  forget: 'Forgotten',
+  record: 'Already the same on both sides',
+  forget: 'Gone from both sides',
   notice: 'Notice',
 };
 
