@@ -3,22 +3,11 @@
 // binary only when asked (its `install-electron` command, which `npm run install-electron` runs).
 //   node scripts/check-electron.mjs start|dist
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { electronPackage, fail } from './electron-package.mjs';
 
 const script = process.argv[2] === 'dist' ? 'npm run dist' : 'npm start';
-const fail = (line) => {
-  process.stderr.write(`drivesync: ${line}\n`);
-  process.exit(1);
-};
-
-let packageDir;
-try {
-  packageDir = dirname(createRequire(import.meta.url).resolve('electron/package.json'));
-} catch {
-  fail(`${script} needs the electron package, which is not installed: run npm ci`);
-}
-const { version } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
+const { packageDir, version } = electronPackage(`${script} needs the electron package, which is not installed: run npm ci`);
 // The package records where its binary is (path.txt) once the binary is in place; the override is electron's own.
 const pathFile = join(packageDir, 'path.txt');
 const relativeBinary = existsSync(pathFile) ? readFileSync(pathFile, 'utf8').trim() : null;

@@ -3,22 +3,11 @@
 // which downloads the release for this system from GitHub (about 100 MB; ELECTRON_MIRROR and the other variables of
 // @electron/get apply). The installer reports a failure as a stack trace; this says it in one line and exits 1.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { electronPackage, fail } from './electron-package.mjs';
 
-const fail = (line) => {
-  process.stderr.write(`drivesync: ${line}\n`);
-  process.exit(1);
-};
-
-let packageDir;
-try {
-  packageDir = dirname(createRequire(import.meta.url).resolve('electron/package.json'));
-} catch {
-  fail('the electron package is not installed: run npm ci first');
-}
-const { version } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
+const { packageDir, version } = electronPackage('the electron package is not installed: run npm ci first');
 const installer = join(packageDir, 'install.js');
 if (!existsSync(installer)) fail(`the electron ${version} package has no installer (install.js) to run`);
 

@@ -301,7 +301,8 @@ describe.each(PROFILES)('sharing commands against the %s profile', (profile) => 
     });
   });
 
-  describe.concurrent('lists', () => {
+  // Each test runs a dozen commands one after another, beside the file's other concurrent tests: they get room.
+  describe.concurrent('lists', { timeout: 90_000 }, () => {
     it('adds, lists (table and --json), unsubscribes, subscribes and removes subscribers', async () => {
       const listId = addList(server.context.db, 'Club', owner.email);
       const added = await cli(['lists', 'add', listId, 'ada@example.com', '--field', 'FIRST_NAME=Ada', '--field', 'LAST_NAME=Lovelace'], { home });

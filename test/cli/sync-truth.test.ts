@@ -176,29 +176,14 @@ describe.concurrent('what the pass could not do', () => {
       const { account, home } = await pollingHome(server, 'tty-upload', proxy.url);
       const dir = join(tempDir(), 'Drive');
       makeTree(dir, { 'a.txt': 'a' });
-      let interrupted = false;
-      let rested = false;
-      let restedAt = 0;
-      const result = await cliOnTty(['sync', dir], {
-        home,
-        timeoutMs: 60_000,
-        onOutput: (all, child) => {
-          if (!rested && /watching .* for changes/.test(all)) {
-            rested = true;
-            restedAt = all.length;
-            // 2 MB at 320 KiB/s through the proxy: over 6 s of upload.
-            writeFileSync(join(dir, 'slow-up.bin'), Buffer.alloc(2 * 1024 * 1024, 3));
-          }
-          // On loopback the socket takes the whole file at once, so the bar is full from the start: the upload is
-          // under way once the line says syncing.
-          if (rested && !interrupted && /syncing /.test(all.slice(restedAt))) {
-            interrupted = true;
-            setTimeout(() => child.stdin!.write('\u0003'), 1000);
-          }
-        },
+      const result = await interruptedSync(home, dir, {
+        // 2 MB at 320 KiB/s through the proxy: over 6 s of upload.
+        start: () => writeFileSync(join(dir, 'slow-up.bin'), Buffer.alloc(2 * 1024 * 1024, 3)),
+        // On loopback the socket takes the whole file at once, so the bar is full from the start: the upload is under
+        // way once the line says syncing.
+        underWay: /syncing /,
+        afterMs: 1000,
       });
-      expect(interrupted, result.stdout).toBe(true);
-      expect(result.code, result.stdout).toBe(0);
       expect(result.stdout).not.toMatch(/failed|cancelled|drivesync: slow-up\.bin/);
       const status = await statusJson(home);
       expect(status.roots[0]).toMatchObject({ state: 'stopped', inSync: false, errors: [], counts: { failed: 0 } });
@@ -300,6 +285,33 @@ describe.concurrent('what the pass could not do', () => {
   });
 });
 
+/**
+ * `sync DIR` on a terminal: once it watches, `start` begins a transfer; once the output after that matches `underWay`,
+ * Ctrl-C is typed `afterMs` later (the terminal's interrupt character: SIGINT to the foreground process, as a person's).
+ * Answers how it ended, having checked it was interrupted and exited 0.
+ */
+async function interruptedSync(home: string, dir: string, how: { start: () => void; underWay: RegExp; afterMs: number }) {
+  let interrupted = false;
+  let restedAt = -1;
+  const result = await cliOnTty(['sync', dir], {
+    home,
+    timeoutMs: 60_000,
+    onOutput: (all, child) => {
+      if (restedAt < 0 && /watching .* for changes/.test(all)) {
+        restedAt = all.length;
+        how.start();
+      }
+      if (restedAt >= 0 && !interrupted && how.underWay.test(all.slice(restedAt))) {
+        interrupted = true;
+        setTimeout(() => child.stdin!.write('\u0003'), how.afterMs);
+      }
+    },
+  });
+  expect(interrupted, result.stdout).toBe(true);
+  expect(result.code, result.stdout).toBe(0);
+  return result;
+}
+
 /** Forwards to the server, sending file contents (anything not JSON) slowly: 16 KB every 50 ms. */
 async function slowProxy(target: string): Promise<{ url: string; close(): Promise<void> }> {
   const proxy: Server = createServer((incoming, outgoing) => {
@@ -393,29 +405,12 @@ describe.concurrent('the live line on a terminal', () => {
       const { account, home } = await pollingHome(server, 'tty-download', proxy.url);
       const dir = join(tempDir(), 'Drive');
       makeTree(dir, { 'a.txt': 'a' });
-      let interrupted = false;
-      let rested = false;
-      let restedAt = 0;
-      const result = await cliOnTty(['sync', dir], {
-        home,
-        timeoutMs: 60_000,
-        onOutput: (all, child) => {
-          if (!rested && /watching .* for changes/.test(all)) {
-            rested = true;
-            restedAt = all.length;
-            // A file of 2 MB on the drive: its download takes over 6 s through the proxy.
-            const form = uploadForm('slow.bin', Buffer.alloc(2 * 1024 * 1024, 2));
-            void server.call(account.token, 'POST', '/api/v1/uploads', form);
-          }
-          if (rested && !interrupted && /syncing .*\| slow\.bin/.test(all.slice(restedAt))) {
-            interrupted = true;
-            // The terminal's interrupt character: SIGINT to the foreground process, as a person's Ctrl-C.
-            setTimeout(() => child.stdin!.write('\u0003'), 300);
-          }
-        },
+      const result = await interruptedSync(home, dir, {
+        // A file of 2 MB on the drive: its download takes over 6 s through the proxy.
+        start: () => void server.call(account.token, 'POST', '/api/v1/uploads', uploadForm('slow.bin', Buffer.alloc(2 * 1024 * 1024, 2))),
+        underWay: /syncing .*\| slow\.bin/,
+        afterMs: 300,
       });
-      expect(interrupted, result.stdout).toBe(true);
-      expect(result.code, result.stdout).toBe(0);
       const screen = result.stdout;
       expect(screen).toContain('stopping (SIGINT)');
       expect(screen).not.toMatch(/cancelled|GET \/file-entries|\{file url\}|drivesync: slow\.bin/);
