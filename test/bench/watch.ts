@@ -2,7 +2,7 @@
  * The watcher alone on BENCH_FILES files in 100 folders: how long `watchTree` takes to be ready and what the
  * process weighs once it watches (docs/design.md §2: @parcel/watcher 2.6 at 0.63 s and 71 MB, chokidar 6 at 6.8 s
  * and 184 MB, on 100,000 files). Goal: live (a file written in the last folder is reported) and within the idle
- * budget of docs/design.md §7 (150 MB for the whole engine).
+ * budget of docs/design.md §7 (120 MB for the whole engine).
  *
  * The measured process is this file again, on plain node (the sources transpiled, so tsx's loader thread is not
  * counted), importing nothing but the watcher; it prints one `WATCH {json}` line.
