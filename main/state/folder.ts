@@ -20,6 +20,7 @@ import { readStatus, writeStatus, type RootStatus } from './status-file.js';
 export type FolderEvents = EngineEvents;
 export type { Activity, DeletionQuestion, EngineState, ItemError, PassSummary } from '../sync/engine.js';
 export { conflictOriginal } from '../sync/names.js';
+export { ITEMS_NOT_SYNCED } from '../sync/pass.js';
 
 export interface OpenFolderOptions {
   paths: StatePaths;

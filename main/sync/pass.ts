@@ -119,6 +119,10 @@ class OfflineError extends Error {}
 
 const emptyPlan = (): Plan => ({ operations: [], deletions: 0, skipped: [], notes: [] });
 
+/** The idle state's detail when items failed: the folder goes on, and says how many it left out. */
+export const itemsNotSynced = (n: number): string => `${n} item${n === 1 ? '' : 's'} not synced`;
+export const ITEMS_NOT_SYNCED = /^\d+ items? not synced$/;
+
 const unreadableMessage = (reason: string) => `cannot be read: ${reason}`;
 
 const SYMLINK = 'symbolic links are not synced';
@@ -457,8 +461,7 @@ export class FolderPasses {
       else if (summary.failed.length > 0) {
         // An item that fails is the item's problem: the folder goes on syncing everything else, and says how many
         // are left out (each item's error is reported on its own). The error state is for the folder as a whole.
-        const n = summary.failed.length;
-        this.host.setState('idle', `${n} item${n === 1 ? '' : 's'} not synced`);
+        this.host.setState('idle', itemsNotSynced(summary.failed.length));
       }
       else if (held.size > 0) this.host.setState('syncing', `looking for where ${held.size} item${held.size === 1 ? '' : 's'} went`);
       else this.host.setState('idle');

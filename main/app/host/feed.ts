@@ -14,7 +14,7 @@ import type {
   StatusSnapshot,
 } from '../../contract/index.js';
 import { describeState, LEFT_OUT_LISTED } from '../../contract/index.js';
-import { conflictOriginal, type Activity, type DeletionQuestion as EngineQuestion, type EngineState, type ItemError, type PassSummary, type SyncedFolder } from '../../state/folder.js';
+import { conflictOriginal, ITEMS_NOT_SYNCED, type Activity, type DeletionQuestion as EngineQuestion, type EngineState, type ItemError, type PassSummary, type SyncedFolder } from '../../state/folder.js';
 import type { HandlersOf, HostContext } from './context.js';
 import { plainLeftOut, plainProblem, type Where } from './plain-words.js';
 import { ProgressTracker } from './progress.js';
@@ -138,8 +138,11 @@ export class Feed {
     const at = () => new Date(host.now()).toISOString();
     folder.on('state', (state: EngineState, detail?: string) => {
       if (!current()) return;
-      run.status.state = state;
-      run.status.detail = detail ? plainProblem(detail, { root: run.root, server: host.account?.server }) : null;
+      // A folder that goes on syncing while some items fail needs the person's attention all the same: the window and
+      // the tray say so (with how many), and Conflicts and errors says which and why.
+      const failing = state === 'idle' && detail !== undefined && ITEMS_NOT_SYNCED.test(detail);
+      run.status.state = failing ? 'error' : state;
+      run.status.detail = failing ? `${detail}; see Conflicts and errors.` : detail ? plainProblem(detail, { root: run.root, server: host.account?.server }) : null;
       this.progress.setBusy([...this.runs()].some((r) => r.status.state === 'syncing' || r.status.state === 'scanning'));
       this.emitState();
       this.emitProgress(true);
