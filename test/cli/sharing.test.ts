@@ -8,6 +8,7 @@ import { cli, expectOneLineError, makeTree, newAccount, signedInHome, tempDir, u
 import { PROFILES } from '../helpers/server.js';
 
 // Every command runs against both profiles of the reference server: as the documents say, and as deployed versions answer.
+// The tests that run a dozen commands one after another, beside the file's other concurrent tests, get room (90 s).
 describe.each(PROFILES)('sharing commands against the %s profile', (profile) => {
   const server = useCliTestServer({ profile });
   let owner: TestAccount;
@@ -40,7 +41,7 @@ describe.each(PROFILES)('sharing commands against the %s profile', (profile) => 
     return answer.body.data.find((e: { name: string }) => e.name === name) as { id: number; users: Array<{ id: number; email: string }> } | undefined;
   }
 
-  describe.concurrent('share and unshare', () => {
+  describe.concurrent('share and unshare', { timeout: 90_000 }, () => {
     it('shares with people by e-mail, reports addresses the drive does not know, and unshares', async () => {
       const file = join(dir, 'share.txt');
       const shared = await cli(['share', file, '--email', friend.email, '--email', 'nobody-here@example.com', '--perm', 'view,edit'], { home });
@@ -130,7 +131,7 @@ describe.each(PROFILES)('sharing commands against the %s profile', (profile) => 
     });
   });
 
-  describe.concurrent('link', () => {
+  describe.concurrent('link', { timeout: 90_000 }, () => {
     it('creates a link with a password and expiry, shows, updates and deletes it; the public URL serves the file', async () => {
       const file = join(dir, 'link.txt');
       const created = await cli(['link', file, '--password', 'open-sesame', '--expires', '2099-01-01T00:00:00Z'], { home });
@@ -301,7 +302,6 @@ describe.each(PROFILES)('sharing commands against the %s profile', (profile) => 
     });
   });
 
-  // Each test runs a dozen commands one after another, beside the file's other concurrent tests: they get room.
   describe.concurrent('lists', { timeout: 90_000 }, () => {
     it('adds, lists (table and --json), unsubscribes, subscribes and removes subscribers', async () => {
       const listId = addList(server.context.db, 'Club', owner.email);
