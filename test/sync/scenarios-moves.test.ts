@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { localTree, newAccount, sorted, type Account, SCENARIO_CASES } from '../helpers/sync.js';
@@ -135,13 +135,18 @@ describe.each(SCENARIO_CASES)('sync scenarios: moves, renames and names (%s, %s)
     await a.sync();
     const before = await account.entryIds();
     const freed = new Set<number>();
+    const freeInodes = () => statfsSync(src).ffree;
+    const freeBefore = freeInodes();
     for (let i = 0; i < 30; i++) {
       freed.add(statSync(join(src, `main${i}.ts`)).ino);
       rmSync(join(src, `main${i}.ts`));
     }
-    // ext4 hands out a freed inode number only once the journal committed its freeing (every few seconds, later on a
-    // busy disk): committed now, so the numbers are there to reuse.
-    spawnSync('sync', ['-f', src]);
+    // A deleted file's inode is freed only once nothing holds it (a watch the watcher still has on it) and ext4's
+    // journal committed the freeing: the numbers are there to reuse once the file system counts them free again.
+    for (let waited = 0; freeInodes() < freeBefore + 25 && waited < 10_000; waited += 100) {
+      spawnSync('sync', ['-f', src]);
+      await new Promise((r) => setTimeout(r, 100));
+    }
     // The file system hands the freed numbers to the next files made (ext4 does at once; more files are made until
     // enough of them did, so the case is there whatever the allocator's order). Other processes making files at the
     // same time on the same file system may take some of the numbers: one reused is the case, every one must hold.
