@@ -18,7 +18,7 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
   afterEach(() => account.close());
 
   /** Every listing request the engine's client sends, with its query. */
-  const listings = (account: Account): { all: string[]; full: () => number; cheap: () => number } => {
+  const listings = (account: Account): { all: string[]; full: () => number; cheap: () => number; fullQueries: () => string } => {
     const all: string[] = [];
     const http = account.client.http as unknown as { api: typeof account.client.http.api };
     http.api = account.client.http.api.extend({
@@ -33,7 +33,13 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     });
     // The cheap checks, and the listings of the folders' level and of the folders a change names: not full listings.
     const isCheap = (search: string) => /recentOnly|deletedOnly|type=folder|parentIds|perPage=1(&|$)/.test(search) || /perPage=5(&|$)/.test(search);
-    return { all, full: () => all.filter((s) => !isCheap(s)).length, cheap: () => all.filter(isCheap).length };
+    return {
+      all,
+      full: () => all.filter((s) => !isCheap(s)).length,
+      cheap: () => all.filter(isCheap).length,
+      /** The full listings' queries, to name in a failure what was listed in full. */
+      fullQueries: () => all.filter((s) => !isCheap(s)).join(' '),
+    };
   };
 
   it('an idle engine sends only the cheap check until something changes; a file uploaded or trashed elsewhere is synced without a full listing, a new folder with one', async () => {
@@ -74,7 +80,7 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     for (let waited = 0; waited < 10_000 && !a.trashed.some((p) => p.endsWith('file-7.txt')); waited += 50) await sleep(50);
     expect(a.trashed.some((p) => p.endsWith('file-7.txt'))).toBe(true);
     await settleEngine(a.engine);
-    expect(seen.full()).toBe(fullAfterUpload);
+    expect(seen.full(), seen.fullQueries()).toBe(fullAfterUpload);
 
     // A new folder with a file in it: the folder's children are listed, not the drive.
     const folder = await other.entries.createFolder('made-elsewhere', null);

@@ -27,7 +27,8 @@ async function until(check: () => boolean | Promise<boolean>, what: string, ms =
   }
 }
 
-describe.each(PROFILES)('versions with two computers live (%s)', (profile) => {
+// Two engines live at once, and a version restored or pruned on each: on two busy cores a case takes more than 30 s.
+describe.each(PROFILES)('versions with two computers live (%s)', { timeout: 90_000 }, (profile) => {
   let account: Account;
   let a: Computer;
   let b: Computer;
