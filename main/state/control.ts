@@ -33,24 +33,26 @@ export function pauseFolders(paths: StatePaths, roots: readonly string[], until:
   saveConfig(paths, { ...config, paused });
 }
 
+/** The config without these folders' pauses (no `paused` key once none is left). */
+function withoutPauses(config: Config, roots: readonly string[]): Config {
+  const paused = { ...config.paused };
+  for (const root of roots) delete paused[root];
+  const { paused: _, ...rest } = config;
+  return Object.keys(paused).length > 0 ? { ...rest, paused } : rest;
+}
+
 /** Resumes these folders; answers those that were paused. */
 export function resumeFolders(paths: StatePaths, roots: readonly string[]): string[] {
   const config = loadConfig(paths);
-  const paused = { ...config.paused };
-  const resumed = roots.filter((root) => root in paused);
-  for (const root of resumed) delete paused[root];
-  const { paused: _, ...rest } = config;
-  saveConfig(paths, Object.keys(paused).length > 0 ? { ...rest, paused } : rest);
+  const resumed = roots.filter((root) => config.paused?.[root] !== undefined);
+  saveConfig(paths, withoutPauses(config, resumed));
   return resumed;
 }
 
 /** Takes a folder off the synced folders (its engine, wherever it runs, stops). */
 export function unlistFolder(paths: StatePaths, root: string): void {
-  const config = loadConfig(paths);
-  const paused = { ...config.paused };
-  delete paused[root];
-  const { paused: _, ...rest } = config;
-  saveConfig(paths, { ...rest, roots: config.roots.filter((r) => r !== root), ...(Object.keys(paused).length > 0 ? { paused } : {}) });
+  const config = withoutPauses(loadConfig(paths), [root]);
+  saveConfig(paths, { ...config, roots: config.roots.filter((r) => r !== root) });
 }
 
 /** The process that syncs a folder now, on this computer, as its status file says; null when none does. */
@@ -76,27 +78,51 @@ export function forgetFolder(paths: StatePaths, root: string, server: string, em
 }
 
 /**
- * Calls `onChange` with the config each time it changes on disk (written by this process or another), until the
- * answered function is called. The folder holding the config is watched, since the config is replaced, not written.
+ * Calls `onChange` with the config each time it changes on disk (written by this process or another), and when a timed
+ * pause it holds comes to its end, until the answered function is called. The folder holding the config is watched,
+ * since the config is replaced, not written.
  */
 export function followConfig(paths: StatePaths, onChange: (config: Config) => void): () => void {
   const dir = dirname(paths.configFile);
   const name = basename(paths.configFile);
   let timer: NodeJS.Timeout | null = null;
+  let pauseEnds: NodeJS.Timeout | null = null;
   let watcher: FSWatcher | null = null;
+  /** Wakes when the earliest pause still to end does, whether or not anything writes the config again. */
+  const wakeAtPauseEnd = (config: Config) => {
+    if (pauseEnds) clearTimeout(pauseEnds);
+    pauseEnds = null;
+    const now = Date.now();
+    const ends = Object.values(config.paused ?? {})
+      .map((p) => (p.until ? Date.parse(p.until) : NaN))
+      .filter((at) => at > now);
+    if (ends.length === 0) return;
+    pauseEnds = setTimeout(read, Math.min(...ends) - now + 50);
+    pauseEnds.unref();
+  };
+  const read = () => {
+    try {
+      const config = loadConfig(paths);
+      wakeAtPauseEnd(config);
+      onChange(config);
+    } catch {
+      // Half-written or damaged: the next change is read again; commands say what is wrong with it.
+    }
+  };
   const changed = () => {
     if (timer) clearTimeout(timer);
     // A burst of events for one replacement is read once.
     timer = setTimeout(() => {
       timer = null;
-      try {
-        onChange(loadConfig(paths));
-      } catch {
-        // Half-written or damaged: the next change is read again; commands say what is wrong with it.
-      }
+      read();
     }, 100);
     timer.unref();
   };
+  try {
+    wakeAtPauseEnd(loadConfig(paths));
+  } catch {
+    // Read again at its next change.
+  }
   try {
     watcher = watch(dir, { persistent: false }, (_event, file) => {
       if (file === null || file === name) changed();
@@ -107,6 +133,7 @@ export function followConfig(paths: StatePaths, onChange: (config: Config) => vo
   }
   return () => {
     if (timer) clearTimeout(timer);
+    if (pauseEnds) clearTimeout(pauseEnds);
     watcher?.close();
   };
 }

@@ -23,8 +23,6 @@ export class Folders {
   readonly runs = new Map<string, FolderRun>();
   private feed!: Feed;
   private unfollow: (() => void) | null = null;
-  /** Timed pauses end here, whether or not the config is written again. */
-  private readonly resumeTimers = new Map<string, NodeJS.Timeout>();
 
   constructor(private readonly host: HostContext) {}
 
@@ -138,8 +136,6 @@ export class Folders {
   async stop(): Promise<void> {
     this.unfollow?.();
     this.unfollow = null;
-    for (const timer of this.resumeTimers.values()) clearTimeout(timer);
-    this.resumeTimers.clear();
     const runs = [...this.runs.values()];
     this.runs.clear();
     await Promise.all(runs.map((run) => run.folder?.close().catch(() => undefined)));
@@ -171,8 +167,8 @@ export class Folders {
   /** Follows the config as another process changed it: folders paused, resumed or removed. */
   private async follow(config: Config): Promise<void> {
     if (this.host.disposed || !this.unfollow) return;
-    this.host.config = { ...this.host.config, roots: config.roots, ...(config.paused ? { paused: config.paused } : {}) };
-    if (!config.paused) delete this.host.config.paused;
+    const { paused: _, ...rest } = this.host.config;
+    this.host.config = { ...rest, roots: config.roots, ...(config.paused ? { paused: config.paused } : {}) };
     for (const run of [...this.runs.values()]) {
       const control = controlOf(this.host.config, run.root);
       if (control.removed) {
@@ -182,15 +178,6 @@ export class Folders {
         if (account) forgetFolder(this.host.paths, run.root, account.server, account.email);
         this.host.notice(run.root, `${run.root} is no longer synced; its files stay, here and on the drive.`);
         continue;
-      }
-      const timer = this.resumeTimers.get(run.root);
-      if (timer) clearTimeout(timer);
-      this.resumeTimers.delete(run.root);
-      const until = control.paused?.until;
-      if (until) {
-        const wake = setTimeout(() => void this.host.exclusive(() => this.follow(this.host.readConfig())), Math.max(0, Date.parse(until) - Date.now()) + 50);
-        wake.unref();
-        this.resumeTimers.set(run.root, wake);
       }
       const paused = this.pausedNow(run.root);
       if (paused && run.folder?.state !== 'paused') run.folder?.pause();

@@ -146,7 +146,7 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
   let stopping = false;
   let offline = false;
   let removed = false;
-  let unfollow = () => undefined as void;
+  let unfollow: () => void = () => undefined;
   let onActivity: (activity: Activity) => void = () => undefined;
   const run = await openSyncRun(session, root, reporter, {
     shown: dir,
@@ -297,7 +297,6 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
       });
       // pause, resume and remove, from another terminal or the window, reach this sync through the config.
       let pausedHere = false;
-      let resumeTimer: NodeJS.Timeout | null = null;
       const follow = (now: Config) => {
         if (stopping) return;
         const control = controlOf(now, root);
@@ -306,12 +305,8 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
           void stop(0, `${root} is no longer synced (drivesync remove); its files stay`);
           return;
         }
-        if (resumeTimer) clearTimeout(resumeTimer);
-        resumeTimer = null;
         if (control.paused) {
           const until = control.paused.until;
-          // A timed pause ends here, whether or not anything writes the config again.
-          if (until) resumeTimer = setTimeout(() => follow(loadConfig(session.paths)), Math.max(0, Date.parse(until) - Date.now()) + 50);
           if (!pausedHere) {
             pausedHere = true;
             run.pause();
