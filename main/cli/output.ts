@@ -30,17 +30,7 @@ export function printTable(header: readonly string[], rows: ReadonlyArray<readon
   for (const row of rows) print(line(row));
 }
 
-export function humanBytes(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return '?';
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${Math.round(value)} B` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
-}
+export { humanBytes } from '../api/units.js';
 
 /** Control characters in names from the server or the disk are shown escaped, never sent to the terminal. */
 export function safe(text: string): string {

@@ -17,6 +17,7 @@ const VERBS: Partial<Record<Activity['kind'], string>> = {
   'create-local-folder': 'created the folder',
   'move-local': 'moved',
   'trash-local': 'moved to the OS trash:',
+  'drop-local': 'excluded, removed from this computer (still on the drive):',
   conflict: 'both sides changed, kept both:',
 };
 

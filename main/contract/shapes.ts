@@ -143,6 +143,7 @@ export type ActivityKind =
   | 'merge'
   | 'record'
   | 'forget'
+  | 'drop-local'
   | 'notice';
 
 export interface ActivityItem {

@@ -30,6 +30,16 @@ export interface Config {
    * Whoever syncs the folder follows it (main/state/control.ts).
    */
   paused?: Record<string, { until: string | null }>;
+  /** Selective sync, by synced folder (path): what each leaves out of the drive (main/state/selection.ts). */
+  selective?: Record<string, FolderSelection>;
+}
+
+/** One synced folder's selection. */
+export interface FolderSelection {
+  /** Folders of the drive left out, by entry id (an exclusion follows its folder wherever it is moved). */
+  excluded: number[];
+  /** New top-level folders made elsewhere are left out until included. */
+  newFolders?: 'exclude';
 }
 
 export const DEFAULT_POLL_SECONDS = 15;
@@ -72,6 +82,16 @@ export function loadConfig(paths: StatePaths): Config {
       else if (until === null) paused[root] = { until: null };
     }
     if (Object.keys(paused).length > 0) config.paused = paused;
+  }
+  if (r.selective && typeof r.selective === 'object' && !Array.isArray(r.selective)) {
+    const selective: Record<string, FolderSelection> = {};
+    for (const [root, value] of Object.entries(r.selective as Record<string, unknown>)) {
+      const own = value as { excluded?: unknown; newFolders?: unknown } | null;
+      const excluded = Array.isArray(own?.excluded) ? own.excluded.filter((id): id is number => Number.isSafeInteger(id) && id > 0) : [];
+      const newFolders = own?.newFolders === 'exclude';
+      if (excluded.length > 0 || newFolders) selective[root] = { excluded, ...(newFolders ? { newFolders: 'exclude' as const } : {}) };
+    }
+    if (Object.keys(selective).length > 0) config.selective = selective;
   }
   return config;
 }

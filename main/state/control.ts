@@ -51,8 +51,10 @@ export function resumeFolders(paths: StatePaths, roots: readonly string[]): stri
 
 /** Takes a folder off the synced folders (its engine, wherever it runs, stops). */
 export function unlistFolder(paths: StatePaths, root: string): void {
-  const config = withoutPauses(loadConfig(paths), [root]);
-  saveConfig(paths, { ...config, roots: config.roots.filter((r) => r !== root) });
+  const { selective, ...config } = withoutPauses(loadConfig(paths), [root]);
+  const kept = { ...selective };
+  delete kept[root];
+  saveConfig(paths, { ...config, roots: config.roots.filter((r) => r !== root), ...(Object.keys(kept).length > 0 ? { selective: kept } : {}) });
 }
 
 /** The process that syncs a folder now, on this computer, as its status file says; null when none does. */

@@ -10,6 +10,8 @@ import type { DriveClient } from '../api/client.js';
 import { STATE_DIR } from '../sync/state-dir.js';
 import type { EngineEvents, EngineState, ItemError, PassSummary, SyncEngine, SyncOptions } from '../sync/engine.js';
 import { loadConfig } from './config.js';
+import { followConfig } from './control.js';
+import { addExclusions, selectionKey, selectionOf, type Selection } from './selection.js';
 import { FolderRefused } from './errors.js';
 import { lockFolder } from './lock.js';
 import type { StatePaths } from './paths.js';
@@ -102,6 +104,8 @@ export async function openFolder(root: string, options: OpenFolderOptions): Prom
   if (options.afresh) {
     for (const file of [mirror, `${mirror}-wal`, `${mirror}-shm`]) rmSync(file, { force: true });
   }
+  // What the folder leaves out: read now, and followed as the config changes (drivesync exclude, the window).
+  const selection = { current: readSelection(paths, root) };
   let engine: SyncEngine;
   try {
     const { SyncEngine } = await import('../sync/engine.js');
@@ -122,13 +126,40 @@ export async function openFolder(root: string, options: OpenFolderOptions): Prom
           return undefined;
         }
       },
+      selection: () => selection.current,
+      excludeNewFolders: (ids) => {
+        selection.current = { ...selection.current, excluded: new Set([...selection.current.excluded, ...ids]) };
+        try {
+          addExclusions(paths, root, ids);
+        } catch (error) {
+          options.onStatusWriteError?.(`cannot keep the new folders excluded in the config: ${(error as Error).message}`);
+        }
+      },
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     });
   } catch (error) {
     unlock();
     throw new FolderRefused(`cannot open the sync database ${mirror}: ${(error as Error).message.split('\n')[0]}`);
   }
-  return new OpenedFolder(root, key, mirror, engine, unlock, options);
+  const unfollow = followConfig(paths, (config) => {
+    const next = selectionOf(config, root);
+    if (selectionKey(next) === selectionKey(selection.current)) return;
+    selection.current = next;
+    engine.selectionChanged();
+  });
+  return new OpenedFolder(root, key, mirror, engine, () => {
+    unfollow();
+    unlock();
+  }, options);
+}
+
+function readSelection(paths: StatePaths, root: string): Selection {
+  try {
+    return selectionOf(loadConfig(paths), root);
+  } catch {
+    // A damaged config leaves nothing out until it is fixed (the commands say what is wrong with it).
+    return { excluded: new Set(), newFolders: 'sync' };
+  }
 }
 
 class OpenedFolder implements SyncedFolder {

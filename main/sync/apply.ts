@@ -28,6 +28,11 @@ export type Outcome =
   | { kind: 'remote-trashed'; remoteId: RemoteId }
   | { kind: 'local-trashed'; path: RelPath; remoteId: RemoteId | null }
   | { kind: 'forgotten'; remoteId: RemoteId }
+  /**
+   * A local copy of an excluded folder left this computer: these synced items are no longer here (deleted, or left
+   * in place no longer synced); `kept`: items that changed meanwhile and stay synced; `freed`: the bytes deleted.
+   */
+  | { kind: 'dropped'; path: RelPath; remoteIds: RemoteId[]; kept: RelPath[]; freed: number }
   /** conflict, merge (different content): the local version moved aside, the remote one took its place. */
   | {
       kind: 'conflicted';
@@ -218,6 +223,15 @@ export function applyOutcome(trees: MutableTrees, outcome: Outcome): void {
     case 'forgotten':
       trees.base.delete(outcome.remoteId);
       return;
+    case 'dropped': {
+      const kept = new Set(outcome.kept);
+      for (const id of outcome.remoteIds) {
+        const b = trees.base.get(id);
+        if (b && !kept.has(b.path)) trees.local.delete(b.path);
+        trees.base.delete(id);
+      }
+      return;
+    }
     case 'conflicted': {
       if (outcome.replaces !== undefined) {
         trees.remote.delete(outcome.replaces);

@@ -33,6 +33,11 @@ export interface DeletionQuestion {
   synced: number;
   bytes: number;
   groups: DeletionGroup[];
+  /**
+   * What the drive's trash would take along from inside folders this computer leaves out (selective sync): not here,
+   * so not in the groups' items, but gone from the drive all the same.
+   */
+  excluded?: { items: number; bytes: number };
 }
 
 /** The question names at most this many items per side; `status --json` and the window show them. */

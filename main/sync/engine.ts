@@ -17,10 +17,12 @@ import { FolderLoop, type FolderRequest, type PassRequest, type Work } from './f
 import { describeError, emptySummary, FolderPasses, type Activity, type DeletionQuestion, type ItemError, type PassSummary } from './pass.js';
 import { watchTree, type Watcher, type WatchTree } from './watcher.js';
 import type { EngineState, RemoteId } from './types.js';
+import type { Selection } from './selective.js';
 
 export type { EngineState } from './types.js';
 export { deletionNeedsConsent } from './pass.js';
 export type { Activity, DeletionQuestion, ItemError, PassSummary } from './pass.js';
+export type { Selection } from './selective.js';
 
 export interface SyncOptions {
   /** Scan the whole folder instead of only the paths the watcher named. */
@@ -89,6 +91,10 @@ export interface EngineOptions {
   keepVersionsDays?: () => number | undefined;
   /** How often the engine looks for earlier versions past their days; every 6 hours by default. */
   versionsCheckMs?: number;
+  /** What this computer leaves out of the folder (selective sync), read at the start of every pass. */
+  selection?: () => Selection;
+  /** New top-level folders the folder's setting leaves out were found: keep them excluded (the selection's owner). */
+  excludeNewFolders?: (ids: RemoteId[]) => void;
 }
 
 type TimerName = 'poll' | 'rescan' | 'wake' | 'hold' | 'fallback' | 'verify' | 'busy' | 'release';
@@ -519,6 +525,14 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
    */
   lookNow(): void {
     void this.loop.submit({ kind: 'look' });
+  }
+
+  /**
+   * The selection changed (a folder excluded or included): a pass with a fresh listing applies it, at once while the
+   * engine runs.
+   */
+  selectionChanged(): void {
+    if (this.live && !this.stopped) void this.loop.submit({ kind: 'sync', fullScan: false, listRemote: true });
   }
 
   /** Polls the service now (the tray's "sync now"). */

@@ -13,7 +13,9 @@ import { ApiError, isTransient, NotFoundError, RateLimitedError } from '../api/e
 import type { FileEntry } from '../api/schemas.js';
 import { commitOutcome, type MutableTrees, type Outcome } from './apply.js';
 import { birthField, birthTimeOf, sameItem } from './birth.js';
+import { dropLocalCopy } from './drop.js';
 import { STATE_DIR } from './local.js';
+import { FROM_FILE, TRASHING } from './state-dir.js';
 import type { Clock, FileSystem, RandomId } from './ports.js';
 import type { Mirror } from './mirror.js';
 import type { BaseTree } from './trees.js';
@@ -91,9 +93,7 @@ export function toRemoteItem(entry: FileEntry, rootId: RemoteId | null): RemoteI
 
 const opLabel = (op: Operation): string => ('path' in op ? op.path : op.kind === 'move-local' ? op.from : `entry ${op.remoteId}`);
 
-/** Where items wait inside `.drivesync` between being moved aside and going to the OS trash. */
-export const TRASHING = 'trashing';
-const FROM_FILE = 'from';
+export { TRASHING } from './state-dir.js';
 
 /**
  * Items an engine that stopped (or crashed) left moved aside on their way to the OS trash go back where they were, or
@@ -467,6 +467,11 @@ export class Executor {
       }
       case 'forget':
         return { kind: 'forgotten', remoteId: op.remoteId };
+      case 'drop-local':
+        return dropLocalCopy(
+          { root: this.root, fs: this.ports.fs, randomId: this.ports.randomId, base: this.trees.base.values(), local: this.trees.local, abs: (p) => this.abs(p) },
+          op,
+        );
       case 'record': {
         const remote = this.remoteOf(op.remoteId);
         return { kind: 'synced', remote, local: await this.localItem(op.path, true) };

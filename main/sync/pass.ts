@@ -7,6 +7,7 @@
  */
 import { join } from 'node:path';
 import { ApiError, isTransient, RateLimitedError } from '../api/errors.js';
+import { humanBytes } from '../api/units.js';
 import { adoptLostUploads } from './adopt.js';
 import type { EngineOptions } from './engine.js';
 import { BusyError, Executor, putBackStaged, StaleError, type TransferEvent } from './execute.js';
@@ -17,12 +18,12 @@ import { DEFAULT_HOLD, uploadMayBeMoved, type DisappearanceHold } from './hold.j
 import { loadIgnoreRules, refreshPaths, scanLocal, STATE_DIR, type IgnoreRule, type ScanOptions, type ScanResult } from './local.js';
 import type { Mirror } from './mirror.js';
 import { baseName, conflictOriginal, isGivenName, isWithin, joinPath, parentOf } from './names.js';
-import { planChanges, settled } from './plan.js';
+import { excludedTakenBy, newTopFolders, NO_SELECTION, planSelected, type SelectedPlan, type Selection } from './selective.js';
 import { randomId, type Clock, type FileSystem, type VolumeTraits } from './ports.js';
 import { applyRemoteDelta, listRemote } from './remote.js';
 import { fullListingInterval, listingBudget, syncedIdsOf, type RemoteChangeCheck, type RemoteSignals } from './remote-changes.js';
 import { BaseTree, LocalTree, RemoteTree } from './trees.js';
-import type { BaseItem, EngineRuleId, EngineState, LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, RuleId, SyncedIds } from './types.js';
+import type { BaseItem, EngineRuleId, EngineState, LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, RuleId, SelectionRuleId, SyncedIds } from './types.js';
 
 export type { DeletionQuestion } from './deletions.js';
 
@@ -31,7 +32,7 @@ export interface Activity {
   /** A duplicate this computer made on the drive, resolved (rule C5), is told as a conflict or a merge. */
   kind: Exclude<Operation['kind'], 'resolve-twin'> | 'conflict' | 'notice';
   path: string;
-  rule?: RuleId | EngineRuleId;
+  rule?: RuleId | EngineRuleId | SelectionRuleId;
   /** The entry a deletion put in the drive's trash (here or elsewhere): what "Restore" brings back. */
   remoteId?: RemoteId;
 }
@@ -78,7 +79,20 @@ export interface PassSummary {
 /** The engine's options a pass reads. */
 export type PassOptions = Pick<
   EngineOptions,
-  'root' | 'remoteRootId' | 'client' | 'trash' | 'hostname' | 'concurrency' | 'maxDeletions' | 'maxIterations' | 'caseInsensitive' | 'randomId' | 'hold' | 'busyRetryMs'
+  | 'root'
+  | 'remoteRootId'
+  | 'client'
+  | 'trash'
+  | 'hostname'
+  | 'concurrency'
+  | 'maxDeletions'
+  | 'maxIterations'
+  | 'caseInsensitive'
+  | 'randomId'
+  | 'hold'
+  | 'busyRetryMs'
+  | 'selection'
+  | 'excludeNewFolders'
 >;
 
 /** What the engine running a pass gives it. */
@@ -118,6 +132,14 @@ const isUnreachable = (error: unknown): boolean => error instanceof ApiError && 
 class OfflineError extends Error {}
 
 const emptyPlan = (): Plan => ({ operations: [], deletions: 0, skipped: [], notes: [] });
+
+/** Free space a download leaves at least (a full disk fails every program, not only this one). */
+const SPACE_RESERVE = 64 * 1024 * 1024;
+const MIRROR_SYNCED_ONCE = 'synced-once';
+
+/** Operations that write the drive's bytes to this disk. */
+const needsSpace = (op: Operation): op is Extract<Operation, { kind: 'download' | 'conflict' | 'merge' }> =>
+  op.kind === 'download' || op.kind === 'conflict' || op.kind === 'merge';
 
 /** The idle state's detail when items failed: the folder goes on, and says how many it left out. */
 export const itemsNotSynced = (n: number): string => `${n} item${n === 1 ? '' : 's'} not synced`;
@@ -210,6 +232,12 @@ export class FolderPasses {
   private recentDeletions: Array<{ at: number; count: number }> = [];
   /** When the last pass that reached its end ended. */
   lastSync: Date | null = null;
+  /** What this computer leaves out of the folder, as read at the start of the pass. */
+  private selection: Selection = NO_SELECTION;
+  /** Remote entries base does not hold (inside excluded folders), kept while the remote tree is kept as base. */
+  private keptRemote: RemoteItem[] = [];
+  /** The last pass left downloads out because they do not fit on the disk: what it said. */
+  private spaceProblem: string | null = null;
 
   constructor(
     private readonly options: PassOptions,
@@ -299,7 +327,11 @@ export class FolderPasses {
       this.released = null;
     }
     if (this.localAsBase) this.trees.local = LocalTree.fromBase(this.trees.base);
-    if (this.remoteAsBase) this.trees.remote = RemoteTree.fromBase(this.trees.base);
+    if (this.remoteAsBase) {
+      this.trees.remote = RemoteTree.fromBase(this.trees.base);
+      for (const r of this.keptRemote) this.trees.remote.set(r.id, r);
+      this.keptRemote = [];
+    }
     this.localAsBase = this.remoteAsBase = false;
   }
 
@@ -407,6 +439,7 @@ export class FolderPasses {
       for (const path of await adoptLostUploads(this.root, this.trees, this.mirror, this.options.client, this.fs)) {
         this.host.record({ kind: 'record', path, rule: 'adopt' });
       }
+      this.selection = this.selectionForPass();
       this.host.setState('syncing');
       // A consent given during this pass (when it asked) is for the next one.
       const consented = this.consent;
@@ -430,8 +463,9 @@ export class FolderPasses {
       // what it sent.
       if (this.host.live && summary.done > 0 && this.remoteCheck.usable) this.host.checkDrive();
       // The loop's last plan still holds when nothing ran after it (at 100,000 items a plan takes most of a second).
-      const quiet = last ? last.quiet : settled(this.trees, { caseInsensitive: this.caseInsensitive });
-      const final = quiet ? null : (last?.plan ?? this.planNow());
+      const latest = last ?? this.planNow();
+      const quiet = latest.quiet;
+      const final = quiet ? null : latest;
       // Items the service refuses (folder names and renames outside 3–200 characters) are not synced until the user
       // renames them: the pass has not brought the folder in sync. They were reported when first planned.
       const refused = (final?.skipped ?? []).filter((skip) => skip.fails).map((skip) => ({ path: skip.path, message: skip.reason }));
@@ -448,16 +482,21 @@ export class FolderPasses {
       summary.failed = [...failures, ...refused, ...unreadable];
       summary.inSync = !summary.needsConfirmation && left.length === 0 && !this.hold.holding && summary.failed.length === 0;
       if (quiet) {
-        // Nothing differs from base: keep base alone until the next pass needs the other two.
+        // Nothing differs from base: keep base alone until the next pass needs the other two (and the entries inside
+        // excluded folders, which base does not hold).
+        this.keptRemote = [];
+        for (const r of this.trees.remote.values()) if (!this.trees.base.has(r.id)) this.keptRemote.push(r);
         this.trees.local = new LocalTree();
         this.trees.remote = new RemoteTree();
         this.localAsBase = this.remoteAsBase = true;
       }
+      if (summary.inSync && this.mirror.getMeta(MIRROR_SYNCED_ONCE) === undefined) this.mirror.setMeta(MIRROR_SYNCED_ONCE, this.clock.now().toISOString());
       this.lastSync = this.clock.now();
       this.started = true;
       if (summary.needsConfirmation) {
         // The state says so already (waiting for consent).
       } else if (this.host.paused) this.host.setState('paused');
+      else if (this.spaceProblem) this.host.setState('error', this.spaceProblem);
       else if (summary.failed.length > 0) {
         // An item that fails is the item's problem: the folder goes on syncing everything else, and says how many
         // are left out (each item's error is reported on its own). The error state is for the folder as a whole.
@@ -475,15 +514,32 @@ export class FolderPasses {
     return summary;
   }
 
-  private planNow(): Plan {
-    return planChanges(this.trees, { isIgnored: this.isIgnored, caseInsensitive: this.caseInsensitive });
+  /** The plan for the trees as they are now (none when nothing differs from base in what is synced). */
+  private planNow(): SelectedPlan {
+    return planSelected(this.trees, this.selection, { isIgnored: this.isIgnored, caseInsensitive: this.caseInsensitive });
+  }
+
+  /**
+   * The selection for this pass, as the front end keeps it; a folder set to leave new top-level folders out excludes
+   * those made elsewhere since its first sync, and says so once.
+   */
+  private selectionForPass(): Selection {
+    const selection = this.options.selection?.() ?? NO_SELECTION;
+    if (selection.newFolders !== 'exclude' || this.mirror.getMeta(MIRROR_SYNCED_ONCE) === undefined) return selection;
+    const fresh = newTopFolders(this.trees, selection);
+    if (fresh.length === 0) return selection;
+    this.options.excludeNewFolders?.(fresh.map((r) => r.id));
+    for (const r of fresh) {
+      this.host.notice(`${r.name} is a new folder on the drive; this folder leaves new folders out, so it is not synced here (drivesync include to sync it)`);
+    }
+    return { ...selection, excluded: new Set([...selection.excluded, ...fresh.map((r) => r.id)]) };
   }
 
   /**
    * Plan → guard → execute, until a plan is empty; returns the operations that failed, and the last plan when
    * nothing changed the trees after it.
    */
-  private async planAndExecute(summary: PassSummary): Promise<{ failures: ItemError[]; last: { plan: Plan; quiet: boolean } | null }> {
+  private async planAndExecute(summary: PassSummary): Promise<{ failures: ItemError[]; last: SelectedPlan | null }> {
     const labels = new WeakMap<Operation, string>();
     const executor = new Executor(
       this.root,
@@ -517,6 +573,10 @@ export class FolderPasses {
             if (outcome.kind === 'synced') this.host.record({ kind: 'merge', path: labels.get(op) ?? op.path, rule: op.rule });
             return;
           }
+          if (op.kind === 'drop-local' && outcome.kind === 'dropped') {
+            const kept = outcome.kept.length > 0 ? `; ${outcome.kept.length} item${outcome.kept.length === 1 ? '' : 's'} not on the drive stay here` : '';
+            this.host.notice(`${op.path} is excluded: its copy here is removed (it stays on the drive), ${humanBytes(outcome.freed)} freed${kept}`);
+          }
           const deleted = (op.kind === 'trash-remote' || op.kind === 'trash-local') && op.remoteId !== null ? { remoteId: op.remoteId } : {};
           this.host.record({ kind: op.kind, path: labels.get(op) ?? opPath(op), rule: op.rule, ...deleted });
           // Another computer resolved a file saved on two computers at once (C5): its version, here under a number
@@ -546,25 +606,36 @@ export class FolderPasses {
     const unreachable = new Set<string>();
     const rateLimited = new Map<string, number>();
     let busy = false;
-    let last: { plan: Plan; quiet: boolean } | null = null;
+    let last: SelectedPlan | null = null;
+    this.spaceProblem = null;
     for (let iteration = 0; iteration < maxIterations; iteration++) {
       if (this.host.stopped || this.host.paused) break;
-      const quiet = settled(this.trees, { caseInsensitive: this.caseInsensitive });
-      const result = quiet ? emptyPlan() : this.planNow();
-      last = { plan: result, quiet };
+      const result = this.planNow();
+      last = result;
       for (const skip of result.skipped) this.reportSkipped(skip.path, skip.reason, !skip.fails);
       for (const note of result.notes) this.tellOnce(`${note.path}: ${note.message}`);
       // What acts on a local disappearance waits until the folder has settled (it may be a move whose other end is
       // not reported yet); operations that already failed this sync wait for the next one.
       const { operations: ready, heldDeletions } = this.hold.filter(result.operations, this.clock.now().getTime(), this.mayBeMoved());
-      const operations = ready.filter((op) => !failures.has(`${op.kind}:${opPath(op)}`));
+      let operations = ready.filter((op) => !failures.has(`${op.kind}:${opPath(op)}`));
+      const space = await this.spaceFor(operations);
+      if (space) {
+        // What would not fit is not started; the rest goes on, and the next pass looks again.
+        operations = operations.filter((op) => !needsSpace(op));
+        failures.set('space', { path: '', message: space });
+        this.spaceProblem = space;
+      }
       if (operations.length === 0) break;
       const deletions = result.deletions - heldDeletions;
       const now = this.clock.now().getTime();
       this.recentDeletions = this.recentDeletions.filter((d) => now - d.at < DELETION_WINDOW_MS);
       const recent = this.recentDeletions.reduce((sum, d) => sum + d.count, 0);
       const count = deletions + recent;
-      if (deletions > 0 && deletionNeedsConsent(count, this.trees.base.size + recent, this.options.maxDeletions) && !this.consent) {
+      // A remote trash takes along what excluded folders hold inside it, which this computer cannot see: asked first.
+      const trashed = new Set(operations.flatMap((op) => (op.kind === 'trash-remote' ? [op.remoteId] : [])));
+      const excluded = result.outside.size > 0 ? excludedTakenBy(this.trees.remote, result.outside, trashed) : { items: 0, bytes: 0 };
+      const guarded = (deletions > 0 && deletionNeedsConsent(count, this.trees.base.size + recent, this.options.maxDeletions)) || excluded.items > 0;
+      if (guarded && !this.consent) {
         if (this.keep) {
           // The user said no: the deletions are undone where they were made, and the pass plans again.
           const kept = await keepDeletions(operations, this.trees, this.mirror, this.options.client);
@@ -579,7 +650,7 @@ export class FolderPasses {
         this.host.setState('waiting-for-consent', `waiting for your answer to delete ${count} items`);
         if (this.askedFor !== count) {
           const question = deletionQuestion(operations, this.trees, this.trees.base.size + recent, !this.started);
-          this.host.askConsent({ ...question, count });
+          this.host.askConsent({ ...question, count, ...(excluded.items > 0 ? { excluded } : {}) });
         }
         this.askedFor = count;
         break;
@@ -642,6 +713,19 @@ export class FolderPasses {
       this.hold.changed(this.clock.now().getTime());
       await new Promise<void>((resolve) => this.clock.after(25, resolve));
     }
+  }
+
+  /**
+   * Whether the downloads among these operations fit on the disk (with a reserve left free); when they do not, what
+   * to tell the user: how much is needed and how much is free.
+   */
+  private async spaceFor(operations: readonly Operation[]): Promise<string | null> {
+    let needed = 0;
+    for (const op of operations) if (needsSpace(op)) needed += this.trees.remote.get(op.remoteId)?.size ?? 0;
+    if (needed === 0) return null;
+    const free = await this.fs.freeBytes?.(this.root);
+    if (free === undefined || needed + SPACE_RESERVE <= free) return null;
+    return `not enough free space: ${humanBytes(needed)} to download, ${humanBytes(free)} free on this disk; free some space, or leave folders out (drivesync exclude)`;
   }
 
   /** Uploads that may be the other end of a move not seen whole yet (hold.ts). */

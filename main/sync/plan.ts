@@ -27,6 +27,8 @@ export interface PlanOptions {
   caseInsensitive?: boolean;
   /** Local paths never uploaded (temp files, .syncignore). */
   isIgnored?: (path: RelPath, type: LocalItem['type']) => boolean;
+  /** Remote folders left out by selective sync: they hold their names, and no row places them (selective.ts). */
+  excludedRoots?: ReadonlySet<RemoteId>;
 }
 
 /**
@@ -105,7 +107,7 @@ export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
     SYNCED_TABLE[s.localState][s.remoteState].decide(pass, s);
   }
   // Remote entries not synced yet, parents first; then local items not synced yet, by path.
-  for (const r of newRemoteEntries(classified, trees)) NEW_REMOTE.decide(pass, r);
+  for (const r of newRemoteEntries(classified, trees, options.excludedRoots)) NEW_REMOTE.decide(pass, r);
   const leaving = remoteLeaving(pass);
   for (const l of pass.sortedLocal) NEW_LOCAL.decide(pass, l, leaving);
 
@@ -113,9 +115,9 @@ export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
   return { operations: pass.operations, deletions: pass.deletions, skipped: pass.skipped, notes: pass.notes };
 }
 
-/** Remote entries neither synced nor a synced file's replacement, shallowest first, then oldest. */
-function newRemoteEntries({ remote, replacing }: Classified, { base }: Trees): RemoteItem[] {
-  const entries = [...remote.values()].filter((r) => !base.has(r.id) && !replacing.has(r.id));
+/** Remote entries neither synced nor a synced file's replacement nor excluded, shallowest first, then oldest. */
+function newRemoteEntries({ remote, replacing }: Classified, { base }: Trees, excluded?: ReadonlySet<RemoteId>): RemoteItem[] {
+  const entries = [...remote.values()].filter((r) => !base.has(r.id) && !replacing.has(r.id) && !excluded?.has(r.id));
   const depth = (r: RemoteItem): number => {
     let d = 0;
     for (let cur: RemoteItem | undefined = r; cur && cur.parentId !== null && d < 10_000; d++) cur = remote.get(cur.parentId);

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
-import { mkdir, rename, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, rmdir, statfs, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hashFile } from './local.js';
 
@@ -43,6 +43,20 @@ export interface FileSystem {
   storedPath?(path: string): string;
   /** How the volume holding `dir` (an existing folder the engine may write in) compares names. */
   volume?(dir: string): Promise<VolumeTraits>;
+  /** Removes an empty folder; fails (ENOTEMPTY) when anything is in it. */
+  rmdir?(path: string): Promise<void>;
+  /** Bytes free for this user on the volume holding `dir`; undefined when the volume cannot tell. */
+  freeBytes?(dir: string): Promise<number | undefined>;
+}
+
+/** Free bytes for an unprivileged user (what a download can use), from statfs. */
+export async function volumeFreeBytes(dir: string): Promise<number | undefined> {
+  try {
+    const s = await statfs(dir);
+    return s.bavail * s.bsize;
+  } catch {
+    return undefined;
+  }
 }
 
 /** How a volume compares names: what makes two names one on it (macOS and Windows fold case by default). */
@@ -89,6 +103,8 @@ export const nodeFileSystem: FileSystem = {
   readDir: (path) => readdirSync(path),
   lstat: (path) => lstatSync(path, { throwIfNoEntry: false }),
   volume: probeVolume,
+  rmdir: (path) => rmdir(path),
+  freeBytes: volumeFreeBytes,
 };
 
 /**

@@ -72,6 +72,10 @@ export const RULE_IDS = [
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
 
+/** The rows of selective sync (docs/sync-rules.md, "Excluded folders"): applied before the table (selective.ts). */
+export const SELECTION_RULE_IDS = ['E1', 'E2', 'E3', 'E4'] as const;
+export type SelectionRuleId = (typeof SELECTION_RULE_IDS)[number];
+
 /** What the engine does outside the planner, named like a row (crash adoption). */
 export const ENGINE_RULE_IDS = ['adopt'] as const;
 export type EngineRuleId = (typeof ENGINE_RULE_IDS)[number];
@@ -105,7 +109,12 @@ export type Operation =
   | { kind: 'resolve-twin'; rule: RuleId; remoteId: RemoteId; twinId: RemoteId; path: RelPath }
   | { kind: 'merge'; rule: RuleId; remoteId: RemoteId; path: RelPath }
   | { kind: 'record'; rule: RuleId; remoteId: RemoteId; path: RelPath }
-  | { kind: 'forget'; rule: RuleId; remoteId: RemoteId };
+  | { kind: 'forget'; rule: RuleId; remoteId: RemoteId }
+  /**
+   * The local copy of a folder excluded from sync (or of an entry moved into one on the drive) leaves this computer:
+   * the synced items inside it that are still as synced are deleted (not to the OS trash: the drive holds them).
+   */
+  | { kind: 'drop-local'; rule: SelectionRuleId; path: RelPath; remoteId: RemoteId; count: number; bytes: number };
 
 export type OperationKind = Operation['kind'];
 

@@ -27,6 +27,7 @@ import {
   safeLocalName,
 } from '../../main/sync/names.js';
 import { plan, type PlanOptions } from '../../main/sync/plan.js';
+import { planSelected, type Selection } from '../../main/sync/selective.js';
 import type { ItemType, LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, Trees } from '../../main/sync/types.js';
 
 export const sha = (content: string): string => createHash('sha256').update(content).digest('hex');
@@ -491,6 +492,24 @@ export class Sim {
         this.trashLocal(op.path);
         return { kind: 'local-trashed', path: op.path, remoteId: op.remoteId };
       }
+      case 'drop-local': {
+        // Only synced items go (the drive holds them); anything else stays where it is, no longer synced.
+        const members = [...t.base.values()].filter((b) => isWithin(b.path, op.path));
+        if (members.length !== op.count) this.fail(op, `count ${op.count}, but ${members.length} synced items are there`);
+        for (const b of members) {
+          const l = t.local.get(b.path);
+          if (!l || l.inode !== b.inode) this.fail(op, `${b.path} is not the synced item`);
+        }
+        const kept: RelPath[] = [];
+        for (const b of members.sort((x, y) => y.path.length - x.path.length)) {
+          if (b.type === 'folder' && this.localWithin(b.path).some((p) => p !== b.path && !members.some((m) => m.path === p))) {
+            kept.push(b.path);
+            continue;
+          }
+          this.localContent.delete(b.path);
+        }
+        return { kind: 'dropped', path: op.path, remoteIds: members.map((b) => b.remoteId), kept, freed: 0 };
+      }
       case 'forget':
         // Forgetting a row another operation of the pass already dropped is harmless (the mirror's delete is
         // idempotent), so it is not an error here; a forget of a row that still has both sides would be.
@@ -661,13 +680,13 @@ export function contentsKept(sim: Sim): Set<string> {
  */
 export function syncUntilQuiet(
   sim: Sim,
-  options: PlanOptions = {},
+  options: PlanOptions & { selection?: () => Selection } = {},
   order: 'forward' | 'reverse' | ((ops: Operation[], pass: number) => Operation[]) = 'forward',
   maxPasses = 50,
 ): Plan[] {
   const plans: Plan[] = [];
   for (;;) {
-    const p = plan(sim.snapshot(), options);
+    const p = options.selection ? planSelected(sim.snapshot(), options.selection(), options) : plan(sim.snapshot(), options);
     if (p.operations.length === 0) return plans;
     if (plans.length >= maxPasses) throw new Error(`no convergence after ${maxPasses} passes: ${p.operations.map(describeOp).join('; ')}`);
     plans.push(p);

@@ -37,6 +37,7 @@ const DESCRIPTIONS: Record<ActivityKind, string> = {
   merge: 'Already identical on both sides',
   record: 'Already the same on both sides',
   forget: 'Gone from both sides',
+  'drop-local': 'Excluded: removed from this computer (still on the drive)',
   notice: 'Notice',
 };
 
