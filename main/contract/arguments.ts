@@ -101,3 +101,21 @@ export const StarSchema = Type.Object({ ...refFields, starred: Type.Boolean() },
 const ListId = Type.String({ minLength: 1, maxLength: 64 });
 export const ListSaveSchema = Type.Object({ id: ListId, name: Type.String({ minLength: 1, maxLength: 100 }) }, strict);
 export const ListForgetSchema = Type.Object({ id: ListId }, strict);
+
+/** What a synced folder syncs of the drive's new folders: all of them, or none until chosen. */
+export const NewFoldersSchema = Type.Union([Type.Literal('sync'), Type.Literal('exclude')]);
+
+/**
+ * Changes to what a synced folder leaves out of the drive, in the order the person made them: each includes or leaves
+ * out one folder of the drive, by its entry id (as `selection:tree` answers it); and, when given, the setting for the
+ * drive's new folders.
+ */
+export const SelectionChangesSchema = Type.Object(
+  {
+    root: Root,
+    changes: Type.Array(Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), include: Type.Boolean() }, strict), { maxItems: 1000 }),
+    newFolders: Type.Optional(NewFoldersSchema),
+  },
+  strict,
+);
+export type SelectionChanges = Static<typeof SelectionChangesSchema>;

@@ -21,12 +21,14 @@ import {
   StarSchema,
   TrashRestoreSchema,
   FolderRootSchema,
+  SelectionChangesSchema,
   VersionRestoreSchema,
 } from './arguments.js';
 import type {
   Account,
   ActivityItem,
   ConflictItem,
+  DriveFolderTree,
   EntryMarkers,
   ErrorItem,
   FileVersions,
@@ -36,6 +38,7 @@ import type {
   Progress,
   RecentFile,
   SavedList,
+  SelectionPlan,
   Settings,
   ShareOutcome,
   StatusSnapshot,
@@ -84,6 +87,12 @@ export const CALLS = {
   'settings:get': { arg: NoArgument, result: answers<Settings>() },
   'settings:set': { arg: SettingsChangesSchema, result: answers<Settings>() },
   'deletions:answer': { arg: DeletionAnswerSchema, result: answers<void>() },
+  /** The drive's folders as a synced folder chooses from them: each with its size and whether it is left out (one listing). */
+  'selection:tree': { arg: FolderRootSchema, result: answers<DriveFolderTree>() },
+  /** What the changes would do, written nowhere: the folders that would come down and those that would leave. */
+  'selection:preview': { arg: SelectionChangesSchema, result: answers<SelectionPlan>() },
+  /** Writes the changes to the config (the folder's engine follows it) and answers what they do. */
+  'selection:apply': { arg: SelectionChangesSchema, result: answers<SelectionPlan>() },
   /** Files the engines touched lately, newest first, each with its state. */
   'recent:list': { arg: NoArgument, result: answers<RecentFile[]>() },
   /** Shared / starred / has-a-link markers of the children of a synced folder path (asked of the drive). */

@@ -49,6 +49,11 @@ export interface FolderStatus {
    * and nothing deleted until it is back, or until it is synced afresh (`folders:afresh`, a merge).
    */
   folderProblem?: 'gone' | 'replaced' | 'not-a-folder';
+  /**
+   * What the drive holds for this folder does not fit on this computer's disk: the downloads were not started (the
+   * state is an error, the detail says how much is needed). Leaving folders out (`selection:apply`) is a way on.
+   */
+  needsSpace?: boolean;
 }
 
 /** How many left-out items a folder's status lists at most. */
@@ -81,6 +86,11 @@ export interface DeletionQuestion {
   synced: number;
   bytes: number;
   groups: DeletionGroup[];
+  /**
+   * What the drive's trash would take along from inside folders this computer leaves out (selective sync): not on this
+   * computer, so in none of the groups, but gone from the drive all the same.
+   */
+  excluded?: { items: number; bytes: number };
 }
 
 /** The three answers to a mass-delete question: delete them, keep them (put back where deleted), decide later (pause). */
@@ -293,6 +303,60 @@ export interface Settings {
   ignoreRules: string;
   startAtLogin: boolean;
   paused: boolean;
+}
+
+/** What a synced folder does with folders made on the drive after its first sync: sync them, or leave them out. */
+export type NewFolders = 'sync' | 'exclude';
+
+/** A folder of the drive, as "Choose folders…" shows it. */
+export interface DriveFolderView {
+  /** Its entry id on the drive: what `selection:preview` and `selection:apply` take. */
+  id: number;
+  /** null for a folder at the top of the synced folder. */
+  parentId: number | null;
+  /** Its name on the drive. */
+  name: string;
+  /** Its '/'-separated path inside the synced folder, by the names this computer gives the drive's entries. */
+  path: string;
+  /** Bytes and files inside it, subfolders included. */
+  bytes: number;
+  files: number;
+  /** Left out of this computer: itself, or a folder it is in. */
+  excluded: boolean;
+  /** Left out itself (chosen so), not only as part of a folder left out. */
+  excludedHere: boolean;
+}
+
+/** The drive's folders for one synced folder, as the config leaves them out now. */
+export interface DriveFolderTree {
+  root: string;
+  /** Every folder of the drive, each after its parent, brothers by name. */
+  folders: DriveFolderView[];
+  /** The folders left out, by entry id (the config's list). */
+  excluded: number[];
+  newFolders: NewFolders;
+}
+
+/** One side of a change to what a folder leaves out: the folders concerned (the topmost of each part) and their size. */
+export interface SelectionSide {
+  /** Each folder with the bytes and files of it that change side (a folder left out inside it does not count). */
+  folders: Array<{ id: number; path: string; bytes: number; files: number }>;
+  bytes: number;
+  files: number;
+}
+
+/** What changing the selection does (or did): what comes down to this computer, and what leaves it. */
+export interface SelectionPlan {
+  root: string;
+  /** The folders left out afterwards, by entry id. */
+  excluded: number[];
+  newFolders: NewFolders;
+  /** Newly included: downloaded. */
+  download: SelectionSide;
+  /** Newly left out: removed from this computer once everything in it is on the drive (the drive keeps it). */
+  remove: SelectionSide;
+  /** Anything differs from the config as it is (the folders left out, or the new-folders setting). */
+  changed: boolean;
 }
 
 /** The tray's state for the app's state. */

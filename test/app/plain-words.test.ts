@@ -1,6 +1,7 @@
 /** The engine's technical lines, as the window says them: what went wrong, where, and what to do. */
 import { describe, expect, it } from 'vitest';
-import { apiErrorOfLine, plainLeftOut, plainProblem, serverPlace } from '../../main/app/host/plain-words.js';
+import { apiErrorOfLine, NO_SPACE, plainLeftOut, plainProblem, serverPlace } from '../../main/app/host/plain-words.js';
+import { LEFT_OUT_PLACE } from '../../main/sync/selective.js';
 
 const where = { root: '/home/me/Drive', server: 'https://drive.example.com' };
 
@@ -80,6 +81,26 @@ describe('plain words for what the engine reports', () => {
     // A line it has no words for is kept as the engine wrote it: not made into a failure of the server.
     expect(plainLeftOut('left out for a reason the window does not know', where)).toBe('left out for a reason the window does not know');
     expect(plainLeftOut('GET /x: connection refused', where)).toBe('GET /x: connection refused');
+  });
+
+  it('says what selective sync reports in the window’s words, pointing to Choose folders… instead of the commands', () => {
+    const space = 'not enough free space: 3.2 GB to download, 1.1 GB free on this disk; free some space, or leave folders out (drivesync exclude)';
+    expect(NO_SPACE.test(space)).toBe(true);
+    expect(plainProblem(space, where)).toBe(
+      'Not enough free space: 3.2 GB to download, 1.1 GB free on this disk, so nothing more is downloaded. Free some space and sync again, or leave folders out (Choose folders…).',
+    );
+    // The engine's own line for a local folder at the place of a folder left out.
+    expect(plainLeftOut(LEFT_OUT_PLACE('Photos'), where)).toBe(
+      'The drive has a folder “Photos” here that this computer leaves out, so this folder, at its place, is not synced. Include the drive’s folder with Choose folders… in Settings, or rename this one.',
+    );
+    expect(plainLeftOut('excluded: leaves this computer once what changed here is on the drive (Photos/new.jpg)', where)).toBe(
+      'Left out of this computer: its copy here is removed once what changed here is on the drive (Photos/new.jpg).',
+    );
+    const moved = 'was moved on the drive into Archive, which this computer leaves out, and has changes made here: it is kept here and not synced; include Archive or move it back on the drive';
+    expect(plainProblem(moved, where)).toBe(
+      'It was moved on the drive into Archive, which this computer leaves out, and it has changes made here: it is kept here and not synced. Include Archive with Choose folders… in Settings, or move it back on the drive.',
+    );
+    for (const line of [space, LEFT_OUT_PLACE('Photos'), moved]) expect(plainProblem(line, where)).not.toMatch(/drivesync (ex|in)clude/);
   });
 
   it('turns a line back into the kind of failure it was made from', () => {

@@ -42,6 +42,11 @@ describe('recent files', () => {
     expect(recentFiles(folder, [], []).map((f) => f.path)).toEqual(['bulky.txt']);
   });
 
+  it('leaves out the files of a folder this computer left out since (its copy here was removed)', () => {
+    const activity = [act(3, '2026-01-01T10:03:00Z', 'photos/2019', 'drop-local'), act(2, '2026-01-01T10:02:00Z', 'photos/2019/one.jpg'), act(1, '2026-01-01T10:01:00Z', 'photos/cover.jpg')];
+    expect(recentFiles(activity, [], []).map((f) => f.path)).toEqual(['photos/cover.jpg']);
+  });
+
   it('keeps to the limit', () => {
     const activity = Array.from({ length: 50 }, (_, i) => act(i, new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), `f${i}.txt`));
     expect(recentFiles(activity, [], [], 10)).toHaveLength(10);

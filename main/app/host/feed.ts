@@ -16,7 +16,7 @@ import type {
 import { describeState, LEFT_OUT_LISTED } from '../../contract/index.js';
 import { conflictOriginal, ITEMS_NOT_SYNCED, type Activity, type DeletionQuestion as EngineQuestion, type EngineState, type ItemError, type PassSummary, type SyncedFolder } from '../../state/folder.js';
 import type { HandlersOf, HostContext } from './context.js';
-import { plainLeftOut, plainProblem, type Where } from './plain-words.js';
+import { NO_SPACE, plainLeftOut, plainProblem, type Where } from './plain-words.js';
 import { ProgressTracker } from './progress.js';
 import { recentFiles } from './recent-files.js';
 
@@ -144,6 +144,9 @@ export class Feed {
       const failing = state === 'idle' && detail !== undefined && ITEMS_NOT_SYNCED.test(detail);
       run.status.state = failing ? 'error' : state;
       run.status.detail = failing ? `${detail}; see Conflicts and errors.` : detail ? plainProblem(detail, { root: run.root, server: host.account?.server }) : null;
+      // Downloads that do not fit on the disk: the window offers to leave folders out, where it shows the state.
+      if (state === 'error' && detail !== undefined && NO_SPACE.test(detail)) run.status.needsSpace = true;
+      else delete run.status.needsSpace;
       this.progress.setBusy([...this.runs()].some((r) => r.status.state === 'syncing' || r.status.state === 'scanning'));
       this.emitState();
       this.emitProgress(true);
@@ -192,6 +195,7 @@ export class Feed {
       // The window lists the first thousand items of each side; `status --json` has them all.
       const groups = question.groups.map((g) => ({ ...g, items: g.items.slice(0, WINDOW_LISTED) }));
       const asked: DeletionQuestion = { root: run.root, count: question.count, synced: question.synced, bytes: question.bytes, groups };
+      if (question.excluded && question.excluded.items > 0) asked.excluded = { ...question.excluded };
       this.pending.set(run.root, asked);
       host.emit('confirm-deletions', asked);
       this.emitState();

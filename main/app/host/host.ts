@@ -5,7 +5,8 @@
  * docs/desktop.md); the tests run it in-process against the real reference server.
  *
  * It is made of one job per area, each answering its own calls: account.ts (sign-in and out), folders.ts (the synced
- * folders and their engines), sharing.ts (people, mailing lists, links), versions.ts (earlier versions of files), settings.ts, and feed.ts (status, progress,
+ * folders and their engines), sharing.ts (people, mailing lists, links), versions.ts (earlier versions of files),
+ * selection.ts (the folders of the drive each synced folder leaves out), settings.ts, and feed.ts (status, progress,
  * activity, conflicts and errors). This class only puts them together.
  */
 import { EventEmitter } from 'node:events';
@@ -16,6 +17,7 @@ import { loadDesktopSettings } from './desktop-settings.js';
 import type { HostEvents } from './events.js';
 import { Feed } from './feed.js';
 import { Folders } from './folders.js';
+import { SelectionJob } from './selection.js';
 import { SettingsJob } from './settings.js';
 import { SharingJob } from './sharing.js';
 import { VersionsJob } from './versions.js';
@@ -40,8 +42,9 @@ export class DesktopHost extends EventEmitter<HostEvents> {
     this.account = new AccountJob(this.context, this.folders, this.feed, () => this.emit('settings', settings.current()));
     const sharing = new SharingJob(this.context, this.folders);
     const versions = new VersionsJob(this.context, this.folders);
+    const selection = new SelectionJob(this.context, this.folders);
     // Every call of the contract is answered by exactly one job (a missing one does not compile).
-    this.handlers = { ...this.account.handlers, ...this.folders.handlers, ...sharing.handlers, ...versions.handlers, ...settings.handlers, ...this.feed.handlers };
+    this.handlers = { ...this.account.handlers, ...this.folders.handlers, ...sharing.handlers, ...versions.handlers, ...selection.handlers, ...settings.handlers, ...this.feed.handlers };
   }
 
   /** Reads the settings and, when an account is signed in already, starts syncing its folders. */

@@ -105,8 +105,35 @@ const sentence = (text: string) => {
 
 const folderName = (root: string) => root.replace(/[/\\]+$/, '').split(/[/\\]/).pop() || root;
 
+/** The engine's line for downloads that do not fit on the disk (main/sync/pass.ts). */
+export const NO_SPACE = /^not enough free space: /;
+
+/** Where the window lets a person leave folders of the drive out (the command line's `drivesync exclude`). */
+const CHOOSE_FOLDERS = 'Choose folders… in Settings';
+
+/** What selective sync says of an item (main/sync/selective.ts), in the window's words. */
+function selectionLine(line: string): string | null {
+  const space = /^not enough free space: (.+) to download, (.+) free on this disk/.exec(line);
+  if (space) {
+    return `Not enough free space: ${space[1]} to download, ${space[2]} free on this disk, so nothing more is downloaded. Free some space and sync again, or leave folders out (Choose folders…).`;
+  }
+  const place = /^has the place of (.*), a folder of the drive this computer leaves out/.exec(line);
+  if (place) {
+    return `The drive has a folder “${place[1]}” here that this computer leaves out, so this folder, at its place, is not synced. Include the drive’s folder with ${CHOOSE_FOLDERS}, or rename this one.`;
+  }
+  const waits = /^excluded: leaves this computer once what changed here is on the drive \((.*)\)$/.exec(line);
+  if (waits) return `Left out of this computer: its copy here is removed once what changed here is on the drive (${waits[1]}).`;
+  const moved = /^was moved on the drive into (.*), which this computer leaves out, and has changes made here/.exec(line);
+  if (moved) {
+    return `It was moved on the drive into ${moved[1]}, which this computer leaves out, and it has changes made here: it is kept here and not synced. Include ${moved[1]} with ${CHOOSE_FOLDERS}, or move it back on the drive.`;
+  }
+  return null;
+}
+
 /** Lines the engine writes itself (names the service refuses, files it cannot read, what it skips). */
 function localLine(line: string, where: Where): string | null {
+  const selective = selectionLine(line);
+  if (selective) return selective;
   const refused = /^the drive accepts folder names and renames of (\d+) to (\d+) characters, so "(.*)" cannot be made there; rename it$/.exec(line);
   if (refused) {
     return `The drive accepts folder names of ${refused[1]} to ${refused[2]} characters only, so “${refused[3]}” in ${folderName(where.root)} is not synced. Rename it and it syncs.`;

@@ -6,7 +6,8 @@ import type { ActivityItem, ConflictItem, ErrorItem, RecentFile } from '../../co
 
 const FILE_KINDS = new Set<ActivityItem['kind']>(['upload', 'download', 'replace-remote', 'conflict', 'move-local', 'move-remote', 'rename-remote']);
 
-const TRASH_KINDS = new Set<ActivityItem['kind']>(['trash-local', 'trash-remote', 'forget']);
+/** What takes a path (and what was inside it) off this computer: it is no longer a recent file here. */
+const TRASH_KINDS = new Set<ActivityItem['kind']>(['trash-local', 'trash-remote', 'forget', 'drop-local']);
 
 const keyOf = (root: string, path: string) => `${root}\u0000${path}`;
 const nameOf = (path: string) => path.slice(path.lastIndexOf('/') + 1) || path;

@@ -77,6 +77,12 @@ export class SettingsJob {
       const folders = this.checkFolders(changes.folders);
       restart ||= folders.join('\n') !== config.roots.join('\n');
       config.roots = folders;
+      // A folder no longer synced forgets what it left out, as `drivesync remove` does: added again, it syncs whole.
+      if (config.selective) {
+        const kept = Object.fromEntries(Object.entries(config.selective).filter(([root]) => folders.includes(root)));
+        if (Object.keys(kept).length > 0) config.selective = kept;
+        else delete config.selective;
+      }
     }
     if (changes.pollIntervalSeconds !== undefined && changes.pollIntervalSeconds !== config.pollIntervalSeconds) {
       config.pollIntervalSeconds = changes.pollIntervalSeconds;
