@@ -78,6 +78,12 @@ export function DeletionPrompt({ pending }: { pending: DeletionQuestion[] }) {
               <Group key={group.where} group={group} />
             ))}
           </div>
+          {question.excluded && question.excluded.items > 0 ? (
+            <p class="deletion-excluded" data-testid="deletions-excluded">
+              Also gone from the drive: {items(question.excluded.items)} ({formatBytes(question.excluded.bytes)}) inside folders this computer leaves
+              out. They are not here, so they are not listed above; they go to the drive’s trash with the folders that hold them.
+            </p>
+          ) : null}
           {error ? <p role="alert">{error}</p> : null}
           <div class="actions">
             <button type="button" onClick={() => void answer('keep')} autofocus>

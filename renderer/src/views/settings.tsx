@@ -1,15 +1,26 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { FolderView, Settings } from '../../../main/contract/index.js';
 import { call, fieldsOf, messageOf, subscribe } from '../api.js';
 import { folderOf, type Shown } from '../folder-state.js';
 import { folderName, formatWhen } from '../format.js';
 import { PathText } from '../path-text.js';
+import { ChooseFoldersDialog } from './choose-folders.js';
 
 /** The synced folders, each with its state; added with the desktop's folder picker, removed one by one. */
 function SyncedFolders({ folders, states, shown, onChange }: { folders: string[]; states: FolderView[]; shown: Shown; onChange: (settings: Settings) => void }) {
   const [message, setMessage] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [choosing, setChoosing] = useState<string | null>(null);
+  const opener = useRef<HTMLElement | null>(null);
+  const choose = (root: string, event: Event) => {
+    opener.current = event.currentTarget as HTMLElement;
+    setChoosing(root);
+  };
+  const closeChooser = () => {
+    setChoosing(null);
+    queueMicrotask(() => opener.current?.focus());
+  };
   const save = async (next: string[], said: string) => {
     setBusy(true);
     setError(null);
@@ -77,9 +88,19 @@ function SyncedFolders({ folders, states, shown, onChange }: { folders: string[]
                     <span class="muted">Not started</span>
                   )}
                 </div>
-                <button type="button" onClick={() => remove(root)} disabled={busy} aria-label={`Stop syncing ${folderName(root)}`}>
-                  Stop syncing
-                </button>
+                <div class="row-actions wrap">
+                  <button
+                    type="button"
+                    class={state?.needsSpace ? 'primary' : undefined}
+                    onClick={(e) => choose(root, e)}
+                    aria-label={`Choose folders of ${folderName(root)}`}
+                  >
+                    Choose folders…
+                  </button>
+                  <button type="button" onClick={() => remove(root)} disabled={busy} aria-label={`Stop syncing ${folderName(root)}`}>
+                    Stop syncing
+                  </button>
+                </div>
               </li>
             );
           })}
@@ -93,6 +114,7 @@ function SyncedFolders({ folders, states, shown, onChange }: { folders: string[]
           {message}
         </span>
       </div>
+      {choosing ? <ChooseFoldersDialog root={choosing} onClose={closeChooser} /> : null}
     </section>
   );
 }

@@ -1,12 +1,26 @@
+import { useRef, useState } from 'preact/hooks';
 import type { FolderView, OverallState, Progress, StatusSnapshot } from '../../../main/contract/index.js';
 import { call } from '../api.js';
 import { folderOf, type Shown, type ShownState } from '../folder-state.js';
 import { folderName, formatBytes, formatEta, formatWhen } from '../format.js';
 import { PathText } from '../path-text.js';
+import { ChooseFoldersDialog } from './choose-folders.js';
 import { RecentFiles } from './recent.js';
 
 /** One folder: its name, where it is, how many items and when it last synced; its state only when it says more. */
-function FolderRow({ folder, shown, showState, showLeftOut }: { folder: FolderView; shown: ShownState; showState: boolean; showLeftOut: () => void }) {
+function FolderRow({
+  folder,
+  shown,
+  showState,
+  showLeftOut,
+  choose,
+}: {
+  folder: FolderView;
+  shown: ShownState;
+  showState: boolean;
+  showLeftOut: () => void;
+  choose: (root: string, event: Event) => void;
+}) {
   return (
     <li class="folder-row" data-state={shown.state}>
       <div class="folder-main">
@@ -29,6 +43,14 @@ function FolderRow({ folder, shown, showState, showLeftOut }: { folder: FolderVi
         {folder.lastSync ? formatWhen(folder.lastSync) : 'not yet'}
         {showState && shown.detail ? <div class="muted">{shown.detail}</div> : null}
       </div>
+      {folder.needsSpace && shown.state === 'error' ? (
+        <div class="folder-problem" data-testid="needs-space">
+          <p class="small">What the drive holds does not fit on this disk. Leave folders out of this computer to sync the rest:</p>
+          <button type="button" class="primary" onClick={(e) => choose(folder.root, e)} aria-label={`Choose folders of ${folderName(folder.root)}`}>
+            Choose folders…
+          </button>
+        </div>
+      ) : null}
       {folder.folderProblem === 'replaced' ? (
         <div class="folder-problem">
           <p class="small">
@@ -95,6 +117,16 @@ function Transfers({ shown, progress }: { shown: Shown; progress: Progress | nul
 export function StatusView({ status, shown, progress, showLeftOut }: { status: StatusSnapshot; shown: Shown; progress: Progress | null; showLeftOut: () => void }) {
   // Paused by the user, or a folder stopped at the mass-delete question.
   const { paused } = shown;
+  const [choosing, setChoosing] = useState<string | null>(null);
+  const opener = useRef<HTMLElement | null>(null);
+  const choose = (root: string, event: Event) => {
+    opener.current = event.currentTarget as HTMLElement;
+    setChoosing(root);
+  };
+  const closeChooser = () => {
+    setChoosing(null);
+    queueMicrotask(() => opener.current?.focus());
+  };
   return (
     <section aria-labelledby="status-title" class="status-view">
       <h2 id="status-title" tabIndex={-1} class="sr-only">
@@ -136,7 +168,7 @@ export function StatusView({ status, shown, progress, showLeftOut }: { status: S
                 {status.folders.map((f) => {
                   const row = folderOf(shown, f.root) ?? shown;
                   // With one folder the line above already says its state.
-                  return <FolderRow key={f.root} folder={f} shown={row} showState={status.folders.length > 1 || row.state !== shown.state} showLeftOut={showLeftOut} />;
+                  return <FolderRow key={f.root} folder={f} shown={row} showState={status.folders.length > 1 || row.state !== shown.state} showLeftOut={showLeftOut} choose={choose} />;
                 })}
               </ul>
             )}
@@ -146,6 +178,7 @@ export function StatusView({ status, shown, progress, showLeftOut }: { status: S
           <RecentFiles multipleFolders={status.folders.length > 1} />
         </div>
       </div>
+      {choosing ? <ChooseFoldersDialog root={choosing} onClose={closeChooser} /> : null}
     </section>
   );
 }
