@@ -2,16 +2,20 @@
  * "Choose folders…" in the host, against the real reference server and real engines on temp folders: the drive's
  * folder tree with sizes, a preview that writes nothing, an exclusion written to the config (and followed by the
  * folder's engine), including a folder inside an excluded one as `withIncluded` does, the new-folders setting, bad
- * arguments refused in one line, downloads that do not fit on the disk, and a drive trash that would take excluded
- * content along.
+ * arguments refused in one line, downloads that do not fit on the disk, and what the window is told of a drive trash
+ * that would take excluded content along.
  */
-import { existsSync, rmSync } from 'node:fs';
+import { EventEmitter } from 'node:events';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
+import { HostContext } from '../../main/app/host/context.js';
 import { dispatch } from '../../main/app/host/dispatch.js';
-import type { DriveFolderTree } from '../../main/contract/index.js';
+import { Feed, type FolderRun } from '../../main/app/host/feed.js';
+import type { DeletionQuestion, DriveFolderTree } from '../../main/contract/index.js';
 import { loadConfig } from '../../main/state/config.js';
+import type { SyncedFolder } from '../../main/state/folder.js';
 import { loadDriveTree, withIncluded } from '../../main/state/selection.js';
 import { startTestServer, uploadForm, type TestServer } from '../helpers/server.js';
 import { inSync, newHost, untilStatus, write, type TestHost } from './helpers.js';
@@ -234,23 +238,35 @@ describe('choosing folders in the host', { timeout: 90_000 }, () => {
     expect(fine.folders[0]!.detail).toBeNull();
   });
 
-  it('asks before a trash on the drive takes along what excluded folders hold, saying how much', async () => {
-    const h = await signedInHost('trash-along', { 'archive/kept.txt': 'kept here', 'archive/old/a.txt': 'a'.repeat(20), 'archive/old/b.txt': 'b'.repeat(22) });
-    const tree = await h.host.handle('selection:tree', { root: h.folder });
-    await h.host.handle('selection:apply', { root: h.folder, changes: [{ id: idOf(tree, 'archive/old'), include: false }] });
-    await until('the copy of archive/old leaving', () => !existsSync(join(h.folder, 'archive', 'old')));
-    await untilStatus(h.host, inSync);
+  it('passes on what a drive trash would take from excluded folders, and marks a folder whose downloads do not fit', () => {
+    // The feed as it hears a folder's engine: what the engine decides is the engine's tests'; what the window gets of
+    // it is this.
+    const events = new EventEmitter();
+    const h = newHost('feed');
+    const context = new HostContext({ paths: h.paths, platform: h.platform, defaultFolder: h.folder }, events as never);
+    context.account = { server: 'http://127.0.0.1:8080', email: 'feed@example.com' };
+    const run: FolderRun = { root: h.folder, mirror: '', folder: null, status: { root: h.folder, state: 'idle', detail: null, lastSync: null, synced: 0, inSync: true, skipped: 0, leftOut: [] } };
+    const feed = new Feed(context, () => [run]);
+    const folder = Object.assign(new EventEmitter(), { syncedCount: 3 });
+    feed.follow(run, folder as unknown as SyncedFolder, () => true);
+    const asked: DeletionQuestion[] = [];
+    events.on('confirm-deletions', (q: DeletionQuestion) => asked.push(q));
 
-    await h.host.handle('sync:pause', undefined);
-    rmSync(join(h.folder, 'archive'), { recursive: true });
-    await h.host.handle('sync:resume', undefined);
-    const asked = await untilStatus(h.host, (s) => s.pendingDeletions.length > 0);
-    const question = asked.pendingDeletions[0]!;
-    expect(question.excluded).toEqual({ items: expect.any(Number), bytes: 42 });
-    expect(question.excluded!.items).toBeGreaterThanOrEqual(2);
-    // Kept: archive comes back from the drive, with nothing taken from it.
-    await h.host.handle('deletions:answer', { root: h.folder, answer: 'keep' });
-    await until('archive coming back', () => existsSync(join(h.folder, 'archive', 'kept.txt')));
-    expect(existsSync(join(h.folder, 'archive', 'old'))).toBe(false);
+    const group = { where: 'drive' as const, why: 'deleted in this folder', count: 2, bytes: 9, items: [{ path: 'archive', type: 'folder' as const, size: 0 }] };
+    folder.emit('confirm-deletions', { root: h.folder, count: 2, synced: 3, bytes: 9, groups: [group], excluded: { items: 3, bytes: 42 } });
+    expect(asked).toEqual([{ root: h.folder, count: 2, synced: 3, bytes: 9, groups: [group], excluded: { items: 3, bytes: 42 } }]);
+    expect(feed.status().pendingDeletions[0]!.excluded).toEqual({ items: 3, bytes: 42 });
+    // Nothing taken from excluded folders: not said at all.
+    folder.emit('confirm-deletions', { root: h.folder, count: 2, synced: 3, bytes: 9, groups: [group] });
+    expect(asked[1]).not.toHaveProperty('excluded');
+
+    folder.emit('state', 'error', 'not enough free space: 1024 TB to download, 3.0 GB free on this disk; free some space, or leave folders out (drivesync exclude)');
+    expect(feed.status().folders[0]).toMatchObject({ state: 'error', needsSpace: true, detail: expect.stringMatching(/^Not enough free space: 1024 TB to download, 3\.0 GB free on this disk/) });
+    folder.emit('state', 'error', 'cannot read the folder');
+    expect(feed.status().folders[0]).not.toHaveProperty('needsSpace');
+    folder.emit('state', 'error', 'not enough free space: 2.0 GB to download, 1.0 GB free on this disk; free some space, or leave folders out (drivesync exclude)');
+    folder.emit('state', 'idle');
+    expect(feed.status().folders[0]).toMatchObject({ state: 'idle', detail: null });
+    expect(feed.status().folders[0]).not.toHaveProperty('needsSpace');
   });
 });
