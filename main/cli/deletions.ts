@@ -27,6 +27,10 @@ export function describeDeletions(question: DeletionQuestion, shown = 10, head =
     const more = group.items.length - shown;
     if (more > 0) lines.push(`    and ${more} more (drivesync status --json lists them all)`);
   }
+  if (question.excluded) {
+    const { items: n, bytes } = question.excluded;
+    lines.push(`  and ${items(n)} (${humanBytes(bytes)}) inside folders this computer leaves out (drivesync excluded): not here, but they go to the drive's trash too`);
+  }
   return lines;
 }
 

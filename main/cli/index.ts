@@ -4,6 +4,7 @@ import { registerServerCommand } from './commands/server.js';
 import { registerAuthCommands } from './commands/auth.js';
 import { registerSyncCommand } from './commands/sync.js';
 import { registerControlCommands } from './commands/control.js';
+import { registerSelectiveCommands } from './commands/selective.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerShareCommands } from './commands/share.js';
 import { registerLinkCommand } from './commands/link.js';
@@ -25,6 +26,7 @@ function buildProgram(): Command {
   registerAuthCommands(program);
   registerSyncCommand(program);
   registerControlCommands(program);
+  registerSelectiveCommands(program);
   registerStatusCommand(program);
   registerShareCommands(program);
   registerLinkCommand(program);

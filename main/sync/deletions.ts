@@ -53,9 +53,16 @@ interface Trees {
  * The question for the deletions among `operations`. `beforeStart`: the deletions made in this folder were found by
  * the scan that starts an engine (made while nothing was running).
  */
-export function deletionQuestion(operations: readonly Operation[], trees: Trees, synced: number, beforeStart: boolean): DeletionQuestion {
+export function deletionQuestion(
+  operations: readonly Operation[],
+  trees: Trees,
+  synced: number,
+  beforeStart: boolean,
+  /** Entries inside excluded folders: told apart (`excluded`), not counted in the groups. */
+  outside: ReadonlySet<RemoteId> = new Set(),
+): DeletionQuestion {
   const children = new Map<RemoteId, RemoteItem[]>();
-  for (const r of trees.remote.values()) if (r.parentId !== null) addTo(children, r.parentId, r);
+  for (const r of trees.remote.values()) if (r.parentId !== null && !outside.has(r.id)) addTo(children, r.parentId, r);
   const remoteBytes = (id: RemoteId): number => {
     let sum = 0;
     const stack = [id];

@@ -649,7 +649,7 @@ export class FolderPasses {
         summary.needsConfirmation = true;
         this.host.setState('waiting-for-consent', `waiting for your answer to delete ${count} items`);
         if (this.askedFor !== count) {
-          const question = deletionQuestion(operations, this.trees, this.trees.base.size + recent, !this.started);
+          const question = deletionQuestion(operations, this.trees, this.trees.base.size + recent, !this.started, result.outside);
           this.host.askConsent({ ...question, count, ...(excluded.items > 0 ? { excluded } : {}) });
         }
         this.askedFor = count;

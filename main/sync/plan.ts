@@ -29,6 +29,8 @@ export interface PlanOptions {
   isIgnored?: (path: RelPath, type: LocalItem['type']) => boolean;
   /** Remote folders left out by selective sync: they hold their names, and no row places them (selective.ts). */
   excludedRoots?: ReadonlySet<RemoteId>;
+  /** Remote entries new inside an excluded folder whose local changes are synced first: no row places them. */
+  heldBack?: ReadonlySet<RemoteId>;
 }
 
 /**
@@ -97,7 +99,7 @@ export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
   const caseInsensitive = options.caseInsensitive ?? false;
   const isIgnored = options.isIgnored ?? (() => false);
   const classified = classify(trees, { isIgnored });
-  const pass = new Pass(trees, classified, { caseInsensitive, isIgnored });
+  const pass = new Pass(trees, classified, { caseInsensitive, isIgnored, ...(options.excludedRoots ? { excludedRoots: options.excludedRoots } : {}) });
 
   // Synced items, shallowest first by where they are now (their local path if they exist locally), so that a folder
   // moved or trashed this pass is decided before anything inside it now, even an item that moved in.
@@ -107,7 +109,7 @@ export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
     SYNCED_TABLE[s.localState][s.remoteState].decide(pass, s);
   }
   // Remote entries not synced yet, parents first; then local items not synced yet, by path.
-  for (const r of newRemoteEntries(classified, trees, options.excludedRoots)) NEW_REMOTE.decide(pass, r);
+  for (const r of newRemoteEntries(classified, trees, options.excludedRoots, options.heldBack)) NEW_REMOTE.decide(pass, r);
   const leaving = remoteLeaving(pass);
   for (const l of pass.sortedLocal) NEW_LOCAL.decide(pass, l, leaving);
 
@@ -116,8 +118,13 @@ export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
 }
 
 /** Remote entries neither synced nor a synced file's replacement nor excluded, shallowest first, then oldest. */
-function newRemoteEntries({ remote, replacing }: Classified, { base }: Trees, excluded?: ReadonlySet<RemoteId>): RemoteItem[] {
-  const entries = [...remote.values()].filter((r) => !base.has(r.id) && !replacing.has(r.id) && !excluded?.has(r.id));
+function newRemoteEntries(
+  { remote, replacing }: Classified,
+  { base }: Trees,
+  excluded?: ReadonlySet<RemoteId>,
+  heldBack?: ReadonlySet<RemoteId>,
+): RemoteItem[] {
+  const entries = [...remote.values()].filter((r) => !base.has(r.id) && !replacing.has(r.id) && !excluded?.has(r.id) && !heldBack?.has(r.id));
   const depth = (r: RemoteItem): number => {
     let d = 0;
     for (let cur: RemoteItem | undefined = r; cur && cur.parentId !== null && d < 10_000; d++) cur = remote.get(cur.parentId);

@@ -8,7 +8,7 @@
  * local folder that has an excluded folder's place is never merged into it, uploaded or deleted.
  */
 import { sameItem } from './birth.js';
-import { givenNames, isWithin, joinPath, parentOf } from './names.js';
+import { givenNames, isWithin, joinPath, nameKey, parentOf, safeLocalName } from './names.js';
 import { planChanges, settled, type PlanOptions } from './plan.js';
 import type { BaseItem, LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, Trees } from './types.js';
 
@@ -30,6 +30,8 @@ export interface SelectedView {
   settledTrees: Trees;
   /** Excluded folders not synced here: the table places none of them (their entries hold their names only). */
   excludedRoots: ReadonlySet<RemoteId>;
+  /** New on the drive inside a copy whose changes are synced first (E2): seen by the table, never placed here. */
+  heldBack: ReadonlySet<RemoteId>;
   /** Local paths never uploaded: local folders at an excluded folder's place, and what they hold (E3). */
   leftOut: (path: RelPath) => boolean;
   /** Local copies of excluded folders that can go now (E1). */
@@ -48,19 +50,25 @@ class Without<K, V> implements ReadonlyMap<K, V> {
   constructor(
     private readonly source: ReadonlyMap<K, V>,
     private readonly hidden: ReadonlySet<K>,
+    /** Values shown in place of the source's for these keys. */
+    private readonly masked: ReadonlyMap<K, V> = new Map(),
   ) {
     let hiddenHere = 0;
     for (const key of hidden) if (source.has(key)) hiddenHere++;
     this.size = source.size - hiddenHere;
   }
   get(key: K): V | undefined {
-    return this.hidden.has(key) ? undefined : this.source.get(key);
+    return this.hidden.has(key) ? undefined : (this.masked.get(key) ?? this.source.get(key));
   }
   has(key: K): boolean {
     return !this.hidden.has(key) && this.source.has(key);
   }
   *entries(): IterableIterator<[K, V]> {
-    for (const entry of this.source.entries()) if (!this.hidden.has(entry[0])) yield entry;
+    for (const entry of this.source.entries()) {
+      if (this.hidden.has(entry[0])) continue;
+      const masked = this.masked.get(entry[0]);
+      yield masked === undefined ? entry : [entry[0], masked];
+    }
   }
   *keys(): IterableIterator<K> {
     for (const [key] of this.entries()) yield key;
@@ -109,20 +117,34 @@ export function entriesOutside(remote: ReadonlyMap<RemoteId, RemoteItem>, exclud
 interface Unit {
   root: BaseItem;
   members: BaseItem[];
-  /** Synced items not excluded recorded inside it: they move out first (M2). */
+  /** Synced items not excluded recorded inside it: the table decides about them first (M2 moves them out). */
   visitors: number;
 }
 
 /**
- * The local copy as it was synced: every synced item at its recorded place, unchanged, and nothing new inside. What
- * holds it otherwise, as paths (at most a few, for the message).
+ * Whether the local copy is as synced: every synced item at its recorded place unchanged, or gone from this computer
+ * (deleted here: its bytes are on the drive, and the exclusion says it does not live here), and nothing new inside.
+ * `held`: what holds it otherwise (an edit, a new item, an item moved elsewhere here); `gone`: the items deleted here.
  */
-function holders(unit: Unit, local: ReadonlyMap<RelPath, LocalItem>, localWithin: ReadonlyMap<RelPath, RelPath[]>): RelPath[] {
+function holders(
+  unit: Unit,
+  local: ReadonlyMap<RelPath, LocalItem>,
+  localWithin: ReadonlyMap<RelPath, RelPath[]>,
+  isIgnored: (path: RelPath, type: LocalItem['type']) => boolean,
+  movedElsewhere: (item: BaseItem) => boolean,
+  /** A synced item not excluded is recorded at this path (it moves out first: not the copy's to hold). */
+  synced: (path: RelPath) => boolean,
+): { held: RelPath[]; gone: BaseItem[] } {
   const found: RelPath[] = [];
+  const gone: BaseItem[] = [];
   const recorded = new Set<RelPath>();
   for (const m of unit.members) {
     recorded.add(m.path);
     const l = local.get(m.path);
+    if (l === undefined && !movedElsewhere(m)) {
+      gone.push(m);
+      continue;
+    }
     const same =
       l !== undefined &&
       l.type === m.type &&
@@ -130,21 +152,30 @@ function holders(unit: Unit, local: ReadonlyMap<RelPath, LocalItem>, localWithin
       (m.type === 'folder' || (l.size === m.size && (l.mtimeMs === m.mtimeMs || (l.hash !== undefined && l.hash === m.hash))));
     if (!same) found.push(m.path);
   }
-  for (const path of localWithin.get(unit.root.path) ?? []) if (!recorded.has(path)) found.push(path);
-  return found;
+  // Ignored names inside (temp files, .syncignore) are not uploaded: they do not hold the copy back, and stay (E1).
+  for (const path of localWithin.get(unit.root.path) ?? []) {
+    if (!recorded.has(path) && !synced(path) && !isIgnored(path, local.get(path)!.type)) found.push(path);
+  }
+  return { held: found, gone };
 }
 
 /**
  * Applies the selection to the trees. `caseInsensitive` as the planner compares names (an excluded folder's place is
  * its given name among its siblings on the drive).
  */
-export function selectView(trees: Trees, selection: Selection, caseInsensitive = false): SelectedView {
+export function selectView(
+  trees: Trees,
+  selection: Selection,
+  caseInsensitive = false,
+  isIgnored: (path: RelPath, type: LocalItem['type']) => boolean = () => false,
+): SelectedView {
   const { base, local, remote } = trees;
   const outside = entriesOutside(remote, selection.excluded);
   const none: SelectedView = {
     trees,
     settledTrees: trees,
     excludedRoots: new Set(),
+    heldBack: new Set(),
     leftOut: () => false,
     operations: [],
     skipped: [],
@@ -167,7 +198,19 @@ export function selectView(trees: Trees, selection: Selection, caseInsensitive =
     if (unit) unit.members.push(b);
     else units.set(b.path, { root: b, members: [b], visitors: 0 });
   }
-  if (units.size > 0) for (const b of base.values()) if (!outside.has(b.remoteId) && unitOf(b.path)) unitOf(b.path)!.visitors++;
+  // Synced items that are not excluded, recorded inside a copy: the table decides about them first (moved out on the
+  // drive, deleted somewhere), and the copy waits. Those there in person keep their place (not left out).
+  const visitorPaths = new Set<RelPath>();
+  if (units.size > 0) {
+    for (const b of base.values()) {
+      if (outside.has(b.remoteId)) continue;
+      const unit = unitOf(b.path);
+      if (!unit) continue;
+      unit.visitors++;
+      const l = local.get(b.path);
+      if (l !== undefined && l.type === b.type && sameItem(l, b)) visitorPaths.add(b.path);
+    }
+  }
 
   // Local items inside each copy.
   const localWithin = new Map<RelPath, RelPath[]>();
@@ -182,12 +225,11 @@ export function selectView(trees: Trees, selection: Selection, caseInsensitive =
   }
 
   const hiddenBase = new Set<RemoteId>();
-  const hiddenLocal = new Set<RelPath>();
+  /** Synced items of E2 copies, which the table plans. */
+  const planned = new Set<RemoteId>();
   const hiddenRemote = new Set<RemoteId>(outside);
   const operations: Operation[] = [];
   const skipped: Plan['skipped'] = [];
-  const visitorPaths = new Set<RelPath>();
-  if (units.size > 0) for (const b of base.values()) if (!outside.has(b.remoteId) && unitOf(b.path)) visitorPaths.add(b.path);
 
   const excludedRootOf = (id: RemoteId): RemoteItem | undefined => {
     let top: RemoteItem | undefined;
@@ -197,14 +239,52 @@ export function selectView(trees: Trees, selection: Selection, caseInsensitive =
     return top;
   };
 
+  const excludedRoots = new Set<RemoteId>();
+  const leftOutPaths: RelPath[] = [];
+  /** Local copies out of the table's sight (E1). */
+  const unitPaths: RelPath[] = [];
+  let byInode: Map<number, LocalItem[]> | null = null;
+  /** Where a synced item is here now, if it moved away from its recorded place (found by its identity). */
+  const movedTo = (m: BaseItem): RelPath | undefined => {
+    if (!byInode) {
+      byInode = new Map();
+      for (const l of local.values()) byInode.set(l.inode, [...(byInode.get(l.inode) ?? []), l]);
+    }
+    return (byInode.get(m.inode) ?? []).find((l) => l.path !== m.path && l.type === m.type && sameItem(l, m))?.path;
+  };
+  const movedElsewhere = (m: BaseItem): boolean => {
+    const l = local.get(m.path);
+    return !(l && l.type === m.type && sameItem(l, m)) && movedTo(m) !== undefined;
+  };
+  /** Where a synced item is now: at its recorded place (itself, or what an atomic save put there), or where it moved. */
+  const currentPath = (m: BaseItem): RelPath | undefined => {
+    const l = local.get(m.path);
+    if (l && l.type === m.type && sameItem(l, m)) return m.path;
+    return movedTo(m) ?? (l ? m.path : undefined);
+  };
   for (const unit of units.values()) {
-    const held = holders(unit, local, localWithin);
+    const { held, gone } = holders(unit, local, localWithin, isIgnored, movedElsewhere, (path) => visitorPaths.has(path));
+    // Deleted here inside an excluded folder: not a deletion to send (the folder does not live here); forgotten.
+    for (const m of gone) hiddenBase.add(m.remoteId);
+    // Out of the table's sight, but not of its names: the copy here keeps its place (never uploaded, as an ignored
+    // name), and the drive's entry, where it is an excluded folder's own, keeps its name among its siblings.
     const hideUnit = () => {
       for (const m of unit.members) hiddenBase.add(m.remoteId);
-      for (const path of localWithin.get(unit.root.path) ?? []) if (!visitorPaths.has(path)) hiddenLocal.add(path);
+      leftOutPaths.push(unit.root.path);
+      unitPaths.push(unit.root.path);
+      const r = remote.get(unit.root.remoteId);
+      if (r && (r.parentId === null || !outside.has(r.parentId))) {
+        hiddenRemote.delete(r.id);
+        excludedRoots.add(r.id);
+      }
     };
     if (held.length === 0) {
       hideUnit();
+      if (!local.has(unit.root.path)) {
+        // Deleted here as a whole: nothing to remove, only rows to forget (and its place is free for the table).
+        for (const m of unit.members) operations.push({ kind: 'forget', rule: 'E1', remoteId: m.remoteId });
+        continue;
+      }
       // E1: the copy is as synced: it goes, once what moves out of it on the drive has (M2).
       if (unit.visitors === 0) {
         const bytes = unit.members.reduce((sum, m) => sum + (m.type === 'file' ? m.size : 0), 0);
@@ -216,24 +296,46 @@ export function selectView(trees: Trees, selection: Selection, caseInsensitive =
     if (excludedRoot && base.has(excludedRoot.id)) {
       // E2: excluded here with changes not on the drive yet: they are synced first (uploads, renames, deletions), as
       // if the folder were included; nothing new on the drive comes down. Then E1.
-      for (const m of unit.members) hiddenRemote.delete(m.remoteId);
-      skipped.push({ path: unit.root.path, reason: excludedWaitsFor(held), fails: false });
+      // Each member where the drive has it, if that is in a folder synced here inside an excluded folder synced here
+      // (else, to the table, it is gone from the drive: E4).
+      for (const m of unit.members) {
+        const own = m === unit.root ? excludedRoot : excludedRootOf(m.remoteId);
+        const parent = remote.get(m.remoteId)?.parentId ?? null;
+        if (!own || !base.has(own.id) || (parent !== null && !base.has(parent))) continue;
+        hiddenRemote.delete(m.remoteId);
+        planned.add(m.remoteId);
+      }
+      skipped.push({ path: currentPath(unit.root) ?? unit.root.path, reason: excludedWaitsFor(held), fails: false });
       continue;
     }
-    // E4: changed here and moved on the drive into a folder left out: it stays here, untouched, until the user says.
-    hideUnit();
+    // E4: changed here, and moved on the drive into an excluded folder not here: to the table it is gone from the
+    // drive, so the change is uploaded where it is here, as a new entry (D4, D5); the drive's entry stays where it was
+    // moved. Nothing is lost, and nothing waits on the user.
     const where = excludedRoot ? excludedRoot.name : 'an excluded folder';
     skipped.push({
-      path: unit.root.path,
-      reason: `was moved on the drive into ${where}, which this computer leaves out, and has changes made here: it is kept here and not synced; include ${where} or move it back on the drive`,
-      fails: true,
+      path: currentPath(unit.root) ?? unit.root.path,
+      reason: `was moved on the drive into ${where}, which this computer leaves out, after it changed here: the version here is uploaded where it is, as a new item`,
+      fails: false,
     });
+  }
+
+  // What is new on the drive inside an E2 copy stays in the table's sight, never placed here: it keeps a folder deleted
+  // or moved away here from being trashed on the drive (an edit beats a deletion, D6), and is not downloaded.
+  const heldBack = new Set<RemoteId>();
+  if (planned.size > 0) {
+    for (const id of outside) {
+      if (base.has(id)) continue;
+      let cur = remote.get(id);
+      for (let hops = 0; cur && !base.has(cur.id) && hops < 10_000; hops++) cur = cur.parentId === null ? undefined : remote.get(cur.parentId);
+      if (cur && planned.has(cur.id)) {
+        heldBack.add(id);
+        hiddenRemote.delete(id);
+      }
+    }
   }
 
   // Excluded folders with no local copy: their entries stay in the remote tree to hold their names (the table places
   // none of them), and a local folder at that place is left out (E3).
-  const excludedRoots = new Set<RemoteId>();
-  const leftOutPaths: RelPath[] = [];
   const roots = [...selection.excluded].map((id) => remote.get(id)).filter((r): r is RemoteItem => r !== undefined && !base.has(r.id));
   const topRoots = roots.filter((r) => r.parentId === null || !outside.has(r.parentId));
   if (topRoots.length > 0) {
@@ -259,16 +361,26 @@ export function selectView(trees: Trees, selection: Selection, caseInsensitive =
       }
     }
   }
-  const leftOut = (path: RelPath) => leftOutPaths.some((p) => isWithin(path, p));
+  const leftOut = (path: RelPath) => !visitorPaths.has(path) && leftOutPaths.some((p) => isWithin(path, p));
 
-  const planTrees: Trees = { base: hide(base, hiddenBase), local: hide(local, hiddenLocal), remote: hide(remote, hiddenRemote) };
+  // The copies left out keep their places for the table, as ignored names, but not their identities: a synced item it
+  // still sees must not take one of them for itself (a folder made again at its path, a move).
+  const masked = new Map<RelPath, LocalItem>();
+  for (const root of unitPaths) {
+    for (const path of localWithin.get(root) ?? []) {
+      if (visitorPaths.has(path)) continue;
+      const { birthtimeMs: _, ...item } = local.get(path)!;
+      masked.set(path, { ...item, inode: -1 - item.inode });
+    }
+  }
+  const planTrees: Trees = { base: hide(base, hiddenBase), local: masked.size > 0 ? new Without(local, new Set(), masked) : local, remote: hide(remote, hiddenRemote) };
   const withoutRoots = new Set(hiddenRemote);
   for (const id of excludedRoots) withoutRoots.add(id);
   // Left-out local items are not base's either: `settled` compares the rest.
-  const hiddenForSettled = new Set(hiddenLocal);
-  if (leftOutPaths.length > 0) for (const path of local.keys()) if (leftOut(path) && !visitorPaths.has(path)) hiddenForSettled.add(path);
+  const hiddenForSettled = new Set<RelPath>();
+  if (leftOutPaths.length > 0) for (const path of local.keys()) if (leftOut(path)) hiddenForSettled.add(path);
   const settledTrees: Trees = { base: planTrees.base, local: hide(local, hiddenForSettled), remote: hide(remote, withoutRoots) };
-  return { trees: planTrees, settledTrees, excludedRoots, leftOut, operations, skipped, outside };
+  return { trees: planTrees, settledTrees, excludedRoots, heldBack, leftOut, operations, skipped, outside };
 }
 
 const depth = (path: RelPath): number => (path === '' ? 0 : path.split('/').length);
@@ -319,23 +431,21 @@ export function newTopFolders(trees: Trees, selection: Selection): RemoteItem[] 
   return found;
 }
 
-/** Sizes of remote folders (bytes and files of their subtrees), for the folder chooser and `drivesync excluded`. */
-export function folderSizes(remote: ReadonlyMap<RemoteId, RemoteItem>): Map<RemoteId, { bytes: number; files: number }> {
-  const sizes = new Map<RemoteId, { bytes: number; files: number }>();
-  for (const r of remote.values()) if (r.type === 'folder') sizes.set(r.id, { bytes: 0, files: 0 });
-  for (const r of remote.values()) {
-    if (r.type !== 'file') continue;
-    let cur = r.parentId === null ? undefined : remote.get(r.parentId);
-    for (let hops = 0; cur && hops < 10_000; hops++) {
-      const size = sizes.get(cur.id);
-      if (size) {
-        size.bytes += r.size;
-        size.files++;
-      }
-      cur = cur.parentId === null ? undefined : remote.get(cur.parentId);
-    }
+/**
+ * An excluded folder shares its name with a sibling (a duplicate on the drive, case twins): the names the drive gives
+ * the sibling count it, which `settled` (blind to excluded folders) cannot tell, so the table looks.
+ */
+function namesClashWithExcluded(remote: ReadonlyMap<RemoteId, RemoteItem>, roots: ReadonlySet<RemoteId>, caseInsensitive: boolean): boolean {
+  if (roots.size === 0) return false;
+  const keys = new Set<string>();
+  for (const id of roots) {
+    const r = remote.get(id);
+    if (r) keys.add(`${r.parentId}/${nameKey(safeLocalName(r.name), caseInsensitive)}`);
   }
-  return sizes;
+  for (const r of remote.values()) {
+    if (!roots.has(r.id) && keys.has(`${r.parentId}/${nameKey(safeLocalName(r.name), caseInsensitive)}`)) return true;
+  }
+  return false;
 }
 
 /** A plan with what selective sync decided. */
@@ -352,14 +462,34 @@ export interface SelectedPlan extends Plan {
  */
 export function planSelected(trees: Trees, selection: Selection, options: PlanOptions = {}): SelectedPlan {
   const caseInsensitive = options.caseInsensitive ?? false;
-  const view = selectView(trees, selection, caseInsensitive);
-  const quiet = view.operations.length === 0 && view.skipped.length === 0 && settled(view.settledTrees, { caseInsensitive });
-  if (quiet) return { operations: [], deletions: 0, skipped: [], notes: [], quiet, outside: view.outside };
   const ignored = options.isIgnored ?? (() => false);
-  const isIgnored = view.excludedRoots.size > 0 ? (path: RelPath, type: LocalItem['type']) => view.leftOut(path) || ignored(path, type) : ignored;
-  const table = planChanges(view.trees, { ...options, isIgnored, excludedRoots: view.excludedRoots });
+  const view = selectView(trees, selection, caseInsensitive, ignored);
+  const quiet =
+    view.operations.length === 0 &&
+    view.skipped.length === 0 &&
+    settled(view.settledTrees, { caseInsensitive }) &&
+    !namesClashWithExcluded(trees.remote, view.excludedRoots, caseInsensitive);
+  if (quiet) return { operations: [], deletions: 0, skipped: [], notes: [], quiet, outside: view.outside };
+  const isIgnored = view.outside.size > 0 ? (path: RelPath, type: LocalItem['type']) => view.leftOut(path) || ignored(path, type) : ignored;
+  const table = planChanges(view.trees, { ...options, isIgnored, excludedRoots: view.excludedRoots, heldBack: view.heldBack });
+  // A local copy inside a folder the table moves or moves aside this pass goes next pass, from where it is then; one
+  // whose entry goes to the drive's trash with a folder this pass is no longer on the drive: it waits, and then it is
+  // a deletion on the drive like any other (D1, to the OS trash).
+  const moving = table.operations.flatMap((op) =>
+    op.kind === 'move-local' ? [op.from] : op.kind === 'trash-local' || op.kind === 'conflict' || op.kind === 'resolve-twin' ? [op.path] : [],
+  );
+  const trashed = new Set(table.operations.flatMap((op) => (op.kind === 'trash-remote' ? [op.remoteId] : [])));
+  const goesWithTrash = (id: RemoteId): boolean => {
+    for (let cur = trees.remote.get(id), hops = 0; cur && hops < 10_000; cur = cur.parentId === null ? undefined : trees.remote.get(cur.parentId), hops++) {
+      if (trashed.has(cur.id)) return true;
+    }
+    return false;
+  };
+  const dropping = view.operations.filter(
+    (op) => op.kind !== 'drop-local' || !(moving.some((path) => isWithin(op.path, path)) || (trashed.size > 0 && goesWithTrash(op.remoteId))),
+  );
   return {
-    operations: [...view.operations, ...table.operations],
+    operations: [...dropping, ...table.operations],
     deletions: table.deletions,
     skipped: [...view.skipped, ...table.skipped],
     notes: table.notes,

@@ -109,7 +109,7 @@ export type Operation =
   | { kind: 'resolve-twin'; rule: RuleId; remoteId: RemoteId; twinId: RemoteId; path: RelPath }
   | { kind: 'merge'; rule: RuleId; remoteId: RemoteId; path: RelPath }
   | { kind: 'record'; rule: RuleId; remoteId: RemoteId; path: RelPath }
-  | { kind: 'forget'; rule: RuleId; remoteId: RemoteId }
+  | { kind: 'forget'; rule: RuleId | SelectionRuleId; remoteId: RemoteId }
   /**
    * The local copy of a folder excluded from sync (or of an entry moved into one on the drive) leaves this computer:
    * the synced items inside it that are still as synced are deleted (not to the OS trash: the drive holds them).

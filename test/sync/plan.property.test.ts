@@ -5,18 +5,22 @@
  * the result must be: termination within MAX_PASSES, no exception, both trees equal and in base, an empty final
  * plan, a sound remote tree, and no content lost that either side still wanted.
  *
+ * Folders are excluded and included again at random moments of the run (selective sync, rows E1–E4): the selective
+ * planner plans, and "converged" means what the selection says (excluded content on the drive only).
+ *
  * Run count: DRIVESYNC_SOAK_RUNS (default 5000); `npm run soak` runs 50,000. See test/sync/soak.ts for replaying.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { baseName, isWithin, joinPath, nameKey, numberedName, parentOf, safeLocalName } from '../../main/sync/names.js';
-import { plan, planChanges, settled } from '../../main/sync/plan.js';
+import { planChanges, settled } from '../../main/sync/plan.js';
+import { planSelected, type Selection } from '../../main/sync/selective.js';
 import type { Operation, RelPath, RemoteId } from '../../main/sync/types.js';
 import { Sim, contentsKept, convergenceProblems, describeOp } from './sim.js';
 import { replayHint, soakParameters, soakRuns, soakSize, soakTimeoutMs } from './soak.js';
 
 const MAX_PASSES = 50;
-const ALL_RULES = ['C1', 'C2', 'C3', 'C4', 'C5', 'M1', 'M2', 'M3', 'M4', 'M6', 'D1', 'D2', 'D3', 'D4', 'D5', 'D6', 'N1', 'N2', 'N3', 'N4', 'N5'];
+const ALL_RULES = ['E1', 'C1', 'C2', 'C3', 'C4', 'C5', 'M1', 'M2', 'M3', 'M4', 'M6', 'D1', 'D2', 'D3', 'D4', 'D5', 'D6', 'N1', 'N2', 'N3', 'N4', 'N5'];
 
 /** Names both sides use: case twins, a dedup look-alike, a name the local side must sanitise, NFC. */
 const NAMES = ['alpha', 'beta', 'Alpha', 'gamma.txt', 'gamma (2).txt', 'alpha_', 'été'];
@@ -294,6 +298,22 @@ interface Case {
   local: Action[];
   remote: Action[];
   orders: number[][];
+  /** Folders excluded (or included again) before a pass of the run: which pass, which remote folder. */
+  selections?: Array<{ pass: number; folder: number; include: boolean }>;
+}
+
+/** Applies the selection changes due before `pass`: a folder of the drive (by order of id) excluded or included. */
+function changeSelection(world: World, c: Case, excluded: Set<RemoteId>, pass: number): void {
+  for (const change of c.selections ?? []) {
+    if (change.pass !== pass) continue;
+    const folders = [...world.sim.trees.remote.values()].filter((r) => r.type === 'folder').sort((x, y) => x.id - y.id);
+    const pool = change.include ? [...excluded].sort((x, y) => x - y) : folders.map((f) => f.id);
+    const id = pick(pool, change.folder);
+    if (id === undefined) continue;
+    if (change.include) excluded.delete(id);
+    else excluded.add(id);
+    world.script.push(`selection.${change.include ? 'delete' : 'add'}(${id}); // before pass ${pass + 1}`);
+  }
 }
 
 /** How often each rule fired over the property's runs: the generator must reach every row of the table. */
@@ -324,25 +344,31 @@ function runCase(c: Case): { passes: number } {
   for (const x of remoteNow) if (!start.has(x) || localNow.has(x)) wanted.add(x);
 
   const options = { caseInsensitive: c.caseInsensitive, isIgnored };
+  const excluded = new Set<RemoteId>();
+  const selection: Selection = { excluded };
+  sim.selection = selection;
   const report = (why: string) =>
     `${why}\n--- script ---\n${world.script.join('\n')}\n--- operations ---\n${sim.log.join('\n')}\n--- trees ---\n${sim.dump()}`;
   let passes = 0;
   for (;;) {
+    changeSelection(world, c, excluded, passes);
     let p;
     try {
-      p = plan(sim.snapshot(), options);
+      p = planSelected(sim.snapshot(), selection, options);
     } catch (error) {
       throw new Error(report(`plan threw: ${String(error)}`));
     }
     const snapshot = sim.snapshot();
-    if (settled(snapshot)) {
+    if (excluded.size === 0 && settled(snapshot)) {
       settledSeen++;
       const full = planChanges(snapshot, options);
       if (full.operations.length > 0 || full.skipped.length > 0) {
         throw new Error(report(`settled trees, yet the table plans: ${full.operations.map(describeOp).join('; ')}`));
       }
     }
-    if (p.operations.length === 0) break;
+    // A selection change still to come is made on a quiet folder too (a user excluding after the sync).
+    const due = (c.selections ?? []).some((change) => change.pass > passes);
+    if (p.operations.length === 0 && !due) break;
     if (++passes > MAX_PASSES) throw new Error(report(`no convergence after ${MAX_PASSES} passes; still: ${p.operations.map(describeOp).join('; ')}`));
     sim.log.push(`--- pass ${passes}`);
     const ids = new Set<RemoteId>();
@@ -362,8 +388,9 @@ function runCase(c: Case): { passes: number } {
       }
     }
   }
-  const problems = convergenceProblems(sim, isIgnored);
+  const problems = convergenceProblems(sim, isIgnored, selection);
   if (problems.length > 0) throw new Error(report(`not converged:\n  ${problems.join('\n  ')}`));
+
   const kept = contentsKept(sim);
   const lost = [...wanted].filter((x) => !kept.has(x));
   if (lost.length > 0) throw new Error(report(`content lost: ${lost.join(', ')}`));
@@ -378,6 +405,7 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
   local: fc.array(actionArb, { maxLength: 8 * soakSize() }),
   remote: fc.array(actionArb, { maxLength: 8 * soakSize() }),
   orders: fc.array(fc.array(fc.nat({ max: 9 }), { maxLength: 24 * soakSize() }), { maxLength: 8 }),
+  selections: fc.array(fc.record({ pass: fc.nat({ max: 3 }), folder: fc.nat({ max: 99 }), include: fc.boolean() }), { maxLength: 3 }),
 });
 
 describe('planner convergence (CanopyCheck-style property)', () => {

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { LOCAL_STATES, REMOTE_STATES } from '../../main/sync/plan/classify.js';
 import { rows } from '../../main/sync/plan/rows.js';
 import { ALL_CELLS, NEW_LOCAL, NEW_REMOTE, SYNCED_TABLE } from '../../main/sync/plan/table.js';
-import { ENGINE_RULE_IDS, RULE_IDS } from '../../main/sync/types.js';
+import { ENGINE_RULE_IDS, RULE_IDS, SELECTION_RULE_IDS } from '../../main/sync/types.js';
 
 const PROJECT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const read = (path: string) => readFileSync(join(PROJECT, path), 'utf8');
@@ -38,7 +38,7 @@ function documentedRows(): string[] {
 
 describe('the rule ids of the document, the planner and the tests', () => {
   it('the document has a row for every RuleId and engine rule, and no other', () => {
-    expect(documentedRows().sort()).toEqual([...RULE_IDS, ...ENGINE_RULE_IDS].sort());
+    expect(documentedRows().sort()).toEqual([...RULE_IDS, ...ENGINE_RULE_IDS, ...SELECTION_RULE_IDS].sort());
   });
 
   it('the planner emits every row of the table', () => {
@@ -78,6 +78,16 @@ describe('the rule ids of the document, the planner and the tests', () => {
     const tests = read('test/sync/plan-rules.test.ts');
     const described = new Set([...tests.matchAll(/^describe\('([CMDN]\d):/gm)].map((m) => m[1]!));
     expect([...RULE_IDS].filter((id) => !described.has(id))).toEqual([]);
+  });
+
+  it('selective sync names each of its rows, and each has its own describe in its tests', () => {
+    const source = read('main/sync/selective.ts');
+    const tests = read('test/sync/selective-rules.test.ts');
+    const described = new Set([...tests.matchAll(/^describe\('(E\d):/gm)].map((m) => m[1]!));
+    for (const id of SELECTION_RULE_IDS) {
+      expect(source, `selective.ts names ${id}`).toMatch(new RegExp(`\\b${id}\\b`));
+      expect(described.has(id), `a describe for ${id}`).toBe(true);
+    }
   });
 
   it('the engine rule is tested by name', () => {

@@ -27,7 +27,7 @@ import {
   safeLocalName,
 } from '../../main/sync/names.js';
 import { plan, type PlanOptions } from '../../main/sync/plan.js';
-import { planSelected, type Selection } from '../../main/sync/selective.js';
+import { entriesOutside, planSelected, selectView, type Selection } from '../../main/sync/selective.js';
 import type { ItemType, LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, Trees } from '../../main/sync/types.js';
 
 export const sha = (content: string): string => createHash('sha256').update(content).digest('hex');
@@ -61,6 +61,8 @@ export class Sim {
   /** The engine's own compact stores, so the property runs exercise them under applyOutcome too. */
   readonly trees: MutableTrees = { base: new BaseTree(), local: new LocalTree(), remote: new RemoteTree() };
   /** Content of each local file, by path. */
+  /** What is left out (selective sync), when the run has a selection: a remote trash counts only the rest. */
+  selection?: Selection;
   readonly localContent = new Map<RelPath, string>();
   /** Content of each remote file, by id. */
   readonly remoteContent = new Map<RemoteId, string>();
@@ -480,8 +482,10 @@ export class Sim {
       }
       case 'trash-remote': {
         this.mustRemote(op, op.remoteId);
+        // What is inside excluded folders is not this computer's to count (the engine asks before it goes): with a
+        // selection, the count is at most the subtree's.
         const count = 1 + this.remoteDescendants(op.remoteId).length;
-        if (count !== op.count) this.fail(op, `count ${op.count}, but the subtree has ${count} entries`);
+        if (this.selection ? op.count > count : count !== op.count) this.fail(op, `count ${op.count}, but the subtree has ${count} entries`);
         this.trashRemote(op.remoteId);
         return { kind: 'remote-trashed', remoteId: op.remoteId };
       }
@@ -498,7 +502,8 @@ export class Sim {
         if (members.length !== op.count) this.fail(op, `count ${op.count}, but ${members.length} synced items are there`);
         for (const b of members) {
           const l = t.local.get(b.path);
-          if (!l || l.inode !== b.inode) this.fail(op, `${b.path} is not the synced item`);
+          // Gone already (deleted here): nothing of it to remove.
+          if (l && l.inode !== b.inode) this.fail(op, `${b.path} is not the synced item`);
         }
         const kept: RelPath[] = [];
         for (const b of members.sort((x, y) => y.path.length - x.path.length)) {
@@ -513,7 +518,9 @@ export class Sim {
       case 'forget':
         // Forgetting a row another operation of the pass already dropped is harmless (the mirror's delete is
         // idempotent), so it is not an error here; a forget of a row that still has both sides would be.
-        if (t.base.has(op.remoteId) && t.remote.has(op.remoteId) && t.local.has(t.base.get(op.remoteId)!.path)) {
+        // (With a selection, an entry moved on the drive into an excluded folder is gone from what this computer syncs.)
+        const outside = this.selection ? entriesOutside(t.remote, this.selection.excluded) : new Set<RemoteId>();
+        if (t.base.has(op.remoteId) && t.remote.has(op.remoteId) && !outside.has(op.remoteId) && t.local.has(t.base.get(op.remoteId)!.path)) {
           const b = t.base.get(op.remoteId)!;
           if (t.local.get(b.path)!.inode === b.inode) this.fail(op, 'forgets an item present on both sides');
         }
@@ -604,9 +611,15 @@ export function localNameFits(localName: string, remoteName: string, caseInsensi
  * equal item by item (path/name, type, size, content), every item on either side must be in base, and base must
  * agree with both; the remote tree must have no orphans or cycles.
  */
-export function convergenceProblems(sim: Sim, isIgnored: (path: RelPath, type: ItemType) => boolean = () => false): string[] {
+export function convergenceProblems(sim: Sim, isIgnored: (path: RelPath, type: ItemType) => boolean = () => false, selection?: Selection): string[] {
   const problems: string[] = [];
   const { base, local, remote } = sim.trees;
+  // With a selection: what is excluded is on the drive only, a local folder at an excluded folder's place is left out,
+  // and an item held here (E4, told as a failure) stays as it is.
+  const view = selection ? selectView(sim.snapshot(), selection, sim.caseInsensitive, isIgnored) : null;
+  const outside = view?.outside ?? new Set<RemoteId>();
+  const held = (path: RelPath) => view?.skipped.some((s) => s.fails && isWithin(path, s.path)) ?? false;
+  const leftOut = (path: RelPath) => view?.leftOut(path) ?? false;
   // Remote tree: every entry reachable from the root through folders.
   for (const r of remote.values()) {
     if (sim.remotePath(r.id) === undefined) problems.push(`remote ${r.id} (${r.name}) is an orphan or in a cycle`);
@@ -614,6 +627,10 @@ export function convergenceProblems(sim: Sim, isIgnored: (path: RelPath, type: I
   }
   const basePaths = new Map<RelPath, number>();
   for (const b of base.values()) {
+    if (outside.has(b.remoteId)) {
+      if (!held(b.path)) problems.push(`base ${b.remoteId} (${b.path}) is inside an excluded folder and still here`);
+      continue;
+    }
     if (basePaths.has(b.path)) problems.push(`base ${b.remoteId} and ${basePaths.get(b.path)} share the path ${b.path}`);
     basePaths.set(b.path, b.remoteId);
     const l = local.get(b.path);
@@ -645,9 +662,9 @@ export function convergenceProblems(sim: Sim, isIgnored: (path: RelPath, type: I
   }
   const synced = new Set([...base.values()].map((b) => b.path));
   for (const l of local.values()) {
-    if (!synced.has(l.path) && !isIgnored(l.path, l.type)) problems.push(`local ${l.path} is not synced`);
+    if (!synced.has(l.path) && !isIgnored(l.path, l.type) && !leftOut(l.path) && !held(l.path)) problems.push(`local ${l.path} is not synced`);
   }
-  for (const r of remote.values()) if (!base.has(r.id)) problems.push(`remote ${r.id} (${sim.remotePath(r.id)}) is not synced`);
+  for (const r of remote.values()) if (!base.has(r.id) && !outside.has(r.id)) problems.push(`remote ${r.id} (${sim.remotePath(r.id)}) is not synced`);
   return problems;
 }
 
@@ -686,6 +703,7 @@ export function syncUntilQuiet(
 ): Plan[] {
   const plans: Plan[] = [];
   for (;;) {
+    if (options.selection) sim.selection = options.selection();
     const p = options.selection ? planSelected(sim.snapshot(), options.selection(), options) : plan(sim.snapshot(), options);
     if (p.operations.length === 0) return plans;
     if (plans.length >= maxPasses) throw new Error(`no convergence after ${maxPasses} passes: ${p.operations.map(describeOp).join('; ')}`);

@@ -7,6 +7,7 @@ import { localTime, offlineReason, print, printJson, safe } from '../output.js';
 import { statePaths } from '../../state/paths.js';
 import { isAlive } from '../../state/lock.js';
 import { controlOf } from '../../state/control.js';
+import { selectionOf } from '../../state/selection.js';
 import { rootOfAccount } from '../../state/roots.js';
 import { emailFor, serverOf } from '../../state/server.js';
 import { readStatus } from '../../state/status-file.js';
@@ -41,6 +42,8 @@ export function registerStatusCommand(program: Command): void {
           deletions: running ? (status?.deletions ?? null) : null,
           // Paused by drivesync pause or the window: until when (null: until resumed).
           paused: controlOf(config, root).paused,
+          // Folders of the drive left out here (drivesync excluded names them, with their sizes).
+          excluded: selectionOf(config, root).excluded.size,
         };
       });
       const result = {
@@ -78,6 +81,7 @@ export function registerStatusCommand(program: Command): void {
             print(`    last sync: ${localTime(root.lastSync)} (${result})`);
           }
         }
+        if (root.excluded > 0) print(`    excluded:  ${counted(root.excluded, 'folder of the drive', 'folders of the drive')} not synced here (drivesync excluded lists them)`);
         if (root.paused) print(`    paused:    ${root.paused.until ? `until ${localTime(root.paused.until)}` : 'until resumed'} (drivesync resume ${safe(root.path)} goes on)`);
         if (root.counts) print(`    items:     ${root.counts.synced} synced, ${root.counts.done} changed in the last pass, ${root.counts.failed} failed`);
         if (root.deletions) {
@@ -101,11 +105,13 @@ const counted = (n: number, one: string, many: string) => `${n} ${n === 1 ? one 
 function leftOutKinds(ignored: number, items: ReadonlyArray<{ message: string }>): string[] {
   const links = items.filter((i) => i.message === 'symbolic links are not synced').length;
   const empty = items.filter((i) => i.message.startsWith('an empty folder named')).length;
-  const rest = items.length - links - empty;
+  const places = items.filter((i) => i.message.includes('a folder of the drive this computer leaves out')).length;
+  const rest = items.length - links - empty - places;
   return [
     ...(ignored > 0 ? [`${counted(ignored, 'ignored name', 'ignored names')} (temporary files and .syncignore)`] : []),
     ...(links > 0 ? [counted(links, 'symbolic link', 'symbolic links')] : []),
     ...(empty > 0 ? [counted(empty, 'empty folder the drive cannot hold', 'empty folders the drive cannot hold')] : []),
+    ...(places > 0 ? [counted(places, 'local folder at an excluded folder\'s place', 'local folders at excluded folders\' places')] : []),
     ...(rest > 0 ? [counted(rest, 'other item', 'other items')] : []),
   ];
 }

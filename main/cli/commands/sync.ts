@@ -14,6 +14,7 @@ import { failure, SilentExit, usageError } from '../errors.js';
 import { log } from '../log.js';
 import { localTime, offlineReason, safe } from '../output.js';
 import { describeActivity, PlainReporter, TtyReporter, type Reporter } from '../progress.js';
+import { selectBeforeSync } from '../selection.js';
 import { openSession, type Session } from '../session.js';
 
 interface SyncOptions {
@@ -21,6 +22,8 @@ interface SyncOptions {
   yes?: boolean;
   keep?: boolean;
   afresh?: boolean;
+  exclude?: string[];
+  newFolders?: string;
 }
 
 /** What a person answers the mass-delete guard. */
@@ -140,6 +143,12 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
   }
   const config = loadConfig(session.paths);
   if (!config.roots.includes(root)) saveConfig(session.paths, { ...config, roots: [...config.roots, root] });
+  if (options.exclude || options.newFolders !== undefined) {
+    await selectBeforeSync({ ...session, config: loadConfig(session.paths) }, root, {
+      ...(options.exclude ? { exclude: options.exclude } : {}),
+      ...(options.newFolders !== undefined ? { newFolders: options.newFolders } : {}),
+    });
+  }
 
   const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
   const reporter: Reporter = process.stdout.isTTY ? new TtyReporter() : new PlainReporter();
@@ -354,5 +363,7 @@ export function registerSyncCommand(program: Command): void {
     .option('--yes', 'allow a pass that deletes many items (the mass-delete guard) without asking')
     .option('--keep', 'refuse such deletions without asking: keep the items (restored where they were deleted)')
     .option('--afresh', 'sync the folder as it is now, as a merge (nothing is deleted): after it was replaced or re-created')
+    .option('--exclude <path...>', 'leave these folders of the drive out of this computer (relative to DIR); see drivesync exclude')
+    .option('--new-folders <exclude|sync>', 'whether new top-level folders made elsewhere are synced here or left out until included')
     .action((dir: string, options: SyncOptions) => runSync(dir, options));
 }

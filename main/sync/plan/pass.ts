@@ -11,6 +11,8 @@ import { folderKey, type Classified, type Status } from './classify.js';
 export interface PassOptions {
   caseInsensitive: boolean;
   isIgnored: (path: RelPath, type: LocalItem['type']) => boolean;
+  /** Remote folders left out by selective sync (not synced, never placed here). */
+  excludedRoots?: ReadonlySet<RemoteId>;
 }
 
 export class Pass {
@@ -21,6 +23,7 @@ export class Pass {
   readonly claimedLocal: ReadonlySet<RelPath>;
   readonly replacing: ReadonlySet<RemoteId>;
   readonly isIgnored: PassOptions['isIgnored'];
+  readonly excludedRoots: ReadonlySet<RemoteId>;
   private readonly caseInsensitive: boolean;
 
   readonly operations: Operation[] = [];
@@ -71,6 +74,7 @@ export class Pass {
     this.claimedLocal = classified.claimedLocal;
     this.replacing = classified.replacing;
     this.isIgnored = options.isIgnored;
+    this.excludedRoots = options.excludedRoots ?? new Set();
     this.caseInsensitive = options.caseInsensitive;
     for (const s of this.statuses.values()) if (s.local) this.byCurrentPath.set(s.local.path, s);
     for (const r of this.remote.values()) {

@@ -79,7 +79,8 @@ const deletedLocally: SyncedCell = {
       let survives = false;
       for (const child of inside) {
         const synced = pass.statuses.get(child.id);
-        if (!synced) survives = true;
+        // Something new on the drive keeps the folder; an excluded folder is not new (the engine asks before its trash).
+        if (!synced) survives ||= !pass.excludedRoots.has(child.id);
         else if (synced.local) {
           if (synced.remoteMoved) survives = true; // moved in here remotely: keeps the folder
           else leaving = true; // moved out locally: let it leave first
