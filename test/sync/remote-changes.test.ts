@@ -92,6 +92,34 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
   });
 
 
+  it('a file made elsewhere inside an excluded folder costs no full listing, and no pass on the polls after', async () => {
+    account = await newAccount(undefined, { profile });
+    const seen = listings(account);
+    const other = new DriveClient({ origin: account.server.url, token: account.token });
+    const work = await other.entries.createFolder('Work', null);
+    const inner = await other.entries.createFolder('Archive', work.id);
+    const top = await other.entries.createFolder('Photos', null);
+    let passes = 0;
+    const a = account.computer('alpha', { pollIntervalMs: 150, selection: () => ({ excluded: new Set([inner.id, top.id]) }) });
+    a.engine.on('pass', () => passes++);
+    await a.engine.start();
+    await settleEngine(a.engine);
+    (a.engine as unknown as { nextFullListing: number }).nextFullListing = Date.now() + 3_600_000;
+    const dir = join(a.root, '..');
+    writeFileSync(join(dir, 'elsewhere.txt'), 'made on another computer');
+    const fullBefore = seen.full();
+    await other.transfers.upload(join(dir, 'elsewhere.txt'), { name: 'inside.txt', parentId: inner.id });
+    await other.transfers.upload(join(dir, 'elsewhere.txt'), { name: 'photo.jpg', parentId: top.id });
+    await sleep(1500);
+    await settleEngine(a.engine);
+    const passesAfter = passes;
+    await sleep(1500);
+    expect(passes, "passes on the polls after the change").toBe(passesAfter);
+    expect(seen.full(), seen.fullQueries()).toBe(fullBefore);
+    expect(existsSync(join(a.root, 'Work', 'Archive'))).toBe(false);
+    expect(existsSync(join(a.root, 'Photos'))).toBe(false);
+  });
+
   it('every kind of change made elsewhere arrives without a full listing; a rename or move is a local move (same inode)', async () => {
     account = await newAccount(undefined, { profile });
     const searches = listings(account).all;
