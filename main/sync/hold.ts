@@ -45,6 +45,7 @@ export function uploadMayBeMoved(base: Iterable<BaseItem>, local: ReadonlyMap<Re
 
 /** Rows that act on a synced item gone locally. */
 export function actsOnDisappearance(op: Operation): boolean {
+  if (op.rule === 'E1') return op.kind === 'forget' || (op.kind === 'drop-local' && (op.gone ?? 0) > 0);
   return op.rule === 'D2' || op.rule === 'D3' || op.rule === 'D6' || (op.rule === 'D4' && op.kind === 'download');
 }
 

@@ -633,7 +633,7 @@ export class FolderPasses {
       const count = deletions + recent;
       // A remote trash takes along what excluded folders hold inside it, which this computer cannot see: asked first.
       const trashed = new Set(operations.flatMap((op) => (op.kind === 'trash-remote' ? [op.remoteId] : [])));
-      const excluded = result.outside.size > 0 ? excludedTakenBy(this.trees.remote, result.outside, trashed) : { items: 0, bytes: 0 };
+      const excluded = result.outside.size > 0 ? excludedTakenBy(this.trees.remote, result.outside, trashed, this.selection.excluded) : { items: 0, bytes: 0 };
       const guarded = (deletions > 0 && deletionNeedsConsent(count, this.trees.base.size + recent, this.options.maxDeletions)) || excluded.items > 0;
       if (guarded && !this.consent) {
         if (this.keep) {

@@ -288,7 +288,8 @@ export function selectView(
       // E1: the copy is as synced: it goes, once what moves out of it on the drive has (M2).
       if (unit.visitors === 0) {
         const bytes = unit.members.reduce((sum, m) => sum + (m.type === 'file' ? m.size : 0), 0);
-        operations.push({ kind: 'drop-local', rule: 'E1', path: unit.root.path, remoteId: unit.root.remoteId, count: unit.members.length, bytes });
+        // Items gone here make it wait, in live mode, until the folder settles (V1): they may have moved.
+        operations.push({ kind: 'drop-local', rule: 'E1', path: unit.root.path, remoteId: unit.root.remoteId, count: unit.members.length, bytes, ...(gone.length > 0 ? { gone: gone.length } : {}) });
       }
       continue;
     }
@@ -398,11 +399,14 @@ export function excludedTakenBy(
   remote: ReadonlyMap<RemoteId, RemoteItem>,
   outside: ReadonlySet<RemoteId>,
   trashed: ReadonlySet<RemoteId>,
+  /** The excluded folders themselves: the trash's own count has them (their names are in the table's sight). */
+  roots: ReadonlySet<RemoteId> = new Set(),
 ): { items: number; bytes: number } {
   let items = 0;
   let bytes = 0;
   if (trashed.size === 0) return { items, bytes };
   for (const id of outside) {
+    if (roots.has(id)) continue;
     const item = remote.get(id);
     if (!item) continue;
     let cur: RemoteItem | undefined = item;

@@ -114,7 +114,7 @@ export type Operation =
    * The local copy of a folder excluded from sync (or of an entry moved into one on the drive) leaves this computer:
    * the synced items inside it that are still as synced are deleted (not to the OS trash: the drive holds them).
    */
-  | { kind: 'drop-local'; rule: SelectionRuleId; path: RelPath; remoteId: RemoteId; count: number; bytes: number };
+  | { kind: 'drop-local'; rule: SelectionRuleId; path: RelPath; remoteId: RemoteId; count: number; bytes: number; gone?: number };
 
 export type OperationKind = Operation['kind'];
 

@@ -183,8 +183,10 @@ function apply(root: string, items: Item[], cmd: Command, serial: number, select
     case 'rmdir': {
       const d = folder(cmd.folder);
       if (d.path === '') return { uploads: 0 };
+      // A folder holding an excluded one is not deleted here: whether its copy here (moved in, not dropped yet) goes to
+      // the drive's trash with it depends on when the engine saw what (scenarios-selective tests that question).
+      if (within(d).some((i) => i.driveOnly && !i.deletedHere)) return { uploads: 0 };
       rmSync(abs(d.path), { recursive: true });
-      // What it held on the drive only (an excluded folder inside) goes with it: the engine asks, and is answered yes.
       for (let i = items.length - 1; i >= 0; i--) if (items[i]!.path === d.path || isWithin(items[i]!.path, d.path)) items.splice(i, 1);
       return { uploads: 0 };
     }

@@ -213,6 +213,9 @@ describe('the guards of selective sync', () => {
     const plan = planSelected(sim.snapshot(), selection);
     expect(kinds(plan.operations)).toEqual(['trash-remote[D2]']);
     expect(excludedTakenBy(sim.trees.remote, plan.outside, new Set([work]))).toEqual({ items: 2, bytes: 10 });
+    // The excluded folder itself is in the trash's own count.
+    expect(plan.operations[0]).toMatchObject({ count: 3 });
+    expect(excludedTakenBy(sim.trees.remote, plan.outside, new Set([work]), selection.excluded)).toEqual({ items: 1, bytes: 10 });
     expect(excludedTakenBy(sim.trees.remote, plan.outside, new Set([old + 100]))).toEqual({ items: 0, bytes: 0 });
   });
 
