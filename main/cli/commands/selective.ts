@@ -49,64 +49,73 @@ function finish(summary: PassSummary): void {
   if (!summary.inSync) throw new SilentExit(1);
 }
 
-async function exclude(paths: string[]): Promise<void> {
-  const session = await openSession();
-  const byRoot = new Map<string, Array<{ rel: string; given: string }>>();
+/** The paths a command names, by the synced folder each lies in. */
+function byRoot(session: Session, paths: readonly string[]): Map<string, Array<{ rel: string; given: string }>> {
+  const out = new Map<string, Array<{ rel: string; given: string }>>();
   for (const given of paths) {
     const { root, rel } = rootOf(session, given);
-    byRoot.set(root, [...(byRoot.get(root) ?? []), { rel, given }]);
+    out.set(root, [...(out.get(root) ?? []), { rel, given }]);
   }
-  for (const [root, wanted] of byRoot) {
+  return out;
+}
+
+/**
+ * Excludes or includes folders, per synced folder: each named folder changes the selection (or is said to need no
+ * change), the config is written once, what changed is told, and the change is applied.
+ */
+async function changeSelection(
+  paths: readonly string[],
+  change: (tree: DriveTree, excluded: ReadonlySet<number>, folder: DriveFolder, given: string) => Set<number> | null,
+  told: (tree: DriveTree, folder: DriveFolder) => string,
+  applied: string,
+): Promise<void> {
+  const session = await openSession();
+  for (const [root, wanted] of byRoot(session, paths)) {
     let excluded = selectionOf(session.config, root).excluded;
     const tree = await driveTree(session, excluded);
-    const added: DriveFolder[] = [];
+    const changed: DriveFolder[] = [];
     for (const { rel, given } of wanted) {
       const folder = folderAt(tree, rel, given);
-      if (folder.excluded) {
-        const by = tree.ancestry(folder.id).find((f) => f.excludedHere)!;
-        note(by.id === folder.id ? `${safe(given)} is already excluded` : `${safe(given)} is already left out: ${safe(by.path)} is excluded`);
-        continue;
-      }
-      excluded = withExcluded(tree, excluded, folder.id);
-      added.push(folder);
+      const next = change(tree, excluded, folder, given);
+      if (!next) continue;
+      excluded = next;
+      changed.push(folder);
     }
-    if (added.length === 0) continue;
+    if (changed.length === 0) continue;
     saveSelection(session.paths, root, (own) => ({ ...own, excluded: [...excluded] }));
-    for (const f of added) print(`excluded ${safe(f.path)} (${size(f)} on the drive)`);
-    await applyHere(session, root, 'removes its copy here once everything in it is on the drive');
+    for (const f of changed) print(told(tree, f));
+    await applyHere(session, root, applied);
   }
 }
 
-async function include(paths: string[]): Promise<void> {
-  const session = await openSession();
-  const byRoot = new Map<string, Array<{ rel: string; given: string }>>();
-  for (const given of paths) {
-    const { root, rel } = rootOf(session, given);
-    byRoot.set(root, [...(byRoot.get(root) ?? []), { rel, given }]);
-  }
-  for (const [root, wanted] of byRoot) {
-    let excluded = selectionOf(session.config, root).excluded;
-    const tree = await driveTree(session, excluded);
-    const added: DriveFolder[] = [];
-    for (const { rel, given } of wanted) {
-      const folder = folderAt(tree, rel, given);
-      if (!folder.excluded) {
-        note(`${safe(given)} is not excluded`);
-        continue;
-      }
-      excluded = withIncluded(tree, excluded, folder.id);
-      added.push(folder);
-    }
-    if (added.length === 0) continue;
-    saveSelection(session.paths, root, (own) => ({ ...own, excluded: [...excluded] }));
-    for (const f of added) {
+const exclude = (paths: string[]) =>
+  changeSelection(
+    paths,
+    (tree, excluded, folder, given) => {
+      if (!folder.excluded) return withExcluded(tree, excluded, folder.id);
+      const by = tree.ancestry(folder.id).find((f) => f.excludedHere)!;
+      note(by.id === folder.id ? `${safe(given)} is already excluded` : `${safe(given)} is already left out: ${safe(by.path)} is excluded`);
+      return null;
+    },
+    (_tree, f) => `excluded ${safe(f.path)} (${size(f)} on the drive)`,
+    'removes its copy here once everything in it is on the drive',
+  );
+
+const include = (paths: string[]) =>
+  changeSelection(
+    paths,
+    (tree, excluded, folder, given) => {
+      if (folder.excluded) return withIncluded(tree, excluded, folder.id);
+      note(`${safe(given)} is not excluded`);
+      return null;
+    },
+    (tree, f) => {
       const partly = tree.ancestry(f.id).filter((a) => a.id !== f.id && a.excludedHere);
       const with_ = partly.length > 0 ? `; ${partly.map((a) => safe(a.path)).join(', ')} comes back with only it inside` : '';
-      print(`included ${safe(f.path)} (${size(f)} to download${with_})`);
-    }
-    await applyHere(session, root, 'downloads it');
-  }
-}
+      return `included ${safe(f.path)} (${size(f)} to download${with_})`;
+    },
+    'downloads it',
+  );
 
 /** A running sync applies the change (it follows the config); otherwise one pass here does. */
 async function applyHere(session: Session, root: string, what: string): Promise<void> {

@@ -88,6 +88,24 @@ function report(plan: SelectionPlan, was: NewFolders): string {
  * open), Space ticks or unticks, Enter opens or closes. Each change is previewed by the host, which says what would
  * come down and what would leave this computer; Apply writes it, and the folder's sync follows.
  */
+/**
+ * Which synced folder's chooser is open, opened from a button: `open(root, event)` from its click, and the dialog
+ * (null when none is open), which gives the focus back to that button when it closes.
+ */
+export function useChooser(): { open: (root: string, event: Event) => void; dialog: preact.JSX.Element | null } {
+  const [choosing, setChoosing] = useState<string | null>(null);
+  const opener = useRef<HTMLElement | null>(null);
+  const open = (root: string, event: Event) => {
+    opener.current = event.currentTarget as HTMLElement;
+    setChoosing(root);
+  };
+  const close = () => {
+    setChoosing(null);
+    queueMicrotask(() => opener.current?.focus());
+  };
+  return { open, dialog: choosing ? <ChooseFoldersDialog root={choosing} onClose={close} /> : null };
+}
+
 export function ChooseFoldersDialog({ root, onClose }: { root: string; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
   const treeRef = useRef<HTMLUListElement>(null);

@@ -1,26 +1,17 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { FolderView, Settings } from '../../../main/contract/index.js';
 import { call, fieldsOf, messageOf, subscribe } from '../api.js';
 import { folderOf, type Shown } from '../folder-state.js';
 import { folderName, formatWhen } from '../format.js';
 import { PathText } from '../path-text.js';
-import { ChooseFoldersDialog } from './choose-folders.js';
+import { useChooser } from './choose-folders.js';
 
 /** The synced folders, each with its state; added with the desktop's folder picker, removed one by one. */
 function SyncedFolders({ folders, states, shown, onChange }: { folders: string[]; states: FolderView[]; shown: Shown; onChange: (settings: Settings) => void }) {
   const [message, setMessage] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [choosing, setChoosing] = useState<string | null>(null);
-  const opener = useRef<HTMLElement | null>(null);
-  const choose = (root: string, event: Event) => {
-    opener.current = event.currentTarget as HTMLElement;
-    setChoosing(root);
-  };
-  const closeChooser = () => {
-    setChoosing(null);
-    queueMicrotask(() => opener.current?.focus());
-  };
+  const { open: choose, dialog: chooser } = useChooser();
   const save = async (next: string[], said: string) => {
     setBusy(true);
     setError(null);
@@ -114,7 +105,7 @@ function SyncedFolders({ folders, states, shown, onChange }: { folders: string[]
           {message}
         </span>
       </div>
-      {choosing ? <ChooseFoldersDialog root={choosing} onClose={closeChooser} /> : null}
+      {chooser}
     </section>
   );
 }

@@ -1,10 +1,9 @@
-import { useRef, useState } from 'preact/hooks';
 import type { FolderView, OverallState, Progress, StatusSnapshot } from '../../../main/contract/index.js';
 import { call } from '../api.js';
 import { folderOf, type Shown, type ShownState } from '../folder-state.js';
 import { folderName, formatBytes, formatEta, formatWhen } from '../format.js';
 import { PathText } from '../path-text.js';
-import { ChooseFoldersDialog } from './choose-folders.js';
+import { useChooser } from './choose-folders.js';
 import { RecentFiles } from './recent.js';
 
 /** One folder: its name, where it is, how many items and when it last synced; its state only when it says more. */
@@ -117,16 +116,7 @@ function Transfers({ shown, progress }: { shown: Shown; progress: Progress | nul
 export function StatusView({ status, shown, progress, showLeftOut }: { status: StatusSnapshot; shown: Shown; progress: Progress | null; showLeftOut: () => void }) {
   // Paused by the user, or a folder stopped at the mass-delete question.
   const { paused } = shown;
-  const [choosing, setChoosing] = useState<string | null>(null);
-  const opener = useRef<HTMLElement | null>(null);
-  const choose = (root: string, event: Event) => {
-    opener.current = event.currentTarget as HTMLElement;
-    setChoosing(root);
-  };
-  const closeChooser = () => {
-    setChoosing(null);
-    queueMicrotask(() => opener.current?.focus());
-  };
+  const { open: choose, dialog: chooser } = useChooser();
   return (
     <section aria-labelledby="status-title" class="status-view">
       <h2 id="status-title" tabIndex={-1} class="sr-only">
@@ -178,7 +168,7 @@ export function StatusView({ status, shown, progress, showLeftOut }: { status: S
           <RecentFiles multipleFolders={status.folders.length > 1} />
         </div>
       </div>
-      {choosing ? <ChooseFoldersDialog root={choosing} onClose={closeChooser} /> : null}
+      {chooser}
     </section>
   );
 }
