@@ -23,7 +23,12 @@ export interface DropContext {
   /** What the plan saw at each path. */
   local: ReadonlyMap<RelPath, LocalItem>;
   abs(path: RelPath): string;
+  /** What the folder holds on disk now, as the scan sees it (ignored names left out), named as at `path`. */
+  scanFolder?: (absolutePath: string, path: RelPath) => Promise<ReadonlyMap<RelPath, LocalItem>>;
 }
+
+/** The disk moved on since the plan (an item renamed, saved or added a moment ago): the next plan looks again. */
+export class DropStaleError extends Error {}
 
 const errorCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | null)?.code;
 
@@ -34,8 +39,24 @@ function unchanged(seen: LocalItem | undefined, s: { isDirectory(): boolean; ino
   return seen.type === 'folder' || (seen.size === s.size && seen.mtimeMs === s.mtimeMs);
 }
 
+/** Still the item the plan saw: its type, identity and (files) size and time. */
+const sameAsSeen = (seen: LocalItem | undefined, now: LocalItem): boolean =>
+  seen !== undefined && seen.type === now.type && sameItem(seen, now) && (now.type === 'folder' || (seen.size === now.size && seen.mtimeMs === now.mtimeMs));
+
 export async function dropLocalCopy(ctx: DropContext, op: Extract<Operation, { kind: 'drop-local' }>): Promise<Outcome> {
   const members = [...ctx.base].filter((b) => isWithin(b.path, op.path));
+  if (ctx.scanFolder) {
+    // The copy as the plan saw it, or nothing goes: what moved, changed or appeared in it since is planned first (V3).
+    const root = await ctx.fs.stat(ctx.abs(op.path)).catch(() => null);
+    if (!root || !unchanged(ctx.local.get(op.path), root)) throw new DropStaleError(`${op.path} changed as it was about to leave this computer`);
+    const now = root.isDirectory() ? await ctx.scanFolder(ctx.abs(op.path), op.path) : new Map<RelPath, LocalItem>();
+    for (const [path, item] of now) {
+      if (!sameAsSeen(ctx.local.get(path), item)) throw new DropStaleError(`${path} changed in a folder about to leave this computer`);
+    }
+    for (const m of members) {
+      if (m.path !== op.path && ctx.local.has(m.path) && !now.has(m.path)) throw new DropStaleError(`${m.path} moved in a folder about to leave this computer`);
+    }
+  }
   const kept: RelPath[] = [];
   const gone: BaseItem[] = [];
   let freed = 0;

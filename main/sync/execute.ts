@@ -13,7 +13,7 @@ import { ApiError, isTransient, NotFoundError, RateLimitedError } from '../api/e
 import type { FileEntry } from '../api/schemas.js';
 import { commitOutcome, type MutableTrees, type Outcome } from './apply.js';
 import { birthField, birthTimeOf, sameItem } from './birth.js';
-import { dropLocalCopy } from './drop.js';
+import { dropLocalCopy, DropStaleError } from './drop.js';
 import { STATE_DIR } from './local.js';
 import { FROM_FILE, TRASHING } from './state-dir.js';
 import type { Clock, FileSystem, RandomId } from './ports.js';
@@ -469,9 +469,19 @@ export class Executor {
         return { kind: 'forgotten', remoteId: op.remoteId };
       case 'drop-local':
         return dropLocalCopy(
-          { root: this.root, fs: this.ports.fs, randomId: this.ports.randomId, base: this.trees.base.values(), local: this.trees.local, abs: (p) => this.abs(p) },
+          {
+            root: this.root,
+            fs: this.ports.fs,
+            randomId: this.ports.randomId,
+            base: this.trees.base.values(),
+            local: this.trees.local,
+            abs: (p) => this.abs(p),
+            ...(this.ports.scanFolder ? { scanFolder: this.ports.scanFolder } : {}),
+          },
           op,
-        );
+        ).catch((error: unknown) => {
+          throw error instanceof DropStaleError ? new StaleError(error.message) : error;
+        });
       case 'record': {
         const remote = this.remoteOf(op.remoteId);
         return { kind: 'synced', remote, local: await this.localItem(op.path, true) };
