@@ -3,7 +3,7 @@
  * (the command applies the change itself, in one pass), and on a running `drivesync sync DIR` in another process (it
  * follows the config).
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanUp, cli, eventually, expectNoStack, expectOneLineError, makeTree, newAccount, remoteTree, signedInHome, spawnCli, tempDir, useCliTestServer } from './helpers.js';
@@ -115,6 +115,23 @@ describe.concurrent('selective sync on the command line', () => {
     } finally {
       expectNoStack(await running.stop('SIGINT'));
     }
+  });
+
+  it('deleting here a folder that holds an excluded folder: sync --once refuses without an answer, --yes deletes', async () => {
+    const account = await newAccount(server, 'exclude-parent');
+    const home = await signedInHome(server, account);
+    const dir = join(tempDir(), 'Drive');
+    makeTree(dir, { 'Work/plan.txt': 'plan', 'Work/Archive/big.bin': '0123456789', 'keep.txt': 'keep' });
+    await cli(['sync', dir, '--once'], { home });
+    expect((await cli(['exclude', join(dir, 'Work', 'Archive')], { home })).code).toBe(0);
+    rmSync(join(dir, 'Work'), { recursive: true });
+    const refused = await cli(['sync', dir, '--once'], { home });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/this pass would delete \d+ of \d+ synced items .*nothing was deleted: re-run with --yes/);
+    expect(Object.keys(await remoteTree(server, account.token))).toContain('Work/Archive/big.bin');
+    const deleted = await cli(['sync', dir, '--once', '--yes'], { home });
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(Object.keys(await remoteTree(server, account.token))).toEqual(['keep.txt']);
   });
 
   it('bad paths get one line each', async () => {
