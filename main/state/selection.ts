@@ -30,7 +30,10 @@ export function saveSelection(paths: StatePaths, root: string, change: (own: Fol
   if (excluded.length === 0 && after.newFolders !== 'exclude') delete selective[root];
   else selective[root] = { excluded, ...(after.newFolders === 'exclude' ? { newFolders: 'exclude' as const } : {}) };
   const { selective: _, ...rest } = config;
-  saveConfig(paths, Object.keys(selective).length > 0 ? { ...rest, selective } : rest);
+  // Unchanged, the config is not written (a running engine would look at its selection again for nothing).
+  if (JSON.stringify(selective[root] ?? null) !== JSON.stringify(config.selective?.[root] ?? null)) {
+    saveConfig(paths, Object.keys(selective).length > 0 ? { ...rest, selective } : rest);
+  }
   return { excluded, ...(after.newFolders === 'exclude' ? { newFolders: 'exclude' } : {}) };
 }
 
