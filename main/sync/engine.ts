@@ -489,6 +489,12 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         folders = await remoteCheck.readFolders(now, this.pollMs, this.abort.signal);
         news = remoteCheck.news(signals, synced, folders);
       }
+      if (news.kind === 'listing') {
+        // A change made while the three signals were read (concurrently) can leave them disagreeing for a moment (a
+        // trash seen by one, not yet by the count): they are read once more before the whole drive is listed.
+        const again = remoteCheck.news(await remoteCheck.read(this.abort.signal), synced, folders);
+        if (again.kind !== 'listing') news = again;
+      }
       await this.pruneVersionsIfDue(now);
       if (news.kind === 'none') return null;
       return news.kind === 'delta' ? { fullScan: false, listRemote: false, remoteDelta: news.delta } : listing;
