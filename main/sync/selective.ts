@@ -8,6 +8,7 @@
  * local folder that has an excluded folder's place is never merged into it, uploaded or deleted.
  */
 import { sameItem } from './birth.js';
+import { addTo } from './grouping.js';
 import { givenNames, isWithin, joinPath, nameKey, parentOf, safeLocalName } from './names.js';
 import { planChanges, settled, type PlanOptions } from './plan.js';
 import type { BaseItem, LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, Trees } from './types.js';
@@ -169,219 +170,247 @@ export function selectView(
   caseInsensitive = false,
   isIgnored: (path: RelPath, type: LocalItem['type']) => boolean = () => false,
 ): SelectedView {
-  const { base, local, remote } = trees;
-  const outside = entriesOutside(remote, selection.excluded);
-  const none: SelectedView = {
-    trees,
-    settledTrees: trees,
-    excludedRoots: new Set(),
-    heldBack: new Set(),
-    leftOut: () => false,
-    operations: [],
-    skipped: [],
-    outside,
-  };
-  if (outside.size === 0) return none;
-
-  // Synced items now inside an excluded folder on the drive, grouped by local copy (shallowest recorded path first).
-  const units = new Map<RelPath, Unit>();
-  const excludedBase = [...base.values()].filter((b) => outside.has(b.remoteId)).sort((a, b) => depth(a.path) - depth(b.path));
-  const unitOf = (path: RelPath): Unit | undefined => {
-    for (let p = path; ; p = parentOf(p)) {
-      const unit = units.get(p);
-      if (unit) return unit;
-      if (p === '') return undefined;
-    }
-  };
-  for (const b of excludedBase) {
-    const unit = unitOf(b.path);
-    if (unit) unit.members.push(b);
-    else units.set(b.path, { root: b, members: [b], visitors: 0 });
+  const outside = entriesOutside(trees.remote, selection.excluded);
+  if (outside.size === 0) {
+    return { trees, settledTrees: trees, excludedRoots: new Set(), heldBack: new Set(), leftOut: () => false, operations: [], skipped: [], outside };
   }
-  // Synced items that are not excluded, recorded inside a copy: the table decides about them first (moved out on the
-  // drive, deleted somewhere), and the copy waits. Those there in person keep their place (not left out).
-  const visitorPaths = new Set<RelPath>();
-  if (units.size > 0) {
+  const view = new Selecting(trees, selection, outside, isIgnored);
+  for (const unit of view.units.values()) view.decide(unit);
+  view.holdBackNew();
+  view.placeExcluded(caseInsensitive);
+  return view.result();
+}
+
+/** One application of a selection to the trees: what the rows decide, and the trees the table is to see. */
+class Selecting {
+  readonly units = new Map<RelPath, Unit>();
+  /** Synced items not excluded that are there in person inside a copy: they keep their places (not left out). */
+  private readonly visitorPaths = new Set<RelPath>();
+  /** Local items inside each copy, by the copy's path. */
+  private readonly localWithin = new Map<RelPath, RelPath[]>();
+  private readonly hiddenBase = new Set<RemoteId>();
+  private readonly hiddenRemote: Set<RemoteId>;
+  /** Synced items of E2 copies, which the table plans. */
+  private readonly planned = new Set<RemoteId>();
+  private readonly heldBack = new Set<RemoteId>();
+  private readonly excludedRoots = new Set<RemoteId>();
+  private readonly leftOutPaths: RelPath[] = [];
+  /** Local copies out of the table's sight (E1). */
+  private readonly unitPaths: RelPath[] = [];
+  private readonly operations: Operation[] = [];
+  private readonly skipped: Plan['skipped'] = [];
+  private byInode: Map<number, LocalItem[]> | null = null;
+
+  constructor(
+    private readonly trees: Trees,
+    private readonly selection: Selection,
+    private readonly outside: ReadonlySet<RemoteId>,
+    private readonly isIgnored: (path: RelPath, type: LocalItem['type']) => boolean,
+  ) {
+    this.hiddenRemote = new Set(outside);
+    this.groupCopies();
+  }
+
+  /** Synced items now inside an excluded folder on the drive, grouped by local copy (shallowest recorded path first). */
+  private groupCopies(): void {
+    const { base, local } = this.trees;
+    const excludedBase = [...base.values()].filter((b) => this.outside.has(b.remoteId)).sort((a, b) => depth(a.path) - depth(b.path));
+    for (const b of excludedBase) {
+      const unit = this.unitOf(b.path);
+      if (unit) unit.members.push(b);
+      else this.units.set(b.path, { root: b, members: [b], visitors: 0 });
+    }
+    if (this.units.size === 0) return;
+    // Synced items that are not excluded, recorded inside a copy: the table decides about them first (moved out on
+    // the drive, deleted somewhere), and the copy waits.
     for (const b of base.values()) {
-      if (outside.has(b.remoteId)) continue;
-      const unit = unitOf(b.path);
+      if (this.outside.has(b.remoteId)) continue;
+      const unit = this.unitOf(b.path);
       if (!unit) continue;
       unit.visitors++;
       const l = local.get(b.path);
-      if (l !== undefined && l.type === b.type && sameItem(l, b)) visitorPaths.add(b.path);
+      if (l !== undefined && l.type === b.type && sameItem(l, b)) this.visitorPaths.add(b.path);
     }
-  }
-
-  // Local items inside each copy.
-  const localWithin = new Map<RelPath, RelPath[]>();
-  if (units.size > 0) {
     for (const path of local.keys()) {
-      const unit = unitOf(path);
-      if (!unit) continue;
-      const list = localWithin.get(unit.root.path) ?? [];
-      list.push(path);
-      localWithin.set(unit.root.path, list);
+      const unit = this.unitOf(path);
+      if (unit) addTo(this.localWithin, unit.root.path, path);
     }
   }
 
-  const hiddenBase = new Set<RemoteId>();
-  /** Synced items of E2 copies, which the table plans. */
-  const planned = new Set<RemoteId>();
-  const hiddenRemote = new Set<RemoteId>(outside);
-  const operations: Operation[] = [];
-  const skipped: Plan['skipped'] = [];
+  private unitOf(path: RelPath): Unit | undefined {
+    for (let p = path; ; p = parentOf(p)) {
+      const unit = this.units.get(p);
+      if (unit) return unit;
+      if (p === '') return undefined;
+    }
+  }
 
-  const excludedRootOf = (id: RemoteId): RemoteItem | undefined => {
+  /** The excluded folder (the topmost one of the selection) that an entry is inside on the drive. */
+  private excludedRootOf(id: RemoteId): RemoteItem | undefined {
+    const { remote } = this.trees;
     let top: RemoteItem | undefined;
-    for (let cur = remote.get(id); cur && outside.has(cur.id); cur = cur.parentId === null ? undefined : remote.get(cur.parentId)) {
-      if (selection.excluded.has(cur.id)) top = cur;
+    for (let cur = remote.get(id); cur && this.outside.has(cur.id); cur = cur.parentId === null ? undefined : remote.get(cur.parentId)) {
+      if (this.selection.excluded.has(cur.id)) top = cur;
     }
     return top;
-  };
+  }
 
-  const excludedRoots = new Set<RemoteId>();
-  const leftOutPaths: RelPath[] = [];
-  /** Local copies out of the table's sight (E1). */
-  const unitPaths: RelPath[] = [];
-  let byInode: Map<number, LocalItem[]> | null = null;
   /** Where a synced item is here now, if it moved away from its recorded place (found by its identity). */
-  const movedTo = (m: BaseItem): RelPath | undefined => {
-    if (!byInode) {
-      byInode = new Map();
-      for (const l of local.values()) byInode.set(l.inode, [...(byInode.get(l.inode) ?? []), l]);
+  private movedTo(m: BaseItem): RelPath | undefined {
+    if (!this.byInode) {
+      this.byInode = new Map();
+      for (const l of this.trees.local.values()) addTo(this.byInode, l.inode, l);
     }
-    return (byInode.get(m.inode) ?? []).find((l) => l.path !== m.path && l.type === m.type && sameItem(l, m))?.path;
-  };
-  const movedElsewhere = (m: BaseItem): boolean => {
-    const l = local.get(m.path);
-    return !(l && l.type === m.type && sameItem(l, m)) && movedTo(m) !== undefined;
-  };
+    return (this.byInode.get(m.inode) ?? []).find((l) => l.path !== m.path && l.type === m.type && sameItem(l, m))?.path;
+  }
+
+  private movedElsewhere(m: BaseItem): boolean {
+    const l = this.trees.local.get(m.path);
+    return !(l && l.type === m.type && sameItem(l, m)) && this.movedTo(m) !== undefined;
+  }
+
   /** Where a synced item is now: at its recorded place (itself, or what an atomic save put there), or where it moved. */
-  const currentPath = (m: BaseItem): RelPath | undefined => {
-    const l = local.get(m.path);
+  private currentPath(m: BaseItem): RelPath | undefined {
+    const l = this.trees.local.get(m.path);
     if (l && l.type === m.type && sameItem(l, m)) return m.path;
-    return movedTo(m) ?? (l ? m.path : undefined);
-  };
-  for (const unit of units.values()) {
-    const { held, gone } = holders(unit, local, localWithin, isIgnored, movedElsewhere, (path) => visitorPaths.has(path));
+    return this.movedTo(m) ?? (l ? m.path : undefined);
+  }
+
+  /** One local copy: E1 (it goes, or its rows are forgotten), E2 (its changes are planned first) or E4. */
+  decide(unit: Unit): void {
+    const { local } = this.trees;
+    const { held, gone } = holders(unit, local, this.localWithin, this.isIgnored, (m) => this.movedElsewhere(m), (path) => this.visitorPaths.has(path));
     // Deleted here inside an excluded folder: not a deletion to send (the folder does not live here); forgotten.
-    for (const m of gone) hiddenBase.add(m.remoteId);
-    // Out of the table's sight, but not of its names: the copy here keeps its place (never uploaded, as an ignored
-    // name), and the drive's entry, where it is an excluded folder's own, keeps its name among its siblings.
-    const hideUnit = () => {
-      for (const m of unit.members) hiddenBase.add(m.remoteId);
-      leftOutPaths.push(unit.root.path);
-      unitPaths.push(unit.root.path);
-      const r = remote.get(unit.root.remoteId);
-      if (r && (r.parentId === null || !outside.has(r.parentId))) {
-        hiddenRemote.delete(r.id);
-        excludedRoots.add(r.id);
-      }
-    };
+    for (const m of gone) this.hiddenBase.add(m.remoteId);
     if (held.length === 0) {
-      hideUnit();
+      this.hideCopy(unit);
       if (!local.has(unit.root.path)) {
         // Deleted here as a whole: nothing to remove, only rows to forget (and its place is free for the table).
-        for (const m of unit.members) operations.push({ kind: 'forget', rule: 'E1', remoteId: m.remoteId });
-        continue;
+        for (const m of unit.members) this.operations.push({ kind: 'forget', rule: 'E1', remoteId: m.remoteId });
+        return;
       }
       // E1: the copy is as synced: it goes, once what moves out of it on the drive has (M2).
-      if (unit.visitors === 0) {
-        const bytes = unit.members.reduce((sum, m) => sum + (m.type === 'file' ? m.size : 0), 0);
-        // Items gone here make it wait, in live mode, until the folder settles (V1): they may have moved.
-        operations.push({ kind: 'drop-local', rule: 'E1', path: unit.root.path, remoteId: unit.root.remoteId, count: unit.members.length, bytes, ...(gone.length > 0 ? { gone: gone.length } : {}) });
-      }
-      continue;
+      if (unit.visitors > 0) return;
+      const bytes = unit.members.reduce((sum, m) => sum + (m.type === 'file' ? m.size : 0), 0);
+      // Items gone here make it wait, in live mode, until the folder settles (V1): they may have moved.
+      const drop: Operation = { kind: 'drop-local', rule: 'E1', path: unit.root.path, remoteId: unit.root.remoteId, count: unit.members.length, bytes };
+      this.operations.push(gone.length > 0 ? { ...drop, gone: gone.length } : drop);
+      return;
     }
-    const excludedRoot = excludedRootOf(unit.root.remoteId);
-    if (excludedRoot && base.has(excludedRoot.id)) {
+    const excludedRoot = this.excludedRootOf(unit.root.remoteId);
+    const at = this.currentPath(unit.root) ?? unit.root.path;
+    if (excludedRoot && this.trees.base.has(excludedRoot.id)) {
       // E2: excluded here with changes not on the drive yet: they are synced first (uploads, renames, deletions), as
       // if the folder were included; nothing new on the drive comes down. Then E1.
-      // Each member where the drive has it, if that is in a folder synced here inside an excluded folder synced here
-      // (else, to the table, it is gone from the drive: E4).
-      for (const m of unit.members) {
-        const own = m === unit.root ? excludedRoot : excludedRootOf(m.remoteId);
-        const parent = remote.get(m.remoteId)?.parentId ?? null;
-        if (!own || !base.has(own.id) || (parent !== null && !base.has(parent))) continue;
-        hiddenRemote.delete(m.remoteId);
-        planned.add(m.remoteId);
-      }
-      skipped.push({ path: currentPath(unit.root) ?? unit.root.path, reason: excludedWaitsFor(held), fails: false });
-      continue;
+      this.planCopy(unit, excludedRoot);
+      this.skipped.push({ path: at, reason: excludedWaitsFor(held), fails: false });
+      return;
     }
     // E4: changed here, and moved on the drive into an excluded folder not here: to the table it is gone from the
     // drive, so the change is uploaded where it is here, as a new entry (D4, D5); the drive's entry stays where it was
     // moved. Nothing is lost, and nothing waits on the user.
     const where = excludedRoot ? excludedRoot.name : 'an excluded folder';
-    skipped.push({
-      path: currentPath(unit.root) ?? unit.root.path,
-      reason: `was moved on the drive into ${where}, which this computer leaves out, after it changed here: the version here is uploaded where it is, as a new item`,
-      fails: false,
-    });
+    const reason = `was moved on the drive into ${where}, which this computer leaves out, after it changed here: the version here is uploaded where it is, as a new item`;
+    this.skipped.push({ path: at, reason, fails: false });
   }
 
-  // What is new on the drive inside an E2 copy stays in the table's sight, never placed here: it keeps a folder deleted
-  // or moved away here from being trashed on the drive (an edit beats a deletion, D6), and is not downloaded.
-  const heldBack = new Set<RemoteId>();
-  if (planned.size > 0) {
-    for (const id of outside) {
+  /**
+   * Out of the table's sight, but not of its names: the copy here keeps its place (never uploaded, as an ignored
+   * name), and the drive's entry, where it is an excluded folder's own, keeps its name among its siblings.
+   */
+  private hideCopy(unit: Unit): void {
+    for (const m of unit.members) this.hiddenBase.add(m.remoteId);
+    this.leftOutPaths.push(unit.root.path);
+    this.unitPaths.push(unit.root.path);
+    const r = this.trees.remote.get(unit.root.remoteId);
+    if (r && (r.parentId === null || !this.outside.has(r.parentId))) {
+      this.hiddenRemote.delete(r.id);
+      this.excludedRoots.add(r.id);
+    }
+  }
+
+  /**
+   * Each member of an E2 copy where the drive has it, if that is in a folder synced here inside an excluded folder
+   * synced here (else, to the table, it is gone from the drive: E4).
+   */
+  private planCopy(unit: Unit, excludedRoot: RemoteItem): void {
+    const { base, remote } = this.trees;
+    for (const m of unit.members) {
+      const own = m === unit.root ? excludedRoot : this.excludedRootOf(m.remoteId);
+      const parent = remote.get(m.remoteId)?.parentId ?? null;
+      if (!own || !base.has(own.id) || (parent !== null && !base.has(parent))) continue;
+      this.hiddenRemote.delete(m.remoteId);
+      this.planned.add(m.remoteId);
+    }
+  }
+
+  /**
+   * What is new on the drive inside an E2 copy stays in the table's sight, never placed here: it keeps a folder
+   * deleted or moved away here from being trashed on the drive (an edit beats a deletion, D6), and is not downloaded.
+   */
+  holdBackNew(): void {
+    if (this.planned.size === 0) return;
+    const { base, remote } = this.trees;
+    for (const id of this.outside) {
       if (base.has(id)) continue;
       let cur = remote.get(id);
       for (let hops = 0; cur && !base.has(cur.id) && hops < 10_000; hops++) cur = cur.parentId === null ? undefined : remote.get(cur.parentId);
-      if (cur && planned.has(cur.id)) {
-        heldBack.add(id);
-        hiddenRemote.delete(id);
+      if (cur && this.planned.has(cur.id)) {
+        this.heldBack.add(id);
+        this.hiddenRemote.delete(id);
       }
     }
   }
 
-  // Excluded folders with no local copy: their entries stay in the remote tree to hold their names (the table places
-  // none of them), and a local folder at that place is left out (E3).
-  const roots = [...selection.excluded].map((id) => remote.get(id)).filter((r): r is RemoteItem => r !== undefined && !base.has(r.id));
-  const topRoots = roots.filter((r) => r.parentId === null || !outside.has(r.parentId));
-  if (topRoots.length > 0) {
+  /**
+   * Excluded folders with no local copy: their entries stay in the remote tree to hold their names (the table places
+   * none of them), and a local folder at that place is left out (E3).
+   */
+  placeExcluded(caseInsensitive: boolean): void {
+    const { base, local, remote } = this.trees;
+    const roots = [...this.selection.excluded].map((id) => remote.get(id)).filter((r): r is RemoteItem => r !== undefined && !base.has(r.id));
+    const topRoots = roots.filter((r) => r.parentId === null || !this.outside.has(r.parentId));
+    if (topRoots.length === 0) return;
     const parents = new Set(topRoots.map((r) => r.parentId));
     const siblings = new Map<RemoteId | null, RemoteItem[]>();
     for (const r of remote.values()) {
-      if (!parents.has(r.parentId) || (outside.has(r.id) && !selection.excluded.has(r.id))) continue;
-      const list = siblings.get(r.parentId) ?? [];
-      list.push(r);
-      siblings.set(r.parentId, list);
+      if (parents.has(r.parentId) && !(this.outside.has(r.id) && !this.selection.excluded.has(r.id))) addTo(siblings, r.parentId, r);
     }
     const given = new Map<RemoteId | null, Map<RemoteId, string>>();
     for (const r of topRoots) {
-      hiddenRemote.delete(r.id);
-      excludedRoots.add(r.id);
+      this.hiddenRemote.delete(r.id);
+      this.excludedRoots.add(r.id);
       const parentPath = r.parentId === null ? '' : base.get(r.parentId)?.path;
       if (parentPath === undefined) continue;
       if (!given.has(r.parentId)) given.set(r.parentId, givenNames(siblings.get(r.parentId) ?? [], caseInsensitive));
       const path = joinPath(parentPath, given.get(r.parentId)!.get(r.id) ?? r.name);
-      leftOutPaths.push(path);
-      if (local.has(path) && !visitorPaths.has(path)) {
-        skipped.push({ path, reason: LEFT_OUT_PLACE(r.name), fails: false });
+      this.leftOutPaths.push(path);
+      if (local.has(path) && !this.visitorPaths.has(path)) this.skipped.push({ path, reason: LEFT_OUT_PLACE(r.name), fails: false });
+    }
+  }
+
+  /** The trees the table plans and `settled` compares, and what the rows decided. */
+  result(): SelectedView {
+    const { base, local, remote } = this.trees;
+    const leftOut = (path: RelPath) => !this.visitorPaths.has(path) && this.leftOutPaths.some((p) => isWithin(path, p));
+    // The copies left out keep their places for the table, as ignored names, but not their identities: a synced item
+    // it still sees must not take one of them for itself (a folder made again at its path, a move).
+    const masked = new Map<RelPath, LocalItem>();
+    for (const root of this.unitPaths) {
+      for (const path of this.localWithin.get(root) ?? []) {
+        if (this.visitorPaths.has(path)) continue;
+        const { birthtimeMs: _, ...item } = local.get(path)!;
+        masked.set(path, { ...item, inode: -1 - item.inode });
       }
     }
+    const planTrees: Trees = { base: hide(base, this.hiddenBase), local: masked.size > 0 ? new Without(local, new Set(), masked) : local, remote: hide(remote, this.hiddenRemote) };
+    const withoutRoots = new Set([...this.hiddenRemote, ...this.excludedRoots]);
+    // Left-out local items are not base's either: `settled` compares the rest.
+    const hiddenForSettled = new Set<RelPath>();
+    if (this.leftOutPaths.length > 0) for (const path of local.keys()) if (leftOut(path)) hiddenForSettled.add(path);
+    const settledTrees: Trees = { base: planTrees.base, local: hide(local, hiddenForSettled), remote: hide(remote, withoutRoots) };
+    return { trees: planTrees, settledTrees, excludedRoots: this.excludedRoots, heldBack: this.heldBack, leftOut, operations: this.operations, skipped: this.skipped, outside: this.outside };
   }
-  const leftOut = (path: RelPath) => !visitorPaths.has(path) && leftOutPaths.some((p) => isWithin(path, p));
-
-  // The copies left out keep their places for the table, as ignored names, but not their identities: a synced item it
-  // still sees must not take one of them for itself (a folder made again at its path, a move).
-  const masked = new Map<RelPath, LocalItem>();
-  for (const root of unitPaths) {
-    for (const path of localWithin.get(root) ?? []) {
-      if (visitorPaths.has(path)) continue;
-      const { birthtimeMs: _, ...item } = local.get(path)!;
-      masked.set(path, { ...item, inode: -1 - item.inode });
-    }
-  }
-  const planTrees: Trees = { base: hide(base, hiddenBase), local: masked.size > 0 ? new Without(local, new Set(), masked) : local, remote: hide(remote, hiddenRemote) };
-  const withoutRoots = new Set(hiddenRemote);
-  for (const id of excludedRoots) withoutRoots.add(id);
-  // Left-out local items are not base's either: `settled` compares the rest.
-  const hiddenForSettled = new Set<RelPath>();
-  if (leftOutPaths.length > 0) for (const path of local.keys()) if (leftOut(path)) hiddenForSettled.add(path);
-  const settledTrees: Trees = { base: planTrees.base, local: hide(local, hiddenForSettled), remote: hide(remote, withoutRoots) };
-  return { trees: planTrees, settledTrees, excludedRoots, heldBack, leftOut, operations, skipped, outside };
 }
 
 const depth = (path: RelPath): number => (path === '' ? 0 : path.split('/').length);

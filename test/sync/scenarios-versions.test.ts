@@ -21,7 +21,15 @@ const LIVE = { pollIntervalMs: 250, stabilityMs: 80, hold: { settleMs: 400, maxM
 
 async function until(check: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
-  while (!(await check())) {
+  // A check that cannot be made yet (a file not downloaded yet) is not met yet.
+  const met = async () => {
+    try {
+      return await check();
+    } catch {
+      return false;
+    }
+  };
+  while (!(await met())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(50);
   }
