@@ -16,7 +16,7 @@
  *   BENCH_FIELD_PROFILES   server profiles it runs against (default documents,deployed)
  *   BENCH_IDLE_S           seconds it idles after the initial sync (default 120; 20 with BENCH_QUICK)
  *   BENCH_LATENCY_CHANGES  remote changes it times (default 10; 3 with BENCH_QUICK)
- *   BENCH_ONLY             comma-separated ids to run: rescan,poll,upload,save,rename,memory,watch,bigfile,field
+ *   BENCH_ONLY             comma-separated ids to run: rescan,poll,upload,save,rename,memory,watch,bigfile,select,field
  *   BENCH_TIMEOUT_MIN      per-benchmark time limit in minutes (default 30)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -43,6 +43,7 @@ const BENCHMARKS: Benchmark[] = [
   { id: 'memory', file: 'memory.ts', title: 'where idle memory goes (seeded mirror, forced GC)' },
   { id: 'watch', file: 'watch.ts', title: 'the watcher alone: ready time and memory' },
   { id: 'bigfile', file: 'big-file.ts', title: 'big file up and down, memory growth', flags: ['--expose-gc'] },
+  { id: 'select', file: 'select.ts', title: 'what selective sync adds to a pass (planning with exclusions)' },
   { id: 'field', file: 'field.ts', title: 'sync DIR as users run it: initial sync, idle cost, remote-change latency' },
 ];
 
