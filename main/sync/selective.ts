@@ -471,12 +471,17 @@ export function newTopFolders(trees: Trees, selection: Selection): RemoteItem[] 
 function namesClashWithExcluded(remote: ReadonlyMap<RemoteId, RemoteItem>, roots: ReadonlySet<RemoteId>, caseInsensitive: boolean): boolean {
   if (roots.size === 0) return false;
   const keys = new Set<string>();
+  const parents = new Set<RemoteId | null>();
   for (const id of roots) {
     const r = remote.get(id);
-    if (r) keys.add(`${r.parentId}/${nameKey(safeLocalName(r.name), caseInsensitive)}`);
+    if (!r) continue;
+    keys.add(`${r.parentId}/${nameKey(safeLocalName(r.name), caseInsensitive)}`);
+    parents.add(r.parentId);
   }
+  // Only the excluded folders' siblings are named (a name made safe costs more than the rest of a quiet pass).
   for (const r of remote.values()) {
-    if (!roots.has(r.id) && keys.has(`${r.parentId}/${nameKey(safeLocalName(r.name), caseInsensitive)}`)) return true;
+    if (roots.has(r.id) || !parents.has(r.parentId)) continue;
+    if (keys.has(`${r.parentId}/${nameKey(safeLocalName(r.name), caseInsensitive)}`)) return true;
   }
   return false;
 }
