@@ -2,20 +2,13 @@
  * What the selective-sync commands share with `sync DIR --exclude`: the drive's folder tree as the command line lists
  * it, a folder found in it by path with the one-line failures, and `selectBeforeSync`.
  */
-import type { DriveClient } from '../api/client.js';
 import { canonicalPath, findRoot } from '../state/roots.js';
 import { loadDriveTree, saveSelection, selectionOf, withExcluded, type DriveFolder, type DriveTree } from '../state/selection.js';
-import type { StatePaths } from '../state/paths.js';
-import type { Config } from '../state/config.js';
 import { CliError, failure } from './errors.js';
 import { humanBytes, note, safe } from './output.js';
+import type { Session as FullSession } from './session.js';
 
-interface Session {
-  paths: StatePaths;
-  config: Config;
-  server: string;
-  client: DriveClient;
-}
+type Session = Pick<FullSession, 'paths' | 'config' | 'server' | 'client'>;
 
 /** A folder's size in words: bytes and files. */
 export const size = (f: Pick<DriveFolder, 'bytes' | 'files'>) => `${humanBytes(f.bytes)}, ${f.files} file${f.files === 1 ? '' : 's'}`;

@@ -4,7 +4,7 @@
  * removal are one transaction.
  */
 import { createHash } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import PQueue from 'p-queue';
 import { carryOver, readCarried } from '../api/carry.js';
@@ -13,6 +13,7 @@ import { ApiError, isTransient, NotFoundError, RateLimitedError } from '../api/e
 import type { FileEntry } from '../api/schemas.js';
 import { commitOutcome, type MutableTrees, type Outcome } from './apply.js';
 import { birthField, birthTimeOf, sameItem } from './birth.js';
+import { changedSince, clearAside, itemOfStats, moveAside, putBack, type AsideContext } from './aside.js';
 import { dropLocalCopy, DropStaleError } from './drop.js';
 import { STATE_DIR } from './local.js';
 import { FROM_FILE, TRASHING } from './state-dir.js';
@@ -69,12 +70,6 @@ export interface ExecuteResult {
   failed: Array<{ op: Operation; error: unknown }>;
   /** A 429 with Retry-After: the whole pass should pause this long. */
   rateLimitedMs?: number;
-}
-
-/** Whether a local item is not the one the plan saw there (none, another item, or a file written since). */
-function changedSince(seen: LocalItem | undefined, now: LocalItem): boolean {
-  if (!seen || seen.type !== now.type || !sameItem(seen, now)) return true;
-  return now.type === 'file' && (seen.size !== now.size || seen.mtimeMs !== now.mtimeMs);
 }
 
 /** Turns a service entry under the sync root into a RemoteItem. */
@@ -238,10 +233,8 @@ export class Executor {
   }
 
   private async localItem(path: RelPath, withHash: boolean): Promise<LocalItem> {
-    const s = await this.ports.fs.stat(this.abs(path));
-    const type = s.isDirectory() ? 'folder' : 'file';
-    const item: LocalItem = { path, type, inode: s.ino, size: type === 'file' ? s.size : 0, mtimeMs: s.mtimeMs, ...birthField(birthTimeOf(s)) };
-    if (withHash && type === 'file') item.hash = await this.ports.fs.hash(this.abs(path));
+    const item = itemOfStats(path, await this.ports.fs.stat(this.abs(path)));
+    if (withHash && item.type === 'file') item.hash = await this.ports.fs.hash(this.abs(path));
     return item;
   }
 
@@ -313,19 +306,13 @@ export class Executor {
    * and makes the operation stale, and the next plan keeps what changed. It goes to the OS trash under its own name.
    */
   private async trashAsPlanned(path: RelPath, seen: LocalItem): Promise<void> {
-    const staging = join(this.root, STATE_DIR, TRASHING, this.ports.randomId());
-    const aside = join(staging, baseName(path));
-    await this.ports.fs.mkdir(staging, { recursive: true });
-    // Where it came from, should the engine stop before it is trashed or put back (putBackStaged).
-    await writeFile(join(staging, FROM_FILE), path);
-    await this.ports.fs.rename(this.abs(path), aside);
+    const aside = await moveAside(this.asideContext(), path);
     let changed: string | null = null;
     try {
-      const s = await this.ports.fs.stat(aside);
-      const now: LocalItem = { path, type: s.isDirectory() ? 'folder' : 'file', inode: s.ino, size: s.isDirectory() ? 0 : s.size, mtimeMs: s.mtimeMs, ...birthField(birthTimeOf(s)) };
+      const now = itemOfStats(path, await this.ports.fs.stat(aside.at));
       if (changedSince(seen, now)) changed = `${path} changed while it was being trashed`;
       else if (now.type === 'folder' && this.ports.scanFolder) {
-        for (const [childPath, child] of await this.ports.scanFolder(aside, path)) {
+        for (const [childPath, child] of await this.ports.scanFolder(aside.at, path)) {
           if (childPath !== path && changedSince(this.trees.local.get(childPath), child)) {
             changed = `${childPath} appeared or changed in a folder about to be trashed`;
             break;
@@ -336,15 +323,15 @@ export class Executor {
       changed = `${path} could not be looked at before it was trashed (${(error as Error).message.split('\n')[0]})`;
     }
     if (changed !== null) {
-      // Back where it was; if its place was taken meanwhile, beside it under a free name (nothing is lost).
-      let back = path;
-      for (let n = 2; await this.exists(back); n++) back = joinPath(parentOf(path), numberedName(baseName(path), n));
-      await this.ports.fs.rename(aside, this.abs(back));
-      await this.ports.fs.rm(staging, { recursive: true, force: true });
+      await putBack(this.asideContext(), aside);
       throw new StaleError(changed);
     }
-    await this.ports.trash(aside);
-    await this.ports.fs.rm(staging, { recursive: true, force: true });
+    await this.ports.trash(aside.at);
+    await clearAside(this.asideContext(), aside);
+  }
+
+  private asideContext(): AsideContext {
+    return { root: this.root, fs: this.ports.fs, randomId: this.ports.randomId };
   }
 
   /**
@@ -470,9 +457,7 @@ export class Executor {
       case 'drop-local':
         return dropLocalCopy(
           {
-            root: this.root,
-            fs: this.ports.fs,
-            randomId: this.ports.randomId,
+            ...this.asideContext(),
             base: this.trees.base.values(),
             local: this.trees.local,
             abs: (p) => this.abs(p),

@@ -23,7 +23,7 @@ import { randomId, type Clock, type FileSystem, type VolumeTraits } from './port
 import { applyRemoteDelta, listRemote } from './remote.js';
 import { fullListingInterval, listingBudget, syncedIdsOf, type RemoteChangeCheck, type RemoteSignals } from './remote-changes.js';
 import { BaseTree, LocalTree, RemoteTree } from './trees.js';
-import type { BaseItem, EngineRuleId, EngineState, LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, RuleId, SelectionRuleId, SyncedIds } from './types.js';
+import type { BaseItem, EngineRuleId, EngineState, LocalItem, Operation, RelPath, RemoteId, RemoteItem, RuleId, SelectionRuleId, SyncedIds } from './types.js';
 
 export type { DeletionQuestion } from './deletions.js';
 
@@ -130,8 +130,6 @@ const isUnreachable = (error: unknown): boolean => error instanceof ApiError && 
 
 /** A pass whose every operation failed because the server was out of reach. */
 class OfflineError extends Error {}
-
-const emptyPlan = (): Plan => ({ operations: [], deletions: 0, skipped: [], notes: [] });
 
 /** Free space a download leaves at least (a full disk fails every program, not only this one). */
 const SPACE_RESERVE = 64 * 1024 * 1024;
