@@ -8,7 +8,7 @@
 import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
 import { HostContext } from '../../main/app/host/context.js';
 import { dispatch } from '../../main/app/host/dispatch.js';
@@ -17,18 +17,14 @@ import type { DeletionQuestion, DriveFolderTree } from '../../main/contract/inde
 import { loadConfig } from '../../main/state/config.js';
 import type { SyncedFolder } from '../../main/state/folder.js';
 import { loadDriveTree, withIncluded } from '../../main/state/selection.js';
-import { startTestServer, uploadForm, type TestServer } from '../helpers/server.js';
+import { uploadForm, useTestServer } from '../helpers/server.js';
 import { inSync, newHost, untilStatus, write, type TestHost } from './helpers.js';
 
-let server: TestServer;
+const server = useTestServer();
 const hosts: TestHost[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
+// Registered after the server's: run before it closes.
 afterAll(async () => {
   for (const h of hosts) await h.host.dispose();
-  await server.close();
 });
 
 const FILES = {
