@@ -357,7 +357,7 @@ describe('bodies too big, too slow, or never', () => {
     const path = join(dir, 'silent-upload');
     await writeFile(path, randomBytes(10_000));
     const c = client('silent');
-    await failsWith(() => c.transfers.upload(path, { name: 'x.bin', parentId: null }), TimeoutError, 'timeout', TIMEOUTS.response + 1500);
+    await failsWith(() => c.transfers.upload(path, { name: 'x.bin', parentId: null }), TimeoutError, 'timeout');
     expect(c.retries).toEqual([]);
   });
 
@@ -366,14 +366,13 @@ describe('bodies too big, too slow, or never', () => {
     await writeFile(path, randomBytes(2 * 1024 * 1024));
     const up = new AbortController();
     setTimeout(() => up.abort(), 150);
-    await failsWith(() => client('silent').transfers.upload(path, { name: 'x.bin', parentId: null, signal: up.signal }), AbortedError, 'aborted', 700);
+    await failsWith(() => client('silent').transfers.upload(path, { name: 'x.bin', parentId: null, signal: up.signal }), AbortedError, 'aborted');
     const down = new AbortController();
     setTimeout(() => down.abort(), 150);
     await failsWith(
       () => client('drip').transfers.download({ id: 1, url: 'api/v1/file-entries/1' }, join(dir, 'cancelled-dl'), { signal: down.signal }),
       AbortedError,
       'aborted',
-      700,
     );
   });
 
@@ -383,7 +382,6 @@ describe('bodies too big, too slow, or never', () => {
       () => c.transfers.download({ id: 1, url: 'api/v1/file-entries/1' }, join(dir, 'silent-dl'), { retries: 0 }),
       TimeoutError,
       'timeout',
-      TIMEOUTS.response + 1500,
     );
   });
 });
