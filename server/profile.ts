@@ -60,6 +60,8 @@ export interface Profile {
   entryType(mime: string | null): string;
   /** Store of an e-mail the list already has: a 422, or an update of that subscriber (answering its id). */
   readonly existingSubscriber: 'refuse' | 'update';
+  /** An entry's `users` name its owner too (`owns_entry: true`), as deployed versions do; the document lists the people it is shared with. */
+  readonly usersListOwner: boolean;
 }
 
 const DEPLOYED_PAGE_SIZE = 50;
@@ -117,6 +119,7 @@ export const DOCUMENTS: Profile = {
   moveAnswersEntries: true,
   entryType: documentType,
   existingSubscriber: 'refuse',
+  usersListOwner: false,
 };
 
 export const DEPLOYED: Profile = {
@@ -147,6 +150,7 @@ export const DEPLOYED: Profile = {
   moveAnswersEntries: false,
   entryType: (mime) => (mime !== null ? DEPLOYED_TYPES.get(mime) : undefined) ?? documentType(mime),
   existingSubscriber: 'update',
+  usersListOwner: true,
 };
 
 function isNameList(input: PermissionInput): input is ReadonlyArray<'view' | 'edit' | 'download'> {

@@ -1,3 +1,4 @@
+import type { Profile } from './profile.js';
 import type { Db } from './db.js';
 import { entryHash, type EntryRow } from './entries.js';
 
@@ -32,7 +33,7 @@ function baseFields(row: EntryRow) {
 }
 
 /** Entries as the service answers them, with their parent and the users they are shared with (two queries a batch). */
-export function serializeEntries(db: Db, rows: readonly EntryRow[]) {
+export function serializeEntries(db: Db, rows: readonly EntryRow[], profile?: Pick<Profile, 'usersListOwner'>) {
   if (rows.length === 0) return [];
   const ids = JSON.stringify(rows.map((r) => r.id));
   const parentIds = JSON.stringify([...new Set(rows.map((r) => r.parent_id).filter((p) => p !== null))]);
@@ -49,6 +50,14 @@ export function serializeEntries(db: Db, rows: readonly EntryRow[]) {
       .all(parentIds)
       .map((p) => [p.id, p]),
   );
+  const owners = profile?.usersListOwner
+    ? new Map(
+        db
+          .prepare<[string], { id: number; email: string }>('SELECT id, email FROM users WHERE id IN (SELECT value FROM json_each(?))')
+          .all(JSON.stringify([...new Set(rows.map((r) => r.owner_id))]))
+          .map((u) => [u.id, u.email]),
+      )
+    : null;
   const usersByEntry = new Map<number, ShareRow[]>();
   for (const share of shares) {
     const list = usersByEntry.get(share.entry_id) ?? [];
@@ -60,18 +69,23 @@ export function serializeEntries(db: Db, rows: readonly EntryRow[]) {
     return {
       ...baseFields(row),
       parent: parent ? baseFields(parent) : null,
-      users: (usersByEntry.get(row.id) ?? []).map((s) => ({
-        id: s.id,
-        email: s.email,
-        entry_permissions: { view: s.can_view === 1, edit: s.can_edit === 1, download: s.can_download === 1 },
-        owns_entry: false,
-      })),
+      users: [
+        ...(owners?.has(row.owner_id)
+          ? [{ id: row.owner_id, email: owners.get(row.owner_id)!, entry_permissions: { view: true, edit: true, download: true }, owns_entry: true }]
+          : []),
+        ...(usersByEntry.get(row.id) ?? []).map((s) => ({
+          id: s.id,
+          email: s.email,
+          entry_permissions: { view: s.can_view === 1, edit: s.can_edit === 1, download: s.can_download === 1 },
+          owns_entry: false,
+        })),
+      ],
     };
   });
 }
 
-export function serializeEntry(db: Db, row: EntryRow) {
-  return serializeEntries(db, [row])[0]!;
+export function serializeEntry(db: Db, row: EntryRow, profile?: Pick<Profile, 'usersListOwner'>) {
+  return serializeEntries(db, [row], profile)[0]!;
 }
 
 export interface UserRow {

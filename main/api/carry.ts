@@ -50,7 +50,7 @@ export async function carryOver(
   notice: (message: string) => void = () => undefined,
 ): Promise<void> {
   if (old?.description) await client.entries.update(entry.id, { description: old.description });
-  for (const user of old?.users ?? []) {
+  for (const user of (old?.users ?? []).filter((u) => u.owns_entry !== true)) {
     const p = user.entry_permissions;
     const permissions = p ? (['view', 'edit', 'download'] as const).filter((k) => p[k]) : (['view'] as const);
     await client.sharing.share(entry.id, [user.email], [...permissions]);

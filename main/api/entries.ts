@@ -100,14 +100,18 @@ export class EntriesApi {
   }
 
   /**
-   * The whole drive (or the tree under `rootId`). The documents say a listing without parentIds holds every entry;
+   * The whole drive (or the trees under `rootId`, or under each of `rootIds`: what they hold, not themselves). The documents say a listing without parentIds holds every entry;
    * deployed versions answer only the root's children. So: list without parentIds, and if no entry there has a
    * parent, walk the folders breadth-first with many parentIds per request.
    */
-  async *tree(options: { rootId?: EntryId | null; perPage?: number; type?: string; signal?: AbortSignal } = {}): AsyncGenerator<FileEntry> {
+  async *tree(
+    options: { rootId?: EntryId | null; rootIds?: readonly EntryId[]; perPage?: number; type?: string; signal?: AbortSignal } = {},
+  ): AsyncGenerator<FileEntry> {
     const { perPage, signal, type } = options;
     let frontier: EntryId[] = [];
-    if (options.rootId) {
+    if (options.rootIds) {
+      frontier = [...new Set(options.rootIds)];
+    } else if (options.rootId) {
       frontier = [options.rootId];
     } else {
       let nested = false;

@@ -32,6 +32,11 @@ export interface Config {
   paused?: Record<string, { until: string | null }>;
   /** Selective sync, by synced folder (path): what each leaves out of the drive (main/state/selection.ts). */
   selective?: Record<string, FolderSelection>;
+  /**
+   * Where what others share with the account arrives, by synced folder (path): the name of a folder at its top, or
+   * null for nowhere (not synced). Absent: `Shared with me` (main/state/shared-folder.ts).
+   */
+  sharedWithMe?: Record<string, string | null>;
 }
 
 /** One synced folder's selection. */
@@ -93,8 +98,19 @@ export function loadConfig(paths: StatePaths): Config {
     }
     if (Object.keys(selective).length > 0) config.selective = selective;
   }
+  if (r.sharedWithMe && typeof r.sharedWithMe === 'object' && !Array.isArray(r.sharedWithMe)) {
+    const shared: Record<string, string | null> = {};
+    for (const [root, value] of Object.entries(r.sharedWithMe as Record<string, unknown>)) {
+      if (value === null || (typeof value === 'string' && isFolderName(value))) shared[root] = value;
+    }
+    if (Object.keys(shared).length > 0) config.sharedWithMe = shared;
+  }
   return config;
 }
+
+/** A name one folder can have on every volume: no separator, not `.` or `..`, not drivesync's own, not too long. */
+export const isFolderName = (name: string): boolean =>
+  name.trim() === name && name !== '' && name.length <= 200 && !/[/\\\0:*?"<>|]/.test(name) && name !== '.' && name !== '..' && name !== '.drivesync';
 
 /** Whole days, at least one: a version replaced a moment ago is never due. */
 export const isKeepDays = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 36_500;

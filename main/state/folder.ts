@@ -13,6 +13,7 @@ import { loadConfig } from './config.js';
 import { followConfig } from './control.js';
 import { addExclusions, selectionKey, selectionOf, type Selection } from './selection.js';
 import { FolderRefused } from './errors.js';
+import { DEFAULT_SHARED_FOLDER, sharedFolderOf } from './shared-folder.js';
 import { lockFolder } from './lock.js';
 import type { StatePaths } from './paths.js';
 import { checkFolder, rootOfAccount } from './roots.js';
@@ -106,6 +107,8 @@ export async function openFolder(root: string, options: OpenFolderOptions): Prom
   }
   // What the folder leaves out: read now, and followed as the config changes (drivesync exclude, the window).
   const selection = { current: readSelection(paths, root) };
+  // Where what others share with the account arrives: followed as the config changes too.
+  const shared = { folder: readSharedFolder(paths, root) };
   let engine: SyncEngine;
   try {
     const { SyncEngine } = await import('../sync/engine.js');
@@ -127,6 +130,7 @@ export async function openFolder(root: string, options: OpenFolderOptions): Prom
         }
       },
       selection: () => selection.current,
+      sharedPlace: () => (shared.folder === null ? null : { folder: shared.folder, me: options.email }),
       excludeNewFolders: (ids) => {
         selection.current = { ...selection.current, excluded: new Set([...selection.current.excluded, ...ids]) };
         try {
@@ -142,6 +146,11 @@ export async function openFolder(root: string, options: OpenFolderOptions): Prom
     throw new FolderRefused(`cannot open the sync database ${mirror}: ${(error as Error).message.split('\n')[0]}`);
   }
   const unfollow = followConfig(paths, (config) => {
+    const folder = sharedFolderOf(config, root);
+    if (folder !== shared.folder) {
+      shared.folder = folder;
+      engine.selectionChanged();
+    }
     const next = selectionOf(config, root);
     if (selectionKey(next) === selectionKey(selection.current)) return;
     selection.current = next;
@@ -151,6 +160,14 @@ export async function openFolder(root: string, options: OpenFolderOptions): Prom
     unfollow();
     unlock();
   }, options);
+}
+
+function readSharedFolder(paths: StatePaths, root: string): string | null {
+  try {
+    return sharedFolderOf(loadConfig(paths), root);
+  } catch {
+    return DEFAULT_SHARED_FOLDER;
+  }
 }
 
 function readSelection(paths: StatePaths, root: string): Selection {

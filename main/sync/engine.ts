@@ -18,6 +18,7 @@ import { describeError, emptySummary, FolderPasses, type Activity, type Deletion
 import { watchTree, type Watcher, type WatchTree } from './watcher.js';
 import type { EngineState, RemoteId } from './types.js';
 import type { Selection } from './selective.js';
+import { listSharedArea, listSharedTops, NO_SHARED_AREA, topsKey, type SharedArea, type SharedPlace } from './shared.js';
 
 export type { EngineState } from './types.js';
 export { deletionNeedsConsent } from './pass.js';
@@ -95,6 +96,13 @@ export interface EngineOptions {
   selection?: () => Selection;
   /** New top-level folders the folder's setting leaves out were found: keep them excluded (the selection's owner). */
   excludeNewFolders?: (ids: RemoteId[]) => void;
+  /**
+   * Where what others share with the account arrives (a folder at the top) and who the account is, read at every pass
+   * and look; null or absent: nothing shared with the account is synced here. Only a folder synced with the whole drive.
+   */
+  sharedPlace?: () => SharedPlace | null;
+  /** How long after a listing of what the shared entries hold the next is due, given how many entries it found. */
+  sharedWalkSpacingMs?: (entries: number) => number;
 }
 
 type TimerName = 'poll' | 'rescan' | 'wake' | 'hold' | 'fallback' | 'verify' | 'busy' | 'release';
@@ -107,6 +115,11 @@ const LOOK_SPACING_MS = 3_000;
 const RELEASE_BASE_AFTER_MS = 60_000;
 /** How often an engine that keeps versions for a number of days looks for ones past it. */
 const PRUNE_SPACING_MS = 6 * 3_600_000;
+/**
+ * How far apart the contents of what is shared with the account are listed, per entry they hold: 600 ms an entry is
+ * about 100 entries (~70 KiB) a minute, whatever the size, within the idle traffic budget; never more often than a poll.
+ */
+const SHARED_WALK_MS_PER_ENTRY = 600;
 
 export class SyncEngine extends EventEmitter<EngineEvents> {
   readonly root: string;
@@ -496,8 +509,11 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         if (again.kind !== 'listing') news = again;
       }
       await this.pruneVersionsIfDue(now);
-      if (news.kind === 'none') return null;
-      return news.kind === 'delta' ? { fullScan: false, listRemote: false, remoteDelta: news.delta } : listing;
+      if (news.kind === 'listing') return listing;
+      const sharedArea = await this.lookAtShared(now).catch(() => undefined);
+      const shared = sharedArea ? { sharedArea } : {};
+      if (news.kind === 'none') return sharedArea ? { fullScan: false, listRemote: false, ...shared } : null;
+      return { fullScan: false, listRemote: false, remoteDelta: news.delta, ...shared };
     } catch {
       // The drive did not answer the cheap check: the listing tells whether it is out of reach.
       return listing;
@@ -505,6 +521,27 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   }
 
   private nextPrune = 0;
+  /** When the contents of what is shared with the account are listed again, and what its entries were last time. */
+  private nextSharedWalk = 0;
+  private sharedTops = '';
+
+  /**
+   * What is shared with the account, when it changed: the shared entries themselves are looked at every poll (one
+   * small listing: a new share, a share removed, a permission changed, a rename); what they hold, which the drive's
+   * cheap signals do not cover (they are of the account's own drive), at an interval that grows with its size.
+   */
+  private async lookAtShared(now: number, force = false): Promise<SharedArea | undefined> {
+    const place = this.passes.sharedPlace();
+    const current = this.passes.sharedArea;
+    if (!place) return current.key === '' ? undefined : NO_SHARED_AREA;
+    const tops = await listSharedTops(this.options.client, place.me, this.abort.signal);
+    const key = topsKey(tops, place);
+    if (!force && key === this.sharedTops && now < this.nextSharedWalk) return undefined;
+    const area = await listSharedArea(this.options.client, place, this.abort.signal, tops);
+    this.sharedTops = key;
+    this.nextSharedWalk = now + (this.options.sharedWalkSpacingMs ?? ((n) => Math.max(this.pollMs, n * SHARED_WALK_MS_PER_ENTRY)))(area.items.length);
+    return area.key === current.key ? undefined : area;
+  }
 
   /** Deletes for good the earlier versions in this folder past the days they are kept for (never a newest version). */
   private async pruneVersionsIfDue(now: number): Promise<void> {

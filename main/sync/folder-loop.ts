@@ -9,6 +9,7 @@
  * caller gets the summary of the pass that did what it asked; a look asked while one waits is that look.
  */
 import type { RemoteDelta } from './remote-changes.js';
+import type { SharedArea } from './shared.js';
 import type { RelPath } from './types.js';
 
 /**
@@ -19,6 +20,8 @@ export interface PassRequest {
   fullScan: boolean;
   listRemote: boolean;
   remoteDelta?: RemoteDelta;
+  /** What is shared with the account, as a look at it found it changed (a full listing lists it too). */
+  sharedArea?: SharedArea;
 }
 
 export type FolderRequest =
@@ -81,7 +84,8 @@ function deferred<T>(): Deferred<T> {
 type Job<S> = { kind: 'pass'; request: PassRequest; done: Deferred<S> } | { kind: 'check'; done: Deferred<S | null> };
 
 const merge = (a: PassRequest, b: PassRequest): PassRequest => {
-  const merged = { fullScan: a.fullScan || b.fullScan, listRemote: a.listRemote || b.listRemote };
+  const sharedArea = b.sharedArea ?? a.sharedArea;
+  const merged = { fullScan: a.fullScan || b.fullScan, listRemote: a.listRemote || b.listRemote, ...(sharedArea ? { sharedArea } : {}) };
   if (merged.listRemote || !(a.remoteDelta || b.remoteDelta)) return merged;
   const deltas = [a.remoteDelta, b.remoteDelta].filter((d) => d !== undefined);
   // The later answer about an entry is the one that holds.

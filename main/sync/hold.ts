@@ -46,7 +46,8 @@ export function uploadMayBeMoved(base: Iterable<BaseItem>, local: ReadonlyMap<Re
 /** Rows that act on a synced item gone locally. */
 export function actsOnDisappearance(op: Operation): boolean {
   if (op.rule === 'E1') return op.kind === 'forget' || (op.kind === 'drop-local' && (op.gone ?? 0) > 0);
-  return op.rule === 'D2' || op.rule === 'D3' || op.rule === 'D6' || (op.rule === 'D4' && op.kind === 'download');
+  // A deletion here refused on the drive (S3) brings the entry back: it waits like the deletion it stands for.
+  return op.rule === 'D2' || op.rule === 'S3' || op.rule === 'D3' || op.rule === 'D6' || (op.rule === 'D4' && op.kind === 'download');
 }
 
 export class DisappearanceHold {

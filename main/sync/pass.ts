@@ -18,12 +18,13 @@ import { DEFAULT_HOLD, uploadMayBeMoved, type DisappearanceHold } from './hold.j
 import { loadIgnoreRules, refreshPaths, scanLocal, STATE_DIR, type IgnoreRule, type ScanOptions, type ScanResult } from './local.js';
 import type { Mirror } from './mirror.js';
 import { baseName, conflictOriginal, isGivenName, isWithin, joinPath, parentOf } from './names.js';
-import { excludedTakenBy, newTopFolders, NO_SELECTION, planSelected, type SelectedPlan, type Selection } from './selective.js';
+import { excludedTakenBy, newTopFolders, NO_SELECTION, planSelected, Without, type SelectedPlan, type Selection } from './selective.js';
+import { listSharedArea, NO_SHARED_AREA, ownSynced, placeSharedArea, rowsOfAccess, SHARED_FOLDER_ID, viewOnlyFiles, type SharedArea } from './shared.js';
 import { randomId, type Clock, type FileSystem, type VolumeTraits } from './ports.js';
 import { applyRemoteDelta, listRemote } from './remote.js';
 import { fullListingInterval, listingBudget, syncedIdsOf, type RemoteChangeCheck, type RemoteSignals } from './remote-changes.js';
 import { BaseTree, LocalTree, RemoteTree } from './trees.js';
-import type { BaseItem, EngineRuleId, EngineState, LocalItem, Operation, RelPath, RemoteId, RemoteItem, RuleId, SelectionRuleId, SyncedIds } from './types.js';
+import type { BaseItem, EngineRuleId, EngineState, LocalItem, Operation, RelPath, RemoteId, RemoteItem, RuleId, SelectionRuleId, SharedRuleId, SyncedIds } from './types.js';
 
 export type { DeletionQuestion } from './deletions.js';
 
@@ -32,7 +33,7 @@ export interface Activity {
   /** A duplicate this computer made on the drive, resolved (rule C5), is told as a conflict or a merge. */
   kind: Exclude<Operation['kind'], 'resolve-twin'> | 'conflict' | 'notice';
   path: string;
-  rule?: RuleId | EngineRuleId | SelectionRuleId;
+  rule?: RuleId | EngineRuleId | SelectionRuleId | SharedRuleId;
   /** The entry a deletion put in the drive's trash (here or elsewhere): what "Restore" brings back. */
   remoteId?: RemoteId;
 }
@@ -93,6 +94,7 @@ export type PassOptions = Pick<
   | 'busyRetryMs'
   | 'selection'
   | 'excludeNewFolders'
+  | 'sharedPlace'
 >;
 
 /** What the engine running a pass gives it. */
@@ -234,6 +236,12 @@ export class FolderPasses {
   private selection: Selection = NO_SELECTION;
   /** Remote entries base does not hold (inside excluded folders), kept while the remote tree is kept as base. */
   private keptRemote: RemoteItem[] = [];
+  /** What is shared with the account, as the remote tree holds it (the last listing or look at it). */
+  sharedArea: SharedArea = NO_SHARED_AREA;
+  /** The shared area's entry ids (the cheap checks leave them out). */
+  private sharedIds: ReadonlySet<RemoteId> = new Set();
+  /** View-only shared entries whose files were last made read-only here (a permission that became edit gives them back). */
+  private viewOnly = new Set<RelPath>();
   /** The last pass left downloads out because they do not fit on the disk: what it said. */
   private spaceProblem: string | null = null;
 
@@ -355,8 +363,55 @@ export class FolderPasses {
   }
 
   /** What is synced, for the cheap check: base, or the mirror while base is let go. */
+  /** What is synced of the account's own drive (what the cheap checks compare with). */
   synced(): SyncedIds {
-    return this.released ? this.mirror.syncedIds(this.released) : syncedIdsOf(this.trees.base);
+    const all = this.released ? this.mirror.syncedIds(this.released) : syncedIdsOf(this.trees.base);
+    return ownSynced(all, this.sharedIds, all.has(SHARED_FOLDER_ID) ? 1 : 0);
+  }
+
+  /** The remote tree without the shared area (what the cheap checks compare with). */
+  private ownRemote(): ReadonlyMap<RemoteId, RemoteItem> {
+    return this.sharedIds.size === 0 ? this.trees.remote : new Without(this.trees.remote, this.sharedIds);
+  }
+
+  /** Where what is shared with the account arrives here; null when nowhere (or the folder is not the whole drive). */
+  sharedPlace() {
+    return (this.options.remoteRootId ?? null) === null ? (this.options.sharedPlace?.() ?? null) : null;
+  }
+
+  /** The shared area as the drive has it now; none when nothing shared is synced here. */
+  async listShared(): Promise<SharedArea> {
+    const place = this.sharedPlace();
+    return place ? listSharedArea(this.options.client, place, this.host.signal) : NO_SHARED_AREA;
+  }
+
+  /** The remote tree with the shared area `area` in place of the one it held. */
+  private async placeShared(area: SharedArea): Promise<void> {
+    placeSharedArea(this.trees.remote, this.sharedArea, area);
+    this.sharedArea = area;
+    this.sharedIds = new Set(area.items.map((r) => r.id));
+  }
+
+  /**
+   * The local copies of files shared with the account to view only have no write bits (an editor then says so rather
+   * than letting a change be made that cannot be sent); files that may be edited again get theirs back.
+   */
+  private async keepViewOnly(): Promise<void> {
+    if (!this.fs.chmod || (this.sharedArea.tops.size === 0 && this.viewOnly.size === 0)) return;
+    const now = new Set(viewOnlyFiles(this.trees, this.sharedArea));
+    const set = async (path: RelPath, writable: boolean) => {
+      try {
+        const stats = await this.fs.stat(join(this.root, path));
+        if (stats.mode === undefined || stats.isDirectory()) return;
+        const mode = writable ? stats.mode | 0o200 : stats.mode & ~0o222;
+        if ((mode & 0o7777) !== (stats.mode & 0o7777)) await this.fs.chmod!(join(this.root, path), mode & 0o7777);
+      } catch {
+        // Gone or not ours to change: the next pass looks again.
+      }
+    };
+    for (const path of now) await set(path, false);
+    for (const path of this.viewOnly) if (!now.has(path) && this.trees.base.scanLookup().isSynced(path)) await set(path, true);
+    this.viewOnly = now;
   }
 
   get syncedCount(): number {
@@ -419,15 +474,18 @@ export class FolderPasses {
         const signals = this.host.live ? await this.remoteCheck.read(this.host.signal).catch(() => null) : null;
         const started = this.clock.now().getTime();
         this.trees.remote = await listRemote(this.options.client, this.options.remoteRootId ?? null, (id) => base.has(id), this.host.signal);
+        this.sharedArea = NO_SHARED_AREA;
+        await this.placeShared(options.sharedArea ?? (await this.listShared()));
         this.remoteListed = true;
         listingMs = this.clock.now().getTime() - started;
-        if (signals) this.remoteCheck.calibrate(signals, this.trees.remote);
+        if (signals) this.remoteCheck.calibrate(signals, this.ownRemote());
         this.remoteCheck.foldersListed(this.clock.now().getTime(), this.host.pollMs);
         listed = signals;
       } else if (options.remoteDelta) {
         await applyRemoteDelta(this.options.client, this.trees.remote, options.remoteDelta, this.options.remoteRootId ?? null, this.host.signal);
         applied = true;
       }
+      if (!options.listRemote && this.remoteListed && options.sharedArea) await this.placeShared(options.sharedArea);
       // What changed while the folder was scanned and the drive listed is looked at too, so the plan does not mix the
       // folder as it was with the folder as it is (one end of a swap seen, the other not).
       for (let round = 0; round < 5 && this.host.watcherPending() !== null && this.watcherBusy(); round++) {
@@ -445,7 +503,8 @@ export class FolderPasses {
       if (consented) this.consent = false;
       this.host.transfersEnded();
       for (const failure of failures) this.host.itemError(failure);
-      if (listed || applied) this.remoteCheck.settle(this.trees.remote, syncedIdsOf(this.trees.base));
+      if (listed || applied) this.remoteCheck.settle(this.ownRemote(), this.synced());
+      await this.keepViewOnly();
       if (listingMs !== null) {
         // Spaced by the drive as this pass left it: an initial sync lists an empty drive, then fills it.
         const entries = this.trees.remote.size;
@@ -514,7 +573,11 @@ export class FolderPasses {
 
   /** The plan for the trees as they are now (none when nothing differs from base in what is synced). */
   private planNow(): SelectedPlan {
-    return planSelected(this.trees, this.selection, { isIgnored: this.isIgnored, caseInsensitive: this.caseInsensitive });
+    const selected = planSelected(this.trees, this.selection, { isIgnored: this.isIgnored, caseInsensitive: this.caseInsensitive });
+    const place = this.sharedPlace();
+    return place || this.sharedArea.tops.size > 0 || this.trees.base.has(SHARED_FOLDER_ID)
+      ? rowsOfAccess(selected, this.trees, this.sharedArea, place ?? { folder: '', me: undefined })
+      : selected;
   }
 
   /**

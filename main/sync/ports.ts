@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
-import { mkdir, rename, rm, rmdir, statfs, utimes, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rename, rm, rmdir, statfs, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hashFile } from './local.js';
 
@@ -18,6 +18,8 @@ export interface FileStats {
   mtimeMs: number;
   /** 0 or missing: the file system does not say (birth.ts). */
   birthtimeMs?: number;
+  /** The permission bits and type; missing where the file system does not say. */
+  mode?: number;
 }
 
 export interface FileSystem {
@@ -47,6 +49,8 @@ export interface FileSystem {
   rmdir?(path: string): Promise<void>;
   /** Bytes free for this user on the volume holding `dir`; undefined when the volume cannot tell. */
   freeBytes?(dir: string): Promise<number | undefined>;
+  /** Sets a file's permission bits (a copy of what is shared with the account to view only loses its write bits). */
+  chmod?(path: string, mode: number): Promise<void>;
 }
 
 /** Free bytes for an unprivileged user (what a download can use), from statfs. */
@@ -105,6 +109,7 @@ export const nodeFileSystem: FileSystem = {
   volume: probeVolume,
   rmdir: (path) => rmdir(path),
   freeBytes: volumeFreeBytes,
+  chmod,
 };
 
 /**

@@ -46,7 +46,7 @@ export const LEFT_OUT_PLACE = (shown: string) =>
   `has the place of ${shown}, a folder of the drive this computer leaves out: it is not synced; include the drive's folder (drivesync include) or rename this one`;
 
 /** A read-only view of a map with some keys left out, without copying it (a tree may hold a million items). */
-class Without<K, V> implements ReadonlyMap<K, V> {
+export class Without<K, V> implements ReadonlyMap<K, V> {
   readonly size: number;
   constructor(
     private readonly source: ReadonlyMap<K, V>,

@@ -76,6 +76,13 @@ export type RuleId = (typeof RULE_IDS)[number];
 export const SELECTION_RULE_IDS = ['E1', 'E2', 'E3', 'E4'] as const;
 export type SelectionRuleId = (typeof SELECTION_RULE_IDS)[number];
 
+/**
+ * The rows of what the account may do in what others share with it (docs/sync-rules.md, "Shared with me"): applied
+ * to the table's plan (shared.ts).
+ */
+export const SHARED_RULE_IDS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6'] as const;
+export type SharedRuleId = (typeof SHARED_RULE_IDS)[number];
+
 /** What the engine does outside the planner, named like a row (crash adoption). */
 export const ENGINE_RULE_IDS = ['adopt'] as const;
 export type EngineRuleId = (typeof ENGINE_RULE_IDS)[number];
@@ -99,7 +106,7 @@ export type Operation =
   | { kind: 'download'; rule: RuleId; remoteId: RemoteId; path: RelPath; replaces?: RemoteId }
   | { kind: 'create-local-folder'; rule: RuleId; remoteId: RemoteId; path: RelPath }
   | { kind: 'move-local'; rule: RuleId; remoteId: RemoteId; from: RelPath; to: RelPath }
-  | { kind: 'trash-local'; rule: RuleId; path: RelPath; remoteId: RemoteId | null; count: number }
+  | { kind: 'trash-local'; rule: RuleId | SharedRuleId; path: RelPath; remoteId: RemoteId | null; count: number }
   | { kind: 'conflict'; rule: RuleId; remoteId: RemoteId; path: RelPath; replaces?: RemoteId }
   /**
    * The entry this computer made has an older twin (`twinId`: the same name in the same folder): the same bytes, and
@@ -109,7 +116,7 @@ export type Operation =
   | { kind: 'resolve-twin'; rule: RuleId; remoteId: RemoteId; twinId: RemoteId; path: RelPath }
   | { kind: 'merge'; rule: RuleId; remoteId: RemoteId; path: RelPath }
   | { kind: 'record'; rule: RuleId; remoteId: RemoteId; path: RelPath }
-  | { kind: 'forget'; rule: RuleId | SelectionRuleId; remoteId: RemoteId }
+  | { kind: 'forget'; rule: RuleId | SelectionRuleId | SharedRuleId; remoteId: RemoteId }
   /**
    * The local copy of a folder excluded from sync (or of an entry moved into one on the drive) leaves this computer:
    * the synced items inside it that are still as synced are deleted (not to the OS trash: the drive holds them).

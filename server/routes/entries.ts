@@ -140,7 +140,7 @@ export function entryRoutes(app: App, ctx: Context): void {
     const rows = db
       .prepare(`SELECT e.* FROM entries e WHERE ${where} ORDER BY ${filter.order} LIMIT ? OFFSET ?`)
       .all(...filter.params, perPage, (page - 1) * perPage) as EntryRow[];
-    const data = serializeEntries(db, rows);
+    const data = serializeEntries(db, rows, ctx.profile);
     if (ctx.listFormat === 'array') return data;
     const lastPage = Math.max(1, Math.ceil(total / perPage));
     const from = rows.length > 0 ? (page - 1) * perPage + 1 : null;
@@ -189,7 +189,7 @@ export function entryRoutes(app: App, ctx: Context): void {
     const { name, description } = request.body ?? {};
     if (name !== undefined) checkName(name);
     const updated = entries.update(entry.id, { name, description });
-    return { status: 'success', fileEntry: serializeEntry(db, updated) };
+    return { status: 'success', fileEntry: serializeEntry(db, updated, ctx.profile) };
   });
 
   app.post('/folders', { schema: { body: FolderBody } }, async (request) => {
@@ -202,7 +202,7 @@ export function entryRoutes(app: App, ctx: Context): void {
       }
       return entries.insert({ name, fileName: name, size: 0, parent, ownerId, mime: null, type: 'folder' });
     })();
-    return { status: 'success', folder: serializeEntry(db, folder) };
+    return { status: 'success', folder: serializeEntry(db, folder, ctx.profile) };
   });
 
   app.post('/file-entries/move', { schema: { body: MoveBody } }, async (request) => {
@@ -220,7 +220,7 @@ export function entryRoutes(app: App, ctx: Context): void {
       }
     }
     const moved = db.transaction(() => targets.map((entry) => entries.move(entries.require(entry.id), destination)))();
-    return { status: 'success', entries: ctx.profile.moveAnswersEntries ? serializeEntries(db, moved) : [] };
+    return { status: 'success', entries: ctx.profile.moveAnswersEntries ? serializeEntries(db, moved, ctx.profile) : [] };
   });
 
   app.post('/file-entries/duplicate', { schema: { body: MoveBody } }, async (request) => {
@@ -269,7 +269,7 @@ export function entryRoutes(app: App, ctx: Context): void {
         copyFileSync(join(ctx.blobDir, from), join(ctx.blobDir, to), fsConstants.COPYFILE_FICLONE);
       }
     })();
-    return { status: 'success', entries: serializeEntries(db, copies) };
+    return { status: 'success', entries: serializeEntries(db, copies, ctx.profile) };
   });
 
   app.post('/file-entries/restore', { schema: { body: IdsBody } }, async (request) => {

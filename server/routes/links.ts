@@ -98,7 +98,7 @@ export function linkRoutes(app: App, ctx: Context): void {
     password: link.password_hash,
     user_id: link.user_id,
     entry_id: link.entry_id,
-    entry: serializeEntry(db, entry),
+    entry: serializeEntry(db, entry, ctx.profile),
     expires_at: link.expires_at,
     allow_edit: link.allow_edit === 1,
     allow_download: link.allow_download === 1,
@@ -118,7 +118,7 @@ export function linkRoutes(app: App, ctx: Context): void {
       status: 'success',
       link: serializeLink(link, entry),
       ...(entry.type === 'folder'
-        ? { folderChildren: serializeEntries(db, entries.children(entry.id, entry.owner_id)) }
+        ? { folderChildren: serializeEntries(db, entries.children(entry.id, entry.owner_id), ctx.profile) }
         : {}),
     };
   });

@@ -128,7 +128,7 @@ function uploadRoute(app: App, ctx: Context): void {
         renameSync(upload.tmpPath, join(ctx.blobDir, fileName));
         return created;
       })();
-      return reply.code(201).send({ status: 'success', fileEntry: serializeEntry(db, entry) });
+      return reply.code(201).send({ status: 'success', fileEntry: serializeEntry(db, entry, ctx.profile) });
     } finally {
       rmSync(upload.tmpPath, { force: true });
     }

@@ -54,6 +54,7 @@ export interface Computer {
 
 export interface Account {
   server: TestServer;
+  email: string;
   token: string;
   client: DriveClient;
   /** Every request the client sent, as `METHOD /path`. */
@@ -74,7 +75,8 @@ export async function newAccount(server?: TestServer, options: { mode?: SyncMode
   const mode = options.mode ?? 'once';
   const own = !server;
   const srv = server ?? (await startTestServer({ profile: options.profile ?? 'documents' }));
-  const { token } = await srv.register(`user${++counter}-${process.pid}@example.com`);
+  const email = `user${++counter}-${process.pid}@example.com`;
+  const { token } = await srv.register(email);
   const requests: string[] = [];
   const client = new DriveClient({ origin: srv.url, token, retry: { limit: 2, baseDelayMs: 10 } });
   const count = (options: { method: string; url?: URL | string }) => {
@@ -197,6 +199,7 @@ export async function newAccount(server?: TestServer, options: { mode?: SyncMode
   };
   return {
     server: srv,
+    email,
     entryIds,
     token,
     client,

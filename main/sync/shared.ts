@@ -1,0 +1,330 @@
+/**
+ * What others share with the account, in the synced folder: a folder of its own at the top (`Shared with me`), by
+ * owner where the drive says who owns an entry, holding each entry shared with the account and what is inside it.
+ *
+ * The folders drivesync makes up for this (the shared folder, one per owner) have negative ids: they are in the trees
+ * like any folder, so the table places, renames and trashes their local copies, but nothing is ever sent to the drive
+ * for them. What the account may do inside a shared entry is the drive's: `rowsOfAccess` turns each operation the
+ * table planned that the account may not make into what keeps the local change and the drive's version both (rows
+ * S1–S6 of docs/sync-rules.md, "Shared with me").
+ */
+import { createHash } from 'node:crypto';
+import type { DriveClient } from '../api/client.js';
+import type { FileEntry } from '../api/schemas.js';
+import { toRemoteItem } from './execute.js';
+import { addTo } from './grouping.js';
+import { isWithin } from './names.js';
+import type { BaseItem, Operation, Plan, RelPath, RemoteId, RemoteItem, SyncedIds, Trees } from './types.js';
+
+/** The shared folder's id; an owner's folder is `-(owner's user id + 1)`. */
+export const SHARED_FOLDER_ID = -1;
+const ownerFolderId = (userId: number): RemoteId => -(userId + 1);
+/** A folder drivesync made up (the shared folder, an owner's): not on the drive. */
+export const isPlacedFolder = (id: RemoteId | null): boolean => id !== null && id < 0;
+/** What the made-up folders say of their last change: nothing ever changes them on the drive. */
+const NEVER = '1970-01-01T00:00:00.000000Z';
+
+/** Where what is shared with the account arrives, and who the account is (its e-mail, to find its permissions). */
+export interface SharedPlace {
+  folder: string;
+  me: string | undefined;
+}
+
+export interface SharedTop {
+  id: RemoteId;
+  name: string;
+  /** The owner's e-mail, when the drive says. */
+  owner: string | null;
+  /** The account may change it (the drive lists `edit` for it); false also when the drive does not say. */
+  editable: boolean;
+  /** The account may download its files (unless the drive lists `download` as not granted). */
+  downloadable: boolean;
+}
+
+/** The shared part of the remote tree, as one listing of it found it. */
+export interface SharedArea {
+  items: RemoteItem[];
+  tops: ReadonlyMap<RemoteId, SharedTop>;
+  /** Changes when anything the listing found changes (a poll compares it with the last). */
+  key: string;
+}
+
+export const NO_SHARED_AREA: SharedArea = { items: [], tops: new Map(), key: '' };
+
+const isMine = (entry: FileEntry, me: string | undefined): boolean =>
+  me !== undefined && (entry.users ?? []).some((u) => u.owns_entry === true && u.email.toLowerCase() === me.toLowerCase());
+
+/**
+ * The entries shared with the account, each once: the drive's `sharedOnly` listing also names an entry inside another
+ * shared one (its `path` tells), and on some servers the caller's own shared entries.
+ */
+export async function listSharedTops(client: DriveClient, me: string | undefined, signal?: AbortSignal): Promise<FileEntry[]> {
+  const entries: FileEntry[] = [];
+  for await (const entry of client.entries.list({ sharedOnly: true, perPage: 1000 }, signal)) {
+    if (!entry.deleted_at && !isMine(entry, me)) entries.push(entry);
+  }
+  const ids = new Set(entries.map((e) => e.id));
+  const insideAnother = (e: FileEntry) => (e.path ?? '').split('/').some((id) => Number(id) !== e.id && ids.has(Number(id)));
+  return entries.filter((e) => !insideAnother(e));
+}
+
+/**
+ * What the account may do with an entry shared with it: change it only when the drive lists `edit` for it; download it
+ * unless the drive lists `download` as not granted.
+ */
+export function mayDo(entry: FileEntry, me: string | undefined): { edit: boolean; download: boolean } {
+  const mine = me === undefined ? undefined : (entry.users ?? []).find((u) => u.owns_entry !== true && u.email.toLowerCase() === me.toLowerCase());
+  const p = mine?.entry_permissions;
+  return { edit: p?.edit === true, download: p === undefined || p.download };
+}
+
+/** The shared part of the tree: the made-up folders, the shared entries in them, and what the shared folders hold. */
+export async function listSharedArea(client: DriveClient, place: SharedPlace, signal?: AbortSignal, given?: FileEntry[]): Promise<SharedArea> {
+  const entries = given ?? (await listSharedTops(client, place.me, signal));
+  // Nothing shared: no folder for it either.
+  if (entries.length === 0) return NO_SHARED_AREA;
+  const inside = new Map<RemoteId, RemoteItem>();
+  const folders = entries.filter((e) => e.type === 'folder').map((e) => e.id);
+  if (folders.length > 0) {
+    for await (const entry of client.entries.tree({ rootIds: folders, perPage: 1000, ...(signal ? { signal } : {}) })) {
+      if (!entry.deleted_at) inside.set(entry.id, toRemoteItem(entry, null));
+    }
+  }
+  const items: RemoteItem[] = [{ id: SHARED_FOLDER_ID, parentId: null, name: place.folder, type: 'folder', size: 0, updatedAt: NEVER }];
+  const owners = new Map<RemoteId, string>();
+  const tops = new Map<RemoteId, SharedTop>();
+  for (const entry of entries) {
+    if (inside.has(entry.id)) continue; // inside another shared folder (a server whose listing gave no paths)
+    const owner = entry.users?.find((u) => u.owns_entry === true);
+    const parentId = owner ? ownerFolderId(owner.id) : SHARED_FOLDER_ID;
+    if (owner) owners.set(parentId, owner.email);
+    items.push({ ...toRemoteItem(entry, null), parentId });
+    const may = mayDo(entry, place.me);
+    tops.set(entry.id, { id: entry.id, name: entry.name, owner: owner?.email ?? null, editable: may.edit, downloadable: may.download });
+  }
+  for (const [id, email] of owners) items.push({ id, parentId: SHARED_FOLDER_ID, name: email, type: 'folder', size: 0, updatedAt: NEVER });
+  items.push(...inside.values());
+  return { items, tops, key: areaKey(items, tops) };
+}
+
+/** What a look at the entries shared with the account compares between polls (their contents aside). */
+export function topsKey(tops: readonly FileEntry[], place: SharedPlace): string {
+  const hash = createHash('sha256').update(`${place.folder}\n`);
+  for (const e of [...tops].sort((a, b) => a.id - b.id)) {
+    const users = (e.users ?? []).map((u) => `${u.id}:${u.owns_entry === true}:${JSON.stringify(u.entry_permissions ?? null)}`).join(',');
+    hash.update(`${e.id}\u0000${e.name}\u0000${e.updated_at ?? ''}\u0000${e.file_size ?? 0}\u0000${users}\n`);
+  }
+  return hash.digest('hex');
+}
+
+function areaKey(items: readonly RemoteItem[], tops: ReadonlyMap<RemoteId, SharedTop>): string {
+  const hash = createHash('sha256');
+  for (const r of [...items].sort((a, b) => a.id - b.id)) hash.update(`${r.id}\u0000${r.parentId}\u0000${r.name}\u0000${r.size}\u0000${r.updatedAt}\n`);
+  for (const t of [...tops.values()].sort((a, b) => a.id - b.id)) hash.update(`${t.id}:${t.editable}:${t.downloadable}:${t.owner}\n`);
+  return hash.digest('hex');
+}
+
+/** The remote tree with the shared part as `area` has it (what `previous` held of it gone). */
+export function placeSharedArea(remote: Map<RemoteId, RemoteItem>, previous: SharedArea, area: SharedArea): void {
+  for (const r of previous.items) remote.delete(r.id);
+  for (const r of area.items) remote.set(r.id, r);
+}
+
+/**
+ * What the cheap checks of the drive compare with (remote-changes.ts): the account's own drive only. The shared part
+ * shows in none of their listings, so it is left out of what is synced as they see it.
+ */
+export function ownSynced(synced: SyncedIds, shared: ReadonlySet<RemoteId>, sharedRootChildren: number): SyncedIds {
+  if (shared.size === 0) return synced;
+  let inside = 0;
+  for (const id of shared) if (synced.has(id)) inside++;
+  return {
+    has: (id) => !shared.has(id) && synced.has(id),
+    get: (id) => (shared.has(id) ? undefined : synced.get(id)),
+    size: synced.size - inside,
+    rootChildren: () => synced.rootChildren() - sharedRootChildren,
+  };
+}
+
+/** Where an entry is, as far as what the account may do there goes. */
+type Zone = { kind: 'own' } | { kind: 'placed' } | { kind: 'shared'; top: SharedTop } | { kind: 'gone' };
+
+class Zones {
+  private readonly known = new Map<RemoteId, Zone>();
+
+  constructor(
+    private readonly trees: Trees,
+    private readonly tops: ReadonlyMap<RemoteId, SharedTop>,
+  ) {}
+
+  /** The zone of an entry: by its parents on the drive, or where it was when last synced (its shared entry gone). */
+  of(id: RemoteId | null): Zone {
+    if (id === null) return { kind: 'own' };
+    if (id < 0) return { kind: 'placed' };
+    const cached = this.known.get(id);
+    if (cached) return cached;
+    let zone: Zone = { kind: 'own' };
+    for (let cur: RemoteId | null = id, hops = 0; cur !== null && hops < 10_000; hops++) {
+      const top = this.tops.get(cur);
+      if (top) {
+        zone = { kind: 'shared', top };
+        break;
+      }
+      if (cur < 0) {
+        zone = { kind: 'gone' }; // reached the made-up folders, through no entry shared now
+        break;
+      }
+      const parent: RemoteId | null | undefined = this.trees.remote.get(cur)?.parentId ?? this.trees.base.get(cur)?.parentId;
+      if (parent === undefined) break;
+      cur = parent;
+    }
+    this.known.set(id, zone);
+    return zone;
+  }
+
+  /** The shared entry an entry is in or is ('own' when none), for telling a move across drives. */
+  drive(id: RemoteId | null): string {
+    const zone = this.of(id);
+    return zone.kind === 'shared' ? `shared:${zone.top.id}` : zone.kind;
+  }
+}
+
+const readOnly = (zone: Zone): zone is { kind: 'shared'; top: SharedTop } => zone.kind === 'shared' && !zone.top.editable;
+
+/** Base items of a subtree (the item first). */
+function baseSubtree(base: ReadonlyMap<RemoteId, BaseItem>, id: RemoteId): BaseItem[] {
+  const children = new Map<RemoteId, RemoteId[]>();
+  for (const b of base.values()) if (b.parentId !== null) addTo(children, b.parentId, b.remoteId);
+  const out: BaseItem[] = [];
+  const stack = [id];
+  while (stack.length > 0) {
+    const b = base.get(stack.pop()!);
+    if (!b) continue;
+    out.push(b);
+    stack.push(...(children.get(b.remoteId) ?? []));
+  }
+  return out;
+}
+
+/**
+ * The plan with what the account may not do on the drive turned into what keeps both versions (rows S1–S6): nothing
+ * is uploaded, renamed, moved or trashed in a shared entry the account may only view, in the made-up folders, or
+ * across drives; a local change there stays here as a copy, and the drive's version comes back (its synced row is
+ * forgotten: the table then places the entry again, next to the local item). What is left of an entry no longer
+ * shared with the account goes to the OS trash.
+ */
+export function rowsOfAccess<P extends Plan>(plan: P, trees: Trees, area: SharedArea, place: SharedPlace): P {
+  if (area.tops.size === 0 && !hasShared(trees.base)) return plan;
+  const zones = new Zones(trees, area.tops);
+  const operations: Operation[] = [];
+  const skipped = [...plan.skipped];
+  const notes = [...plan.notes];
+  let deletions = plan.deletions;
+  const forgotten = new Set<RemoteId>();
+  const forgetSubtree = (id: RemoteId, rule: 'S2' | 'S3' | 'S4' | 'S5') => {
+    for (const b of baseSubtree(trees.base, id)) {
+      if (forgotten.has(b.remoteId)) continue;
+      forgotten.add(b.remoteId);
+      operations.push({ kind: 'forget', rule, remoteId: b.remoteId });
+    }
+  };
+  const pathOf = (id: RemoteId) => trees.base.get(id)?.path ?? `entry ${id}`;
+  const whyNot = (zone: Zone): string =>
+    readOnly(zone) ? `${zone.top.name} is shared with you to view only` : `${place.folder} holds only what others share with you`;
+
+  for (const op of plan.operations) {
+    switch (op.kind) {
+      case 'upload':
+      case 'create-remote-folder': {
+        const zone = zones.of(op.parentId);
+        if (zone.kind === 'placed' || readOnly(zone)) {
+          skipped.push({ path: op.path, reason: `${whyNot(zone)}: kept here, not uploaded`, fails: false });
+        } else if (zone.kind === 'gone') {
+          operations.push({ kind: 'trash-local', rule: 'S6', path: op.path, remoteId: null, count: 1 });
+          deletions += 1;
+        } else operations.push(op);
+        break;
+      }
+      case 'replace-remote': {
+        const zone = zones.of(op.remoteId);
+        if (!readOnly(zone)) {
+          operations.push(op);
+          break;
+        }
+        forgetSubtree(op.remoteId, 'S2');
+        notes.push({ path: op.path, message: `${whyNot(zone)}: your change is kept as a copy beside it, and the drive's version comes back` });
+        break;
+      }
+      case 'trash-remote': {
+        const zone = zones.of(op.remoteId);
+        const top = area.tops.get(op.remoteId);
+        if (op.remoteId >= 0 && !top && !readOnly(zone)) {
+          operations.push(op);
+          break;
+        }
+        deletions -= op.count;
+        forgetSubtree(op.remoteId, 'S3');
+        const what = op.remoteId < 0 ? whyNot({ kind: 'placed' }) : top ? `${top.name} is shared with you by ${top.owner ?? 'its owner'}` : whyNot(zone);
+        notes.push({ path: pathOf(op.remoteId), message: `${what}: deleting it here does not delete it on the drive, so it comes back (drivesync exclude keeps it off this computer)` });
+        break;
+      }
+      case 'rename-remote':
+      case 'move-remote': {
+        const zone = zones.of(op.remoteId);
+        const top = area.tops.get(op.remoteId);
+        const across = op.kind === 'move-remote' && (top !== undefined || zones.drive(op.parentId) !== zones.drive(trees.remote.get(op.remoteId)?.parentId ?? null));
+        if (op.remoteId >= 0 && !readOnly(zone) && !across) {
+          operations.push(op);
+          break;
+        }
+        forgetSubtree(op.remoteId, op.kind === 'rename-remote' ? 'S4' : 'S5');
+        const why = readOnly(zone) || op.remoteId < 0 ? whyNot(zone.kind === 'own' ? { kind: 'placed' } : zone) : 'the drive moves an entry only within its owner\'s drive';
+        notes.push({ path: op.path, message: `${why}: it stays where it was on the drive and comes back there; what you moved is kept as a copy` });
+        break;
+      }
+      case 'resolve-twin':
+        if (!readOnly(zones.of(op.remoteId))) operations.push(op);
+        break;
+      case 'download':
+      case 'merge':
+      case 'conflict': {
+        const zone = zones.of(op.remoteId);
+        if (zone.kind === 'shared' && !zone.top.downloadable && trees.remote.get(op.remoteId)?.type === 'file') {
+          skipped.push({ path: op.path, reason: `${zone.top.name} is shared with you without download: its files are not on this computer`, fails: false });
+        } else operations.push(op);
+        break;
+      }
+      case 'forget': {
+        // Gone on the drive with a change here (D4, D5): an entry no longer shared with the account is not made again.
+        const b = trees.base.get(op.remoteId);
+        const left = b && (zones.of(op.remoteId).kind === 'gone' || (op.remoteId < 0 && !trees.remote.has(op.remoteId)));
+        if (left && trees.local.has(b.path) && (op.rule === 'D4' || op.rule === 'D5')) {
+          operations.push({ kind: 'trash-local', rule: 'S6', path: b.path, remoteId: op.remoteId, count: 1 });
+          deletions += 1;
+        } else operations.push(op);
+        break;
+      }
+      default:
+        operations.push(op);
+    }
+  }
+  return { ...plan, operations: withoutNestedTrash(operations), skipped, notes, deletions: Math.max(0, deletions) };
+}
+
+const hasShared = (base: ReadonlyMap<RemoteId, BaseItem>): boolean => base.has(SHARED_FOLDER_ID);
+
+/** A local trash inside another one of the same pass goes with it. */
+function withoutNestedTrash(operations: Operation[]): Operation[] {
+  const trashed = operations.flatMap((op) => (op.kind === 'trash-local' && op.rule === 'S6' ? [op.path] : []));
+  if (trashed.length < 2) return operations;
+  return operations.filter((op) => !(op.kind === 'trash-local' && op.rule === 'S6' && trashed.some((p) => p !== op.path && isWithin(op.path, p))));
+}
+
+/** Paths of the files in shared entries the account may only view (their local copies have no write bits). */
+export function viewOnlyFiles(trees: Pick<Trees, 'base' | 'remote'>, area: SharedArea): RelPath[] {
+  if (![...area.tops.values()].some((t) => !t.editable)) return [];
+  const zones = new Zones({ ...trees, local: new Map() }, area.tops);
+  const files: RelPath[] = [];
+  for (const b of trees.base.values()) if (b.type === 'file' && readOnly(zones.of(b.remoteId))) files.push(b.path);
+  return files;
+}

@@ -1,0 +1,229 @@
+/**
+ * Shared with me, end to end: two accounts on one reference server, in both modes and both profiles. Alice shares a
+ * folder of her drive with Bob; Bob's engine (the `sharedPlace` option, as openFolder gives it from the config) places
+ * it under `Shared with me/`, by owner where the drive says who owns it (the deployed profile does), keeps the copies
+ * of what he may only view read-only and never sends a change to them, sends what he may edit, and lets the copies go
+ * to the OS trash when Alice stops sharing. Then both computers live at once.
+ */
+import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Permission } from '../../main/api/schemas.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { localTree, newAccount, sorted, type Account, type Computer, SCENARIO_CASES } from '../helpers/sync.js';
+
+const FOLDER = 'Shared with me';
+
+describe.each(SCENARIO_CASES)('shared with me (%s, %s)', (mode, profile) => {
+  let server: TestServer;
+  let alice: Account;
+  let bob: Account;
+  beforeEach(async () => {
+    server = await startTestServer({ profile });
+    alice = await newAccount(server, { mode, profile });
+    bob = await newAccount(server, { mode, profile });
+  });
+  afterEach(async () => {
+    await alice.close();
+    await bob.close();
+    await server.close();
+  });
+
+  /** Where Alice's shared entries arrive on Bob's computer: under her e-mail where the drive names the owner. */
+  const place = () => (profile === 'deployed' ? `${FOLDER}/${alice.email}` : FOLDER);
+  const bobsComputer = (name = 'bob-laptop') =>
+    bob.computer(name, { sharedPlace: () => ({ folder: FOLDER, me: bob.email }), sharedWalkSpacingMs: () => 0 });
+
+  /** Alice's computer with Pictures (a file, a subfolder with a file), synced, and Pictures shared with Bob. */
+  async function aliceShares(permissions: Permission[]): Promise<{ a: Computer; pictures: number }> {
+    const a = alice.computer('alice-desktop');
+    mkdirSync(join(a.root, 'Pictures', 'trip'), { recursive: true });
+    writeFileSync(join(a.root, 'Pictures', 'cat.jpg'), 'cat');
+    writeFileSync(join(a.root, 'Pictures', 'trip', 'sea.jpg'), 'sea');
+    writeFileSync(join(a.root, 'private.txt'), 'mine');
+    expect((await a.sync()).inSync).toBe(true);
+    const pictures = (await alice.entryIds()).get('Pictures')!;
+    const result = await alice.client.sharing.share(pictures, [bob.email], permissions);
+    expect(result.unknown).toEqual([]);
+    return { a, pictures };
+  }
+
+  const writable = (path: string) => (statSync(path).mode & 0o222) !== 0;
+
+  it('what Alice shares arrives under Shared with me, read-only when Bob may only view it, and nothing else of hers', async () => {
+    await aliceShares(['view', 'download']);
+    const b = bobsComputer();
+    expect((await b.sync()).inSync).toBe(true);
+    const p = place();
+    expect(sorted(localTree(b.root))).toEqual(
+      Object.fromEntries(Object.entries({
+        [FOLDER]: '/',
+        ...(profile === 'deployed' ? { [p]: '/' } : {}),
+        [`${p}/Pictures`]: '/',
+        [`${p}/Pictures/cat.jpg`]: 'cat',
+        [`${p}/Pictures/trip`]: '/',
+        [`${p}/Pictures/trip/sea.jpg`]: 'sea',
+      }).sort(([x], [y]) => (x < y ? -1 : 1))),
+    );
+    expect(writable(join(b.root, p, 'Pictures', 'cat.jpg'))).toBe(false);
+    // Bob's own drive holds nothing of it.
+    expect([...(await bob.remoteTree()).keys()]).toEqual([]);
+  });
+
+  it('a change Bob makes to what he may only view is never uploaded: his version is kept as a copy, new files stay here, a deletion comes back', async () => {
+    const { pictures } = await aliceShares(['view', 'download']);
+    const b = bobsComputer();
+    await b.sync();
+    const dir = join(b.root, place(), 'Pictures');
+    const notices: string[] = [];
+    b.engine.on('notice', (m) => notices.push(m));
+    chmodSync(join(dir, 'cat.jpg'), 0o644);
+    writeFileSync(join(dir, 'cat.jpg'), 'bob drew on it');
+    writeFileSync(join(dir, 'bobs.txt'), 'new here');
+    rmSync(join(dir, 'trip'), { recursive: true });
+    await b.sync();
+    await b.sync();
+    // Alice's drive is as she left it.
+    const drive = await alice.remoteTree();
+    expect(drive.get('Pictures/cat.jpg')).toBe('cat');
+    expect(drive.get('Pictures/trip/sea.jpg')).toBe('sea');
+    expect(drive.has('Pictures/bobs.txt')).toBe(false);
+    // Bob keeps his version beside the drive's, his new file, and the folder he deleted is back.
+    const local = localTree(b.root);
+    const p = place();
+    expect(local.get(`${p}/Pictures/cat.jpg`)).toBe('cat');
+    const copies = [...local.entries()].filter(([path]) => path.startsWith(`${p}/Pictures/cat (conflicted copy`));
+    expect(copies.map(([, content]) => content)).toEqual(['bob drew on it']);
+    expect(local.get(`${p}/Pictures/bobs.txt`)).toBe('new here');
+    expect(local.get(`${p}/Pictures/trip/sea.jpg`)).toBe('sea');
+    expect(notices.some((m) => m.includes('Pictures is shared with you to view only'))).toBe(true);
+    // Nothing was sent to Alice's entries: no upload, rename, move or trash under her folder.
+    expect(bob.requests.filter((r) => /^(POST \/uploads|PUT \/file-entries|POST \/file-entries\/move|DELETE \/file-entries)/.test(r))).toEqual([]);
+    expect(pictures).toBeGreaterThan(0);
+  });
+
+  it('with edit Bob changes Alice\'s folder; she renames it and it keeps its place; she stops sharing and the copies go to the OS trash', async () => {
+    const { a, pictures } = await aliceShares(['view', 'edit', 'download']);
+    const b = bobsComputer();
+    await b.sync();
+    const p = place();
+    const dir = join(b.root, p, 'Pictures');
+    expect(writable(join(dir, 'cat.jpg'))).toBe(true);
+    writeFileSync(join(dir, 'cat.jpg'), 'bob edited');
+    writeFileSync(join(dir, 'from-bob.txt'), 'hello alice');
+    expect((await b.sync()).inSync).toBe(true);
+    await a.sync();
+    expect(sorted(localTree(a.root))).toMatchObject({ 'Pictures/cat.jpg': 'bob edited', 'Pictures/from-bob.txt': 'hello alice' });
+    // Alice renames it: Bob's copy is renamed in place, not downloaded again.
+    renameSync(join(a.root, 'Pictures'), join(a.root, 'Photos'));
+    await a.sync();
+    const inode = statSync(join(dir, 'trip', 'sea.jpg')).ino;
+    await b.sync();
+    expect(existsSync(join(b.root, p, 'Photos', 'trip', 'sea.jpg'))).toBe(true);
+    expect(statSync(join(b.root, p, 'Photos', 'trip', 'sea.jpg')).ino).toBe(inode);
+    expect(existsSync(dir)).toBe(false);
+    // Bob deleting the shared folder itself does not delete it for Alice: it comes back.
+    rmSync(join(b.root, p, 'Photos'), { recursive: true });
+    await b.sync();
+    await b.sync();
+    expect(existsSync(join(b.root, p, 'Photos', 'cat.jpg'))).toBe(true);
+    expect((await alice.remoteTree()).get('Photos/cat.jpg')).toBe('bob edited');
+    // Alice stops sharing: Bob's copies go to the OS trash, with what he changed in them.
+    writeFileSync(join(b.root, p, 'Photos', 'late.txt'), 'not sent yet');
+    const users = await alice.client.sharing.unshare(pictures, (await bobId(alice, pictures, bob.email))!);
+    expect(users.some((u) => u.email === bob.email)).toBe(false);
+    await b.sync();
+    await b.sync();
+    expect(existsSync(join(b.root, FOLDER))).toBe(false);
+    // The shared folder went whole (nothing else was in it), Bob's late file with it.
+    expect(b.trashed.some((t) => t.endsWith(FOLDER) || t.includes('Photos'))).toBe(true);
+    expect((await alice.remoteTree()).has('Photos/late.txt')).toBe(false);
+  });
+
+  it('a permission changed from view to edit gives the copies their write bits back, and Bob\'s edit then goes up', async () => {
+    const { pictures } = await aliceShares(['view', 'download']);
+    const b = bobsComputer();
+    await b.sync();
+    const file = join(b.root, place(), 'Pictures', 'cat.jpg');
+    expect(writable(file)).toBe(false);
+    await alice.client.sharing.changePermissions(pictures, (await bobId(alice, pictures, bob.email))!, ['view', 'edit', 'download']);
+    await b.sync();
+    expect(writable(file)).toBe(true);
+    writeFileSync(file, 'now bob may');
+    await b.sync();
+    expect((await alice.remoteTree()).get('Pictures/cat.jpg')).toBe('now bob may');
+  });
+});
+
+/** The user id Alice's entry lists for Bob. */
+async function bobId(alice: Account, id: number, email: string): Promise<number | undefined> {
+  const entry = await findById(alice, id);
+  return entry?.users?.find((u) => u.email === email)?.id;
+}
+
+async function findById(account: Account, id: number) {
+  for await (const e of account.client.entries.tree()) if (e.id === id) return e;
+  return undefined;
+}
+
+describe('shared with me, to view without download', () => {
+  it('the folders arrive, the files are left out and said so once, and nothing fails', async () => {
+    const server = await startTestServer();
+    const alice = await newAccount(server);
+    const bob = await newAccount(server);
+    try {
+      const a = alice.computer('alice-desktop');
+      mkdirSync(join(a.root, 'Plans', 'old'), { recursive: true });
+      writeFileSync(join(a.root, 'Plans', 'secret.pdf'), 'blueprint');
+      await a.sync();
+      await alice.client.sharing.share((await alice.entryIds()).get('Plans')!, [bob.email], ['view']);
+      const b = bob.computer('bob-laptop', { sharedPlace: () => ({ folder: FOLDER, me: bob.email }) });
+      const summary = await b.sync();
+      expect(summary.failed).toEqual([]);
+      expect(sorted(localTree(b.root))).toEqual({ [FOLDER]: '/', [`${FOLDER}/Plans`]: '/', [`${FOLDER}/Plans/old`]: '/' });
+      expect((await b.sync()).failed).toEqual([]);
+    } finally {
+      await alice.close();
+      await bob.close();
+      await server.close();
+    }
+  });
+});
+
+describe('shared with me, two computers live at once', () => {
+  let server: TestServer;
+  let alice: Account;
+  let bob: Account;
+  beforeEach(async () => {
+    server = await startTestServer({ profile: 'deployed' });
+    alice = await newAccount(server, { mode: 'live', profile: 'deployed' });
+    bob = await newAccount(server, { mode: 'live', profile: 'deployed' });
+  });
+  afterEach(async () => {
+    await alice.close();
+    await bob.close();
+    await server.close();
+  });
+
+  it('changes made on both sides while both run arrive on the other, and nothing is lost', async () => {
+    const a = alice.computer('alice-desktop');
+    mkdirSync(join(a.root, 'Project'));
+    writeFileSync(join(a.root, 'Project', 'plan.txt'), 'v1');
+    await a.sync();
+    const project = (await alice.entryIds()).get('Project')!;
+    await alice.client.sharing.share(project, [bob.email], ['view', 'edit', 'download']);
+    const b = bob.computer('bob-laptop', { sharedPlace: () => ({ folder: FOLDER, me: bob.email }), sharedWalkSpacingMs: () => 0 });
+    await b.sync();
+    const there = join(b.root, FOLDER, alice.email, 'Project');
+    expect(readdirSync(there)).toEqual(['plan.txt']);
+    // At once: Alice adds a file, Bob adds another, both engines running.
+    writeFileSync(join(a.root, 'Project', 'alice.txt'), 'from alice');
+    writeFileSync(join(there, 'bob.txt'), 'from bob');
+    await Promise.all([a.sync(), b.sync()]);
+    await Promise.all([a.sync(), b.sync()]);
+    expect(sorted(localTree(a.root))).toMatchObject({ 'Project/alice.txt': 'from alice', 'Project/bob.txt': 'from bob', 'Project/plan.txt': 'v1' });
+    const bobs = localTree(b.root);
+    expect(bobs.get(`${FOLDER}/${alice.email}/Project/alice.txt`)).toBe('from alice');
+    expect(bobs.get(`${FOLDER}/${alice.email}/Project/bob.txt`)).toBe('from bob');
+  });
+});
