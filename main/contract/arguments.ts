@@ -98,6 +98,12 @@ export const VersionRestoreSchema = Type.Object({ ...refFields, versionId: Type.
 
 export const StarSchema = Type.Object({ ...refFields, starred: Type.Boolean() }, strict);
 
+/**
+ * Where a synced folder keeps what others share with the account: a folder's name at its top, or null to not sync
+ * what is shared with the account there.
+ */
+export const SharedFolderSchema = Type.Object({ root: Root, name: Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()]) }, strict);
+
 const ListId = Type.String({ minLength: 1, maxLength: 64 });
 export const ListSaveSchema = Type.Object({ id: ListId, name: Type.String({ minLength: 1, maxLength: 100 }) }, strict);
 export const ListForgetSchema = Type.Object({ id: ListId }, strict);

@@ -17,6 +17,7 @@ import {
   ShareChangeSchema,
   ShareListMembersSchema,
   ShareRemoveSchema,
+  SharedFolderSchema,
   SignInSchema,
   StarSchema,
   TrashRestoreSchema,
@@ -29,6 +30,7 @@ import type {
   ActivityItem,
   ConflictItem,
   DriveFolderTree,
+  EntryAccess,
   EntryMarkers,
   ErrorItem,
   FileVersions,
@@ -39,6 +41,7 @@ import type {
   RecentFile,
   SavedList,
   SelectionPlan,
+  SharedWithMeItem,
   Settings,
   ShareOutcome,
   StatusSnapshot,
@@ -69,6 +72,10 @@ export const CALLS = {
   /** Children of a synced folder (path '' is the folder itself), folders first. */
   'entries:browse': { arg: EntryRefSchema, result: answers<SyncedEntry[]>() },
   'folder:open': { arg: FolderOpenSchema, result: answers<void>() },
+  /** Who has access to an entry: its owner, the people, its link, the mailing lists this computer shared it with. */
+  'share:access': { arg: EntryRefSchema, result: answers<EntryAccess>() },
+  /** Lists again what others share with the account (the Files view's marks use what was listed last). */
+  'shared:refresh': { arg: NoArgument, result: answers<SharedWithMeItem[]>() },
   'share:list': { arg: EntryRefSchema, result: answers<Person[]>() },
   'share:add': { arg: ShareAddSchema, result: answers<ShareOutcome>() },
   'share:change': { arg: ShareChangeSchema, result: answers<Person[]>() },
@@ -86,6 +93,8 @@ export const CALLS = {
   'versions:restore': { arg: VersionRestoreSchema, result: answers<{ savedAt: string | null }>() },
   'settings:get': { arg: NoArgument, result: answers<Settings>() },
   'settings:set': { arg: SettingsChangesSchema, result: answers<Settings>() },
+  /** Names (or turns off, with null) the folder a synced folder keeps what is shared with the account in. */
+  'settings:shared-folder': { arg: SharedFolderSchema, result: answers<Settings>() },
   'deletions:answer': { arg: DeletionAnswerSchema, result: answers<void>() },
   /** The drive's folders as a synced folder chooses from them: each with its size and whether it is left out (one listing). */
   'selection:tree': { arg: FolderRootSchema, result: answers<DriveFolderTree>() },

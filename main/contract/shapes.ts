@@ -212,6 +212,59 @@ export interface EntryMarkers {
   shared: boolean;
   starred: boolean;
   hasLink: boolean;
+  /** Shared with this account by someone else (it lies in the synced folder's shared folder). */
+  sharedWithMe?: SharedBy;
+  /** The synced folder's shared folder itself, or a folder in it that groups what one owner shares. */
+  sharedFolder?: boolean;
+}
+
+/** Who shared an entry with this account, and what the account may do with it. */
+export interface SharedBy {
+  /** The owner's e-mail address; null when the drive does not say. */
+  owner: string | null;
+  /** What this account may do; null when the drive does not say. */
+  permissions: Permission[] | null;
+}
+
+/** An entry another account shares with this one (the topmost of what it shares: what is inside comes along). */
+export interface SharedWithMeItem extends SharedBy {
+  entryId: number;
+  name: string;
+  type: 'file' | 'folder';
+}
+
+/** A person an entry is shared with, as the drive lists them. */
+export interface AccessPerson {
+  userId: number;
+  email: string;
+  name: string | null;
+  /** null when the drive does not say. */
+  permissions: Permission[] | null;
+  /** The signed-in account itself (among the people of an entry shared with it). */
+  you?: boolean;
+}
+
+/** Who has access to an entry, as far as the drive and this computer know. */
+export interface EntryAccess {
+  name: string;
+  type: 'file' | 'folder';
+  /** Another account shares it with this one: only that owner can share it further, change who has access or make a link. */
+  sharedWithMe: boolean;
+  /** The owner's e-mail address: the account's own for its entries; for one shared with it, null when the drive does not say. */
+  owner: string | null;
+  /** What this account may do with an entry shared with it; null for its own entries, or when the drive does not say. */
+  myPermissions: Permission[] | null;
+  /** This account may share it: it owns it. */
+  canShare: boolean;
+  /** The people it is shared with (the owner is not one of them). */
+  people: AccessPerson[];
+  /** Its shareable link; null when it has none, or when the owner's link is not this account's to see. */
+  link: { url: string; hasPassword: boolean; expiresAt: string | null; allowDownload: boolean; allowEdit: boolean } | null;
+  /**
+   * The mailing lists it was shared with from this computer: the drive does not say which lists an entry went to (it
+   * shares with their members one by one), so one shared from elsewhere is not here.
+   */
+  lists: Array<{ id: string; name: string }>;
 }
 
 /** A file the engines touched lately, as the window's and the tray's "Recent files" show it. */
@@ -303,6 +356,11 @@ export interface Settings {
   ignoreRules: string;
   startAtLogin: boolean;
   paused: boolean;
+  /**
+   * Per synced folder, in the order of `folders`: the name of the folder at its top that holds what others share
+   * with the account, or null when what is shared with it is not synced there.
+   */
+  sharedFolders: Array<{ root: string; name: string | null }>;
 }
 
 /** What a synced folder does with folders made on the drive after its first sync: sync them, or leave them out. */

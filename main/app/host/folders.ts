@@ -7,7 +7,7 @@ import { join, normalize, sep } from 'node:path';
 import type { DriveClient } from '../../api/client.js';
 import { NotFoundError } from '../../api/errors.js';
 import { listTrash, restoreEntries } from '../../api/versions.js';
-import type { EntryRef, SyncedEntry } from '../../contract/index.js';
+import type { EntryMarkers, EntryRef, SyncedEntry } from '../../contract/index.js';
 import { StateError } from '../../state/errors.js';
 import { openFolder, type SyncedFolder } from '../../state/folder.js';
 import { rootOfAccount } from '../../state/roots.js';
@@ -16,7 +16,8 @@ import { controlOf, followConfig, forgetFolder } from '../../state/control.js';
 import type { HandlersOf, HostContext } from './context.js';
 import type { Feed, FolderRun } from './feed.js';
 import { HostError } from './failures.js';
-import { entryMarkers } from './markers.js';
+import { entryMarkers, sharedMarkers } from './markers.js';
+import { inSharedFolder, SharedWithMeList, sharedByOf } from './shared-with-me.js';
 import { syncedChildrenOf, syncedItemAt, type MirrorEntry } from '../../sync/mirror-read.js';
 
 export class Folders {
@@ -24,7 +25,12 @@ export class Folders {
   private feed!: Feed;
   private unfollow: (() => void) | null = null;
 
-  constructor(private readonly host: HostContext) {}
+  /** What others share with the account, as listed when the window last asked. */
+  readonly shared: SharedWithMeList;
+
+  constructor(private readonly host: HostContext) {
+    this.shared = new SharedWithMeList(host);
+  }
 
   /** The feed the folders report to (made after the folders: it lists them). */
   reportTo(feed: Feed): void {
@@ -32,7 +38,19 @@ export class Folders {
   }
 
   readonly handlers: HandlersOf<
-    'sync:now' | 'sync:look' | 'deletions:answer' | 'trash:restore' | 'folders:afresh' | 'entries:browse' | 'entries:markers' | 'entries:star' | 'folder:open' | 'file:open' | 'file:show' | 'folder:pick'
+    | 'sync:now'
+    | 'sync:look'
+    | 'deletions:answer'
+    | 'trash:restore'
+    | 'folders:afresh'
+    | 'entries:browse'
+    | 'entries:markers'
+    | 'shared:refresh'
+    | 'entries:star'
+    | 'folder:open'
+    | 'file:open'
+    | 'file:show'
+    | 'folder:pick'
   > = {
     'sync:now': async () => {
       this.host.requireClient();
@@ -97,10 +115,26 @@ export class Folders {
     'entries:markers': async (ref) => {
       const client = this.host.requireClient();
       const run = this.require(ref.root);
-      const parent = ref.path === '' ? null : syncedItemAt(run.mirror, ref.path);
-      if (ref.path !== '' && !parent) throw new HostError('not-synced', `${ref.path} is not synced yet.`);
-      return entryMarkers(client, parent?.remoteId ?? null, syncedChildrenOf(run.mirror, ref.path));
+      const config = this.host.readConfig();
+      const rows = syncedChildrenOf(run.mirror, ref.path);
+      // What others share lies in the shared folder: its owners' folders are not the account's to list.
+      const theirs = rows.filter((r) => inSharedFolder(config, run.root, r.path));
+      const own = rows.filter((r) => !inSharedFolder(config, run.root, r.path));
+      const markers = new Map<string, EntryMarkers>();
+      if (theirs.length > 0) {
+        let shared = sharedByOf(run.mirror, theirs.map((r) => r.path), await this.shared.tops());
+        // Synced since the window last asked what is shared with the account: asked again, once.
+        if (shared.unknown.length > 0) shared = sharedByOf(run.mirror, theirs.map((r) => r.path), await this.shared.tops(true));
+        for (const m of await sharedMarkers(client, theirs, shared)) markers.set(m.path, m);
+      }
+      if (own.length > 0) {
+        const parent = ref.path === '' ? null : syncedItemAt(run.mirror, ref.path);
+        if (ref.path !== '' && !parent) throw new HostError('not-synced', `${ref.path} is not synced yet.`);
+        for (const m of await entryMarkers(client, parent?.remoteId ?? null, own)) markers.set(m.path, m);
+      }
+      return rows.map((r) => markers.get(r.path)!);
     },
+    'shared:refresh': async () => this.shared.items(true),
     'entries:star': async (arg) => {
       const { client, item } = this.resolve(arg);
       if (arg.starred) await client.entries.star([item.remoteId]);

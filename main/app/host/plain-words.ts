@@ -190,3 +190,8 @@ export function plainProblem(line: string, where: Where): string {
   // "Try again later" is for a person who asked; a background sync tries again itself, and says so.
   return next ? `${sentence(said.replace(/; try again later$/, ''))} ${next}` : sentence(said);
 }
+
+/** What a refused share, permission change or link of an entry shared with the account says (the drive answers 403). */
+export function onlyTheOwner(name: string, owner: string | null): string {
+  return owner ? `Only the owner of “${name}” can share it: ask ${owner}.` : `Only the owner of “${name}” can share it.`;
+}

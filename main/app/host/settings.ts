@@ -6,7 +6,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Settings, SettingsChanges } from '../../contract/index.js';
-import { saveConfig } from '../../state/config.js';
+import { isFolderName, saveConfig } from '../../state/config.js';
+import { saveSharedFolder, sharedFolderOf } from '../../state/shared-folder.js';
 import { canonicalPath, nestingOf } from '../../state/roots.js';
 import { resumeFolders } from '../../state/control.js';
 import { bandwidthOf, type HandlersOf, type HostContext } from './context.js';
@@ -14,8 +15,12 @@ import { saveDesktopSettings } from './desktop-settings.js';
 import type { Feed } from './feed.js';
 import type { Folders } from './folders.js';
 import { HostError } from './failures.js';
+import { isGroupingFolder } from './shared-with-me.js';
+import { syncedItemAt } from '../../sync/mirror-read.js';
 
 const IGNORE_FILE = '.syncignore';
+
+const folderNameOf = (root: string) => root.replace(/[/\\]+$/, '').split(/[/\\]/).pop() || root;
 
 export class SettingsJob {
   constructor(
@@ -24,9 +29,10 @@ export class SettingsJob {
     private readonly feed: Feed,
   ) {}
 
-  readonly handlers: HandlersOf<'settings:get' | 'settings:set' | 'sync:pause' | 'sync:resume'> = {
+  readonly handlers: HandlersOf<'settings:get' | 'settings:set' | 'settings:shared-folder' | 'sync:pause' | 'sync:resume'> = {
     'settings:get': async () => this.current(),
     'settings:set': (changes) => this.host.exclusive(() => this.change(changes)),
+    'settings:shared-folder': ({ root, name }) => this.host.exclusive(async () => this.nameSharedFolder(root, name)),
     'sync:pause': () => this.host.exclusive(() => this.setPaused(true)),
     'sync:resume': () => this.host.exclusive(() => this.setPaused(false)),
   };
@@ -51,7 +57,41 @@ export class SettingsJob {
       ignoreRules,
       startAtLogin: this.host.desktop.startAtLogin,
       paused: this.host.desktop.paused,
+      sharedFolders: this.host.config.roots.map((root) => ({ root, name: sharedFolderOf(this.host.config, root) })),
     };
+  }
+
+  /**
+   * Names the folder a synced folder keeps what is shared with the account in, or turns it off (null). The folder's
+   * engine follows the config; a name already taken at the top of the synced folder is refused rather than merged.
+   */
+  /** An entry of the account's own drive is synced at the top of the folder under that name (not one shared with it). */
+  private ownAt(root: string, name: string): boolean {
+    const run = this.folders.runs.get(root);
+    const item = run ? syncedItemAt(run.mirror, name) : null;
+    return item !== null && !isGroupingFolder(item.remoteId);
+  }
+
+  private nameSharedFolder(root: string, given: string | null): Settings {
+    const config = this.host.readConfig();
+    if (!config.roots.includes(root)) throw new HostError('not-synced', `${root} is not a synced folder.`);
+    const name = given === null ? null : given.trim();
+    const current = sharedFolderOf(config, root);
+    if (name !== null && name !== current) {
+      if (!isFolderName(name)) {
+        const why = 'A folder name cannot be empty, “.” or “..”, nor hold / \\ : * ? " < > |.';
+        throw new HostError('invalid', `“${name.slice(0, 80)}” cannot be a folder’s name. ${why}`, { name: why });
+      }
+      if (this.ownAt(root, name)) {
+        const why = `${folderNameOf(root)} already holds “${name}” of your drive: choose another name.`;
+        throw new HostError('invalid', why, { name: why });
+      }
+    }
+    if (name !== current) saveSharedFolder(this.host.paths, root, name);
+    this.host.config = this.host.readConfig();
+    const settings = this.current();
+    this.host.emit('settings', settings);
+    return settings;
   }
 
   private checkFolders(folders: readonly string[]): string[] {

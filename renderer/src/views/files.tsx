@@ -42,6 +42,8 @@ export function FilesView({ folders }: { folders: string[] }) {
     );
   };
   useEffect(load, [root, path]);
+  // What others share with the account is listed again when the view opens, not for every folder shown.
+  useEffect(() => void call('shared:refresh').catch(() => undefined), []);
 
   const toggleStar = async (entry: SyncedEntry) => {
     const was = markers.get(entry.path)?.starred ?? false;
@@ -164,6 +166,22 @@ export function FilesView({ folders }: { folders: string[] }) {
                           <span class="marker-text">Shared</span>
                         </span>
                       ) : null}
+                      {m?.sharedWithMe ? (
+                        <span class="marker shared-by" title={m.sharedWithMe.owner ? `Shared with you by ${m.sharedWithMe.owner}` : 'Shared with you'}>
+                          <Icon name="people" />
+                          <span class="marker-text">{m.sharedWithMe.owner ? `shared by ${m.sharedWithMe.owner}` : 'shared with you'}</span>
+                        </span>
+                      ) : m?.sharedFolder ? (
+                        <span class="marker shared-by" title="What others share with you">
+                          <Icon name="people" />
+                          <span class="marker-text">shared with you</span>
+                        </span>
+                      ) : null}
+                      {m?.sharedWithMe?.permissions && !m.sharedWithMe.permissions.includes('edit') ? (
+                        <span class="marker view-only" title="You may view it, not edit it">
+                          <span class="marker-text">view only</span>
+                        </span>
+                      ) : null}
                       {m?.hasLink ? (
                         <span class="marker" title="Has a link">
                           <Icon name="link" />
@@ -176,6 +194,7 @@ export function FilesView({ folders }: { folders: string[] }) {
                   <td class="col-size">{entry.type === 'folder' ? '—' : formatBytes(entry.size)}</td>
                   <td class="actions-cell">
                     <div class="row-actions">
+                    {m?.sharedFolder ? null : (
                     <button
                       type="button"
                       class={`star${m?.starred ? ' on' : ''}`}
@@ -186,14 +205,21 @@ export function FilesView({ folders }: { folders: string[] }) {
                     >
                       <Icon name="star" />
                     </button>
+                    )}
                     {entry.type === 'file' ? (
                       <button type="button" onClick={(e) => openHistory(entry, e)} aria-label={`Version history of ${entry.name}`}>
                         Version history…
                       </button>
                     ) : null}
-                    <button type="button" onClick={(e) => openShare(entry, e)} aria-label={`Share ${entry.name}`}>
-                      Share…
-                    </button>
+                    {m?.sharedFolder ? null : m?.sharedWithMe ? (
+                      <button type="button" onClick={(e) => openShare(entry, e)} aria-label={`Who has access to ${entry.name}`}>
+                        Who has access…
+                      </button>
+                    ) : (
+                      <button type="button" onClick={(e) => openShare(entry, e)} aria-label={`Share ${entry.name}`}>
+                        Share…
+                      </button>
+                    )}
                     </div>
                   </td>
                 </tr>

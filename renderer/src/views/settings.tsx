@@ -6,8 +6,97 @@ import { folderName, formatWhen } from '../format.js';
 import { PathText } from '../path-text.js';
 import { useChooser } from './choose-folders.js';
 
+const DEFAULT_SHARED_FOLDER = 'Shared with me';
+
+/** Where a synced folder keeps what others share with the account: a folder at its top, renamed or turned off here. */
+function SharedFolderSetting({ id, root, name, onChange }: { id: string; root: string; name: string | null; onChange: (settings: Settings) => void }) {
+  const [on, setOn] = useState(name !== null);
+  const [text, setText] = useState(name ?? DEFAULT_SHARED_FOLDER);
+  const [message, setMessage] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    setOn(name !== null);
+    setText(name ?? DEFAULT_SHARED_FOLDER);
+  }, [name]);
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    setMessage('');
+    try {
+      const next = await call('settings:shared-folder', { root, name: on ? text : null });
+      onChange(next);
+      const now = next.sharedFolders.find((f) => f.root === root)?.name ?? null;
+      setMessage(now === null ? `What others share with you is not synced into ${folderName(root)}.` : `What others share with you goes into “${now}” in ${folderName(root)}.`);
+    } catch (err) {
+      setError(fieldsOf(err).name ?? messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="shared-folder" onSubmit={save} noValidate aria-labelledby={`${id}-title`}>
+      <p id={`${id}-title`} class="small shared-folder-title">
+        What others share with you, in {folderName(root)}
+      </p>
+      <div class="checkbox">
+        <input id={`${id}-on`} type="checkbox" checked={on} onChange={(e) => setOn((e.currentTarget as HTMLInputElement).checked)} />
+        <label for={`${id}-on`}>Sync it into a folder of {folderName(root)}</label>
+      </div>
+      <div class="field">
+        <label for={`${id}-name`}>Folder name</label>
+        <input
+          id={`${id}-name`}
+          type="text"
+          value={text}
+          disabled={!on}
+          maxLength={200}
+          onInput={(e) => setText((e.currentTarget as HTMLInputElement).value)}
+          aria-invalid={error ? 'true' : undefined}
+          aria-describedby={error ? `${id}-error` : `${id}-hint`}
+        />
+        {error ? (
+          <p class="field-error" id={`${id}-error`}>
+            {error}
+          </p>
+        ) : (
+          <p class="hint" id={`${id}-hint`}>
+            At the top of {folderName(root)}, one folder per person who shares, where the drive says who.
+          </p>
+        )}
+      </div>
+      <div class="actions">
+        <button type="submit" disabled={busy} aria-label={`Save the shared folder of ${folderName(root)}`}>
+          Save
+        </button>
+        <span role="status" aria-live="polite" data-testid={`${id}-message`}>
+          {message}
+        </span>
+      </div>
+    </form>
+  );
+}
+
+const sharedNameOf = (shared: Settings['sharedFolders'], root: string) => {
+  const own = shared.find((f) => f.root === root);
+  return own ? own.name : DEFAULT_SHARED_FOLDER;
+};
+
 /** The synced folders, each with its state; added with the desktop's folder picker, removed one by one. */
-function SyncedFolders({ folders, states, shown, onChange }: { folders: string[]; states: FolderView[]; shown: Shown; onChange: (settings: Settings) => void }) {
+function SyncedFolders({
+  folders,
+  sharedFolders,
+  states,
+  shown,
+  onChange,
+}: {
+  folders: string[];
+  sharedFolders: Settings['sharedFolders'];
+  states: FolderView[];
+  shown: Shown;
+  onChange: (settings: Settings) => void;
+}) {
   const [message, setMessage] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -59,7 +148,7 @@ function SyncedFolders({ folders, states, shown, onChange }: { folders: string[]
         <p class="muted">No folder is synced.</p>
       ) : (
         <ul class="folders" data-testid="settings-folders">
-          {folders.map((root) => {
+          {folders.map((root, index) => {
             const state = states.find((s) => s.root === root);
             const row = folderOf(shown, root);
             return (
@@ -92,6 +181,12 @@ function SyncedFolders({ folders, states, shown, onChange }: { folders: string[]
                     Stop syncing
                   </button>
                 </div>
+                <SharedFolderSetting
+                  id={`shared-folder-${index}`}
+                  root={root}
+                  name={sharedNameOf(sharedFolders, root)}
+                  onChange={onChange}
+                />
               </li>
             );
           })}
@@ -159,7 +254,7 @@ export function SettingsView({ folderStates, shown }: { folderStates: FolderView
       <h2 id="settings-title" tabIndex={-1}>
         Settings
       </h2>
-      <SyncedFolders folders={saved.folders} states={folderStates} shown={shown} onChange={(next) => setSaved(next)} />
+      <SyncedFolders folders={saved.folders} sharedFolders={saved.sharedFolders} states={folderStates} shown={shown} onChange={(next) => setSaved(next)} />
       <form onSubmit={submit} class="settings panel" noValidate aria-labelledby="settings-sync-title">
         <h3 id="settings-sync-title">Syncing</h3>
         {error ? (

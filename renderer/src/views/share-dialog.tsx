@@ -1,9 +1,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { LinkView, Permission, Person, SavedList, SyncedEntry } from '../../../main/contract/index.js';
+import type { EntryAccess, LinkView, Permission, Person, SavedList, SyncedEntry } from '../../../main/contract/index.js';
 import { call, fieldsOf, messageOf } from '../api.js';
 import { Tabs } from '../tabs.js';
 import { LinkTab } from './link-tab.js';
 import { ListShare } from './list-share.js';
+import { WhoHasAccess } from './who-has-access.js';
 
 const PERMISSIONS: ReadonlyArray<{ id: Permission; label: string }> = [
   { id: 'view', label: 'View' },
@@ -45,11 +46,33 @@ export function ShareDialog({ entry, onClose }: { entry: SyncedEntry; onClose: (
   const [message, setMessage] = useState('');
   const [error, setError] = useState<{ text: string; fields: Record<string, string> } | null>(null);
   const [busy, setBusy] = useState(false);
+  const [access, setAccess] = useState<EntryAccess | null>(null);
+  /** Whether to offer sharing: the owner's to do; unknown while who has access loads (offered if that fails: the drive decides). */
+  const [canShare, setCanShare] = useState<boolean | null>(null);
+
+  const loadAccess = () =>
+    call('share:access', refArg).then(
+      (a) => {
+        setAccess(a);
+        setCanShare(a.canShare);
+        // The people of the People tab are those who have access (not the account itself).
+        setPeople(a.people.filter((p) => !p.you).map((p) => ({ userId: p.userId, email: p.email, name: p.name, permissions: p.permissions ?? [] })));
+        return a;
+      },
+      (e) => {
+        fail(e);
+        setCanShare(true);
+        return null;
+      },
+    );
 
   useEffect(() => {
     ref.current?.showModal();
-    call('share:list', refArg).then(setPeople, (e) => fail(e));
-    call('link:get', refArg).then(setLink, (e) => fail(e));
+    void loadAccess().then((a) => {
+      if (a === null) call('share:list', refArg).then(setPeople, (e) => fail(e));
+      // The link's password state (whether this computer knows it) is the Link tab's, and only the owner's to change.
+      if (a === null || a.canShare) call('link:get', refArg).then(setLink, (e) => fail(e));
+    });
   }, [entry.root, entry.path]);
 
   const fail = (e: unknown) => setError({ text: messageOf(e), fields: fieldsOf(e) });
@@ -59,6 +82,8 @@ export function ShareDialog({ entry, onClose }: { entry: SyncedEntry; onClose: (
     setMessage('');
     try {
       setMessage(await work());
+      // What changed shows in who has access too.
+      void loadAccess();
     } catch (e) {
       fail(e);
     } finally {
@@ -109,7 +134,8 @@ export function ShareDialog({ entry, onClose }: { entry: SyncedEntry; onClose: (
     <dialog ref={ref} class="share-dialog" aria-labelledby="share-title" onClose={onClose} data-testid="share-dialog">
       <header class="dialog-header">
         <h2 id="share-title">
-          Share <span class="entry-title">“{entry.name}”</span>
+          {access?.sharedWithMe ? 'Shared with you: ' : 'Share '}
+          <span class="entry-title">“{entry.name}”</span>
         </h2>
         <button type="button" class="close" onClick={() => ref.current?.close()} aria-label="Close">
           ✕
@@ -124,61 +150,75 @@ export function ShareDialog({ entry, onClose }: { entry: SyncedEntry; onClose: (
         </div>
       ) : null}
 
-      <Tabs
-        id="share"
-        label="Share by"
-        tabs={[
-          { id: 'people', label: people === null || people.length === 0 ? 'People' : `People (${people.length})` },
-          { id: 'list', label: 'Mailing list' },
-          { id: 'link', label: link ? 'Link (on)' : 'Link' },
-        ]}
-        selected={tab}
-        onSelect={setTab}
-      >
-        {tab === 'people' ? (
-          <>
-        {people === null ? (
-          <p class="muted">Loading…</p>
-        ) : people.length === 0 ? (
-          <p class="muted">Not shared with anyone yet.</p>
-        ) : (
-          <ul class="people" data-testid="people">
-            {people.map((p) => (
-              <li key={p.userId}>
-                <span class="person">{p.name ? `${p.name} <${p.email}>` : p.email}</span>
-                <PermissionBoxes idPrefix={`person-${p.userId}`} legend={`What ${p.email} may do`} value={p.permissions} onChange={(next) => change(p, next)} />
-                <button type="button" onClick={() => remove(p)} disabled={busy} aria-label={`Remove ${p.email}`}>
-                  Remove
-                </button>
-              </li>
-            ))}
-          </ul>
-        )}
-        <form onSubmit={share} class="inline-form">
-          <div class="field">
-            <label for="share-emails">Share with (e-mail addresses)</label>
-            <input id="share-emails" type="text" value={emails} onInput={(e) => setEmails((e.currentTarget as HTMLInputElement).value)} aria-describedby="share-emails-hint" />
-            <p class="hint" id="share-emails-hint">
-              Separate several addresses with commas.
-            </p>
-          </div>
-          <PermissionBoxes idPrefix="share-perm" legend="They may" value={perms} onChange={setPerms} />
-          <button type="submit" disabled={busy || emails.trim() === '' || perms.length === 0}>
-            Share
-          </button>
-        </form>
-          </>
-        ) : tab === 'list' ? (
-          <ListShare
-            busy={busy}
-            run={run}
-            onShare={shareWithList}
-            permissionBoxes={<PermissionBoxes idPrefix="list-perm" legend="Members may" value={listPerms} onChange={setListPerms} />}
-          />
-        ) : (
-          <LinkTab entry={entry} link={link} onLink={setLink} busy={busy} run={run} fieldError={fieldError} />
-        )}
-      </Tabs>
+      <WhoHasAccess access={access} />
+
+      {canShare ? (
+        <Tabs
+          id="share"
+          label="Share by"
+          tabs={[
+            { id: 'people', label: people === null || people.length === 0 ? 'People' : `People (${people.length})` },
+            { id: 'list', label: 'Mailing list' },
+            { id: 'link', label: link ? 'Link (on)' : 'Link' },
+          ]}
+          selected={tab}
+          onSelect={setTab}
+        >
+          {tab === 'people' ? (
+            <>
+          {people === null ? (
+            <p class="muted">Loading…</p>
+          ) : people.length === 0 ? (
+            <p class="muted">Not shared with anyone yet.</p>
+          ) : (
+            <ul class="people" data-testid="people">
+              {people.map((p) => (
+                <li key={p.userId}>
+                  <span class="person">{p.name ? `${p.name} <${p.email}>` : p.email}</span>
+                  <PermissionBoxes idPrefix={`person-${p.userId}`} legend={`What ${p.email} may do`} value={p.permissions} onChange={(next) => change(p, next)} />
+                  <button type="button" onClick={() => remove(p)} disabled={busy} aria-label={`Remove ${p.email}`}>
+                    Remove
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+          <form onSubmit={share} class="inline-form">
+            <div class="field">
+              <label for="share-emails">Share with (e-mail addresses)</label>
+              <input id="share-emails" type="text" value={emails} onInput={(e) => setEmails((e.currentTarget as HTMLInputElement).value)} aria-describedby="share-emails-hint" />
+              <p class="hint" id="share-emails-hint">
+                Separate several addresses with commas.
+              </p>
+            </div>
+            <PermissionBoxes idPrefix="share-perm" legend="They may" value={perms} onChange={setPerms} />
+            <button type="submit" disabled={busy || emails.trim() === '' || perms.length === 0}>
+              Share
+            </button>
+          </form>
+            </>
+          ) : tab === 'list' ? (
+            <ListShare
+              busy={busy}
+              run={run}
+              onShare={shareWithList}
+              permissionBoxes={<PermissionBoxes idPrefix="list-perm" legend="Members may" value={listPerms} onChange={setListPerms} />}
+            />
+          ) : (
+            <LinkTab
+              entry={entry}
+              link={link}
+              onLink={(next) => {
+                setLink(next);
+                void loadAccess();
+              }}
+              busy={busy}
+              run={run}
+              fieldError={fieldError}
+            />
+          )}
+        </Tabs>
+      ) : null}
     </dialog>
   );
 }
