@@ -7,6 +7,7 @@ import { registerControlCommands } from './commands/control.js';
 import { registerSelectiveCommands } from './commands/selective.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerShareCommands } from './commands/share.js';
+import { registerShareLs, registerSharedCommand } from './commands/access.js';
 import { registerLinkCommand } from './commands/link.js';
 import { registerEntryCommands } from './commands/entries.js';
 import { registerVersionCommands } from './commands/versions.js';
@@ -28,7 +29,8 @@ function buildProgram(): Command {
   registerControlCommands(program);
   registerSelectiveCommands(program);
   registerStatusCommand(program);
-  registerShareCommands(program);
+  registerShareLs(registerShareCommands(program));
+  registerSharedCommand(program);
   registerLinkCommand(program);
   registerEntryCommands(program);
   registerVersionCommands(program);

@@ -2,7 +2,7 @@
  * A local path inside a synced folder turned into the remote entry it is synced with, through that folder's mirror
  * (read-only), with the command line's one-line failures when it cannot be.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 import type { MirrorEntry, MirrorReader } from '../sync/mirror-read.js';
 import { canonicalPath, findRoot, rootOfAccount } from '../state/roots.js';
 import type { StatePaths } from '../state/paths.js';
@@ -21,6 +21,10 @@ export interface Located extends MirrorEntry {
   root: string;
   /** The path as the user gave it, for messages. */
   shown: string;
+  /** Inside what others share with the account (the folder it arrives in is drivesync's own, not on the drive). */
+  sharedWithMe: boolean;
+  /** The entry shared with the account that this item is or is inside. */
+  sharedTopId?: number;
 }
 
 /** The remote entry a local path inside a synced root is synced with, or a one-line failure saying why not. */
@@ -31,6 +35,10 @@ export async function locate(
   email: string | undefined,
   given: string,
 ): Promise<Located> {
+  const link = lstatSync(given, { throwIfNoEntry: false });
+  if (link?.isSymbolicLink()) {
+    throw new CliError(`${given} is a symbolic link, which drivesync does not sync (it has no entry on the drive): name what it points to, ${readlinkSync(given)}`);
+  }
   const abs = canonicalPath(given);
   const found = findRoot(roots, abs);
   if (!found) {
@@ -39,7 +47,20 @@ export async function locate(
   }
   if (found.rel === '') throw new CliError(`${given} is the synced folder itself; name a file or folder inside it`);
   const { mirror } = rootOfAccount(paths, found.root, server, email);
-  const item = await withMirror(mirror, (reader) => reader.itemAt(found.rel));
+  const item = await withMirror(mirror, (reader) => {
+    const at = reader.itemAt(found.rel);
+    if (!at) return at;
+    let shared = at.remoteId < 0;
+    let top = at.remoteId;
+    for (let parent = at.parentId, hops = 0; !shared && parent !== null && hops < 10_000; hops++) {
+      if (parent < 0) shared = true;
+      else {
+        top = parent;
+        parent = reader.itemById(parent)?.parentId ?? null;
+      }
+    }
+    return { ...at, sharedWithMe: shared, ...(shared && at.remoteId >= 0 ? { sharedTopId: top } : {}) };
+  });
   if (item === null) throw new CliError(`${found.root} has not been synced with this account yet: run drivesync sync ${found.root}`);
   if (!item) {
     const hint = existsSync(abs) ? `run drivesync sync ${found.root} first` : 'no such file or folder';

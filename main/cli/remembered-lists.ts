@@ -33,7 +33,7 @@ export function listLabel(session: Session, id: string): string {
  * Remembers that a list was used (and what is known of it now). Remembering is a convenience: a state dir that
  * cannot be written does not fail the command that used the list.
  */
-export function noteListUse(session: Session, id: string, known: { subscribers?: number; used?: boolean } = {}): void {
+export function noteListUse(session: Session, id: string, known: { subscribers?: number; used?: boolean; entry?: number } = {}): void {
   const account = listAccount(session);
   if (!account) return;
   try {
@@ -41,6 +41,7 @@ export function noteListUse(session: Session, id: string, known: { subscribers?:
       id,
       ...(known.subscribers !== undefined ? { subscribers: known.subscribers } : {}),
       ...(known.used ? { lastUsed: new Date().toISOString() } : {}),
+      ...(known.entry !== undefined ? { entries: [known.entry] } : {}),
     });
   } catch (error) {
     log().warn({ listId: id, err: (error as Error).message }, 'cannot remember the list');

@@ -16,6 +16,8 @@ export interface SavedList {
   /** Subscribed members when last looked at; null when unknown. */
   subscribers: number | null;
   lastUsed: string | null;
+  /** The entries shared with its members from this computer (the drive does not say which lists an entry went to). */
+  entries: number[];
 }
 
 /** Whose lists: the same list id means nothing on another server or account. */
@@ -49,6 +51,7 @@ export function loadSavedLists(paths: StatePaths, account: ListAccount): SavedLi
     name: l.name,
     subscribers: typeof l.subscribers === 'number' ? l.subscribers : null,
     lastUsed: typeof l.lastUsed === 'string' ? l.lastUsed : null,
+    entries: Array.isArray(l.entries) ? l.entries.filter((id) => Number.isSafeInteger(id)) : [],
   }));
 }
 
@@ -63,7 +66,7 @@ function store(paths: StatePaths, account: ListAccount, lists: SavedList[]): Sav
 export const listsInOrder = (lists: SavedList[]) =>
   [...lists].sort((a, b) => (b.lastUsed ?? '').localeCompare(a.lastUsed ?? '') || a.name.localeCompare(b.name));
 
-/** Adds or renames a list; keeps what else is known of it. */
+/** Adds or renames a list; keeps what else is known of it (`entries` are added to those it had). */
 export function rememberList(paths: StatePaths, account: ListAccount, list: Partial<SavedList> & { id: string }): SavedList[] {
   const lists = loadSavedLists(paths, account);
   const had = lists.find((l) => l.id === list.id);
@@ -72,9 +75,14 @@ export function rememberList(paths: StatePaths, account: ListAccount, list: Part
     name: list.name ?? had?.name ?? `List ${list.id}`,
     subscribers: list.subscribers !== undefined ? list.subscribers : (had?.subscribers ?? null),
     lastUsed: list.lastUsed !== undefined ? list.lastUsed : (had?.lastUsed ?? null),
+    entries: [...new Set([...(had?.entries ?? []), ...(list.entries ?? [])])],
   };
   return store(paths, account, listsInOrder([next, ...lists.filter((l) => l.id !== list.id)]));
 }
+
+/** The remembered lists an entry was shared with from this computer. */
+export const listsSharedWith = (lists: readonly SavedList[], entryId: number) =>
+  lists.filter((l) => l.entries.includes(entryId)).map((l) => ({ id: l.id, name: l.name }));
 
 export function forgetList(paths: StatePaths, account: ListAccount, id: string): SavedList[] {
   return store(paths, account, loadSavedLists(paths, account).filter((l) => l.id !== id));

@@ -87,6 +87,7 @@ export function deletionQuestion(
     items: [],
   };
   const here: DeletionGroup = { where: 'here', why: 'deleted on the drive (on another computer or on the web)', count: 0, bytes: 0, items: [] };
+  const unshared: DeletionGroup = { where: 'here', why: 'no longer shared with you (its owner stopped sharing it, or deleted it)', count: 0, bytes: 0, items: [] };
   for (const op of operations) {
     if (op.kind === 'trash-remote') {
       const b = trees.base.get(op.remoteId);
@@ -97,14 +98,24 @@ export function deletionQuestion(
     } else if (op.kind === 'trash-local') {
       const item = trees.local.get(op.path);
       const size = localBytes(op.path);
-      here.count += op.count;
-      here.bytes += size;
-      if (here.items.length < MAX_LISTED) here.items.push({ path: op.path, type: item?.type ?? 'file', size });
+      const group = op.rule === 'S6' || wasShared(trees.base, op.remoteId) ? unshared : here;
+      group.count += op.count;
+      group.bytes += size;
+      if (group.items.length < MAX_LISTED) group.items.push({ path: op.path, type: item?.type ?? 'file', size });
     }
   }
-  const groups = [drive, here].filter((g) => g.count > 0);
+  const groups = [drive, here, unshared].filter((g) => g.count > 0);
   for (const g of groups) g.items.sort((a, b) => depth(a.path) - depth(b.path) || byName.compare(a.path, b.path));
-  return { count: drive.count + here.count, synced, bytes: drive.bytes + here.bytes, groups };
+  return { count: drive.count + here.count + unshared.count, synced, bytes: drive.bytes + here.bytes + unshared.bytes, groups };
+}
+
+/** A synced item in what others share with the account (its folders are drivesync's own, with negative ids). */
+function wasShared(base: Trees['base'], id: RemoteId | null): boolean {
+  for (let cur = id, hops = 0; cur !== null && hops < 10_000; hops++) {
+    if (cur < 0) return true;
+    cur = base.get(cur)?.parentId ?? null;
+  }
+  return false;
 }
 
 const depth = (path: RelPath): number => path.split('/').length;
@@ -138,6 +149,12 @@ export async function keepDeletions(
   const restored = operations.filter((op): op is Extract<Operation, { kind: 'trash-local' }> => op.kind === 'trash-local' && op.remoteId !== null);
   for (const op of restored) {
     const items = subtree(op.remoteId!);
+    if (wasShared(trees.base, op.remoteId)) {
+      // No longer shared with the account: nothing to restore on the drive. Kept, the copies here are the account's own.
+      forget.push(...items.map((b) => b.remoteId));
+      kept += op.count;
+      continue;
+    }
     try {
       await restoreEntries(client, [{ id: op.remoteId!, type: items[0]?.type ?? 'folder' }]);
       // Back where it was, as base records it: the next plan has nothing to delete.

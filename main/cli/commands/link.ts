@@ -9,7 +9,7 @@ import { CliError, failure, usageError } from '../errors.js';
 import { log } from '../log.js';
 import { note, print, safe } from '../output.js';
 import { openSession } from '../session.js';
-import { locatePath } from './share.js';
+import { locatePath, requireOwn } from './share.js';
 
 interface LinkOptions {
   /** A new password; false (`--no-password`) removes the one it has. */
@@ -61,6 +61,7 @@ export function registerLinkCommand(program: Command): void {
       const expiresAt = options.expires !== undefined ? parseExpiry(options.expires) : null;
       const session = await openSession();
       const item = await locatePath(session, path);
+      if (!options.show) await requireOwn(session, item, 'make or change its link');
       const links = session.client.links;
       try {
         const existing = await links.get(item.remoteId);

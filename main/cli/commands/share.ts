@@ -4,6 +4,8 @@
  */
 import type { Command } from 'commander';
 import { findEntry as findEntryOnDrive } from '../../api/carry.js';
+import { ownerOf } from '../../state/access.js';
+import { listSharedTops } from '../../sync/shared.js';
 import type { FileEntry, Permission } from '../../api/schemas.js';
 import { ApiError } from '../../api/errors.js';
 import { CliError, failure, usageError } from '../errors.js';
@@ -43,9 +45,28 @@ export async function locatePath(session: Session, path: string): Promise<Locate
 
 /** The entry as the service lists it now (with its users), found among its parent's children. */
 export async function findEntry(session: Session, item: Located): Promise<FileEntry> {
-  const entry = await findEntryOnDrive(session.client, item.remoteId, item.parentId, item.remoteName);
+  if (item.remoteId < 0) throw new CliError(`${item.shown} is the folder drivesync keeps what others share with you in; it is not on the drive`);
+  // What others share with the account is at the top of the shared listing, not in a folder of the account's own.
+  const entry =
+    item.parentId !== null && item.parentId < 0
+      ? (await listSharedTops(session.client, session.email)).find((e) => e.id === item.remoteId)
+      : await findEntryOnDrive(session.client, item.remoteId, item.parentId, item.remoteName);
   if (entry) return entry;
   throw new CliError(`${item.shown} is no longer on the drive (run drivesync sync ${item.root})`);
+}
+
+/** The entry shared with the account that a located item is or is inside, as the drive lists it now. */
+export async function sharedTopOf(session: Session, item: Located): Promise<FileEntry | undefined> {
+  if (item.sharedTopId === undefined) return undefined;
+  return (await listSharedTops(session.client, session.email)).find((e) => e.id === item.sharedTopId);
+}
+
+/** Sharing is the owner's: an item others share with the account is refused in words before the drive's 403. */
+export async function requireOwn(session: Session, item: Located, doing: string): Promise<void> {
+  if (!item.sharedWithMe) return;
+  if (item.remoteId < 0) throw new CliError(`${item.shown} is the folder drivesync keeps what others share with you in; it is not on the drive`);
+  const owner = ownerOf((await sharedTopOf(session, item)) ?? (await findEntry(session, item)));
+  throw new CliError(`${item.shown} is shared with you${owner ? ` by ${owner}` : ''}: only its owner can ${doing}`);
 }
 
 /** Every `subscribed` member of a mailing list, all pages. */
@@ -57,8 +78,9 @@ async function subscribedMembers(session: Session, listId: string): Promise<stri
   return [...emails];
 }
 
-export function registerShareCommands(program: Command): void {
-  program
+/** Registers `share` and `unshare`; answers `share`, which `share ls` is added to. */
+export function registerShareCommands(program: Command): Command {
+  const share = program
     .command('share')
     .description('share a synced file or folder with people (by e-mail) or with the subscribed members of a mailing list')
     .argument('<path>', 'a file or folder inside a synced folder')
@@ -73,6 +95,7 @@ export function registerShareCommands(program: Command): void {
       const emails = options.email ? parseEmails(options.email) : [];
       const session = await openSession();
       const item = await locatePath(session, path);
+      await requireOwn(session, item, 'share it');
       try {
         let asked = emails;
         const listId = options.list ? resolveListId(session, options.list) : undefined;
@@ -83,7 +106,7 @@ export function registerShareCommands(program: Command): void {
             if (error instanceof ApiError && error.kind === 'not-found') throw new CliError(`there is no mailing list ${safe(listId)}; nothing was shared`);
             throw error;
           }
-          noteListUse(session, listId, { subscribers: asked.length, used: true });
+          noteListUse(session, listId, { subscribers: asked.length, used: true, entry: item.remoteId });
           if (asked.length === 0) throw new CliError(`mailing list ${safe(listLabel(session, listId))} has no subscribed members; nothing was shared`);
         }
         const shared = new Set<string>();
@@ -121,6 +144,7 @@ export function registerShareCommands(program: Command): void {
       if (!email) throw usageError('--email needs an address');
       const session = await openSession();
       const item = await locatePath(session, path);
+      await requireOwn(session, item, 'change who it is shared with');
       try {
         const entry = await findEntry(session, item);
         const user = (entry.users ?? []).find((u) => u.email.toLowerCase() === email.toLowerCase() && u.owns_entry !== true);
@@ -132,4 +156,5 @@ export function registerShareCommands(program: Command): void {
         throw failure(error, session.server, 'unshare failed');
       }
     });
+  return share;
 }
