@@ -238,6 +238,7 @@ export function rowsOfAccess<P extends Plan>(plan: P, trees: Trees, area: Shared
       case 'create-remote-folder': {
         const zone = zones.of(op.parentId);
         if (zone.kind === 'placed' || readOnly(zone)) {
+          // 'S1': left out, told once.
           skipped.push({ path: op.path, reason: `${whyNot(zone)}: kept here, not uploaded`, fails: false });
         } else if (zone.kind === 'gone') {
           operations.push({ kind: 'trash-local', rule: 'S6', path: op.path, remoteId: null, count: 1 });

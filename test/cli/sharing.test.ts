@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadSavedLists } from '../../main/app/host/saved-lists.js';
@@ -38,7 +38,9 @@ describe.each(PROFILES)('sharing commands against the %s profile', (profile) => 
   async function entry(name: string, token = owner.token) {
     const answer = await server.call(token, 'GET', `/api/v1/drive/file-entries?perPage=1000&query=${encodeURIComponent(name)}`);
     expect(answer.status).toBe(200);
-    return answer.body.data.find((e: { name: string }) => e.name === name) as { id: number; users: Array<{ id: number; email: string }> } | undefined;
+    const found = answer.body.data.find((e: { name: string }) => e.name === name) as { id: number; users: Array<{ id: number; email: string; owns_entry?: boolean }> } | undefined;
+    // The people it is shared with (deployed versions name the owner among the users too).
+    return found && { ...found, users: found.users.filter((u) => u.owns_entry !== true) };
   }
 
   describe.concurrent('share and unshare', { timeout: 90_000 }, () => {
@@ -354,7 +356,7 @@ describe.each(PROFILES)('sharing commands against the %s profile', (profile) => 
       expect(await count()).toBe(0);
       // The window reads the same count.
       expect(loadSavedLists(statePaths({ DRIVESYNC_HOME: myHome }), { server: server.url, email: owner.email })).toEqual([
-        { id: listId, name: 'Choir', subscribers: 0, lastUsed: expect.any(String) },
+        { id: listId, name: 'Choir', subscribers: 0, lastUsed: expect.any(String), entries: [] },
       ]);
     });
 
@@ -434,7 +436,7 @@ describe.each(PROFILES)('sharing commands against the %s profile', (profile) => 
       expect(table.stdout).toMatch(new RegExp(`^Chess club\\s+${listId}\\s+2\\s+\\d{4}-`, 'm'));
       // The window's remembered lists are these very ones.
       const inWindow = loadSavedLists(statePaths({ DRIVESYNC_HOME: myHome }), { server: server.url, email: owner.email });
-      expect(inWindow).toEqual([{ id: listId, name: 'Chess club', subscribers: 2, lastUsed: expect.any(String) }]);
+      expect(inWindow).toEqual([{ id: listId, name: 'Chess club', subscribers: 2, lastUsed: expect.any(String), entries: [expect.any(Number)] }]);
 
       const forgot = await cli(['lists', 'forget', 'chess club'], { home: myHome });
       expect(forgot.stdout.trim()).toBe(`forgot list Chess club (${listId})`);
@@ -464,6 +466,60 @@ describe.each(PROFILES)('sharing commands against the %s profile', (profile) => 
       for (const [i, r] of results.entries()) {
         expect(r.code, `${cases[i]!.join(' ')}: ${r.stderr}`).toBe(2);
         expectOneLineError(r);
+      }
+    });
+  });
+  describe('who has access, and shared with me', { timeout: 120_000 }, () => {
+    it('share ls tells the owner, the people, the link and the lists; the person it is shared with gets it under Shared with me, may not share it, and shared lists both sides', async () => {
+      const folder = join(dir, 'Folder');
+      expect((await cli(['share', folder, '--email', friend.email, '--perm', 'view,download'], { home })).code).toBe(0);
+      expect((await cli(['link', folder, '--no-download'], { home })).code).toBe(0);
+      const ls = await cli(['share', 'ls', folder], { home });
+      expect(ls.code, ls.stderr).toBe(0);
+      expect(ls.stdout).toContain('Folder (folder)\n  owner: you\n  people:\n');
+      expect(ls.stdout).toContain(`    ${friend.email}  view, download`);
+      expect(ls.stdout).toMatch(/ {2}link: http:\/\/127\.0\.0\.1:\d+\/drive\/s\/\S+\n {4}password: no, expires: never, download: no, edit: no/);
+      expect(ls.stdout).toContain('mailing lists: none that this computer shared it with');
+      const json = JSON.parse((await cli(['share', 'ls', folder, '--json'], { home })).stdout);
+      expect(json).toMatchObject({ path: 'Folder', mine: true, people: [{ email: friend.email, permissions: ['view', 'download'] }], link: { allowDownload: false } });
+
+      // The friend's computer: it arrives, and it is theirs to read, not to share.
+      const friendHome = await signedInHome(server, friend);
+      const friendDir = join(tempDir(), 'Drive');
+      mkdirSync(friendDir, { recursive: true });
+      const synced = await cli(['sync', friendDir, '--once'], { home: friendHome });
+      expect(synced.code, synced.stderr).toBe(0);
+      const where = profile === 'deployed' ? join(friendDir, 'Shared with me', owner.email, 'Folder') : join(friendDir, 'Shared with me', 'Folder');
+      expect(readFileSync(join(where, 'inner.txt'), 'utf8')).toBe('inside');
+      const theirs = await cli(['share', 'ls', join(where, 'inner.txt')], { home: friendHome });
+      expect(theirs.code, theirs.stderr).toBe(0);
+      expect(theirs.stdout).toContain(`owner: ${profile === 'deployed' ? owner.email : 'someone else (the drive does not say who)'}`);
+      expect(theirs.stdout).toContain('you may: view, download (your changes here stay on this computer)');
+      const refused = await cli(['share', where, '--email', owner.email], { home: friendHome });
+      expect(refused.code).toBe(1);
+      expectOneLineError(refused, profile === 'deployed' ? new RegExp(`is shared with you by ${owner.email}: only its owner can share it`) : /is shared with you: only its owner can share it/);
+      const own = await cli(['share', join(friendDir, 'Shared with me'), '--email', owner.email], { home: friendHome });
+      expectOneLineError(own, /is the folder drivesync keeps what others share with you in; it is not on the drive/);
+
+      const shared = JSON.parse((await cli(['shared', '--json'], { home: friendHome })).stdout);
+      // The file's other tests share more with the friend meanwhile.
+      expect(shared.sharedWithMe).toContainEqual({ entryId: (await entry('Folder'))!.id, name: 'Folder', type: 'folder', owner: profile === 'deployed' ? owner.email : null, permissions: { edit: false, download: true } });
+      const mine = await cli(['shared'], { home });
+      expect(mine.code, mine.stderr).toBe(0);
+      expect(mine.stdout).toMatch(new RegExp(`Folder\\s+folder\\s+${friend.email.replace(/[.]/g, '\\.')} \\(view, download\\)`));
+      expect(mine.stdout).toContain('shared with you: nothing');
+    });
+
+    it('a symbolic link is refused in one line that names what it points to', async () => {
+      const { symlinkSync } = await import('node:fs');
+      const link = join(dir, 'a-link');
+      symlinkSync(join(dir, 'share.txt'), link);
+      try {
+        const result = await cli(['share', link, '--email', friend.email], { home });
+        expect(result.code).toBe(1);
+        expectOneLineError(result, /a-link is a symbolic link, which drivesync does not sync \(it has no entry on the drive\): name what it points to, .*share\.txt/);
+      } finally {
+        rmSync(link, { force: true });
       }
     });
   });

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { LOCAL_STATES, REMOTE_STATES } from '../../main/sync/plan/classify.js';
 import { rows } from '../../main/sync/plan/rows.js';
 import { ALL_CELLS, NEW_LOCAL, NEW_REMOTE, SYNCED_TABLE } from '../../main/sync/plan/table.js';
-import { ENGINE_RULE_IDS, RULE_IDS, SELECTION_RULE_IDS } from '../../main/sync/types.js';
+import { ENGINE_RULE_IDS, RULE_IDS, SELECTION_RULE_IDS, SHARED_RULE_IDS } from '../../main/sync/types.js';
 
 const PROJECT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const read = (path: string) => readFileSync(join(PROJECT, path), 'utf8');
@@ -38,7 +38,7 @@ function documentedRows(): string[] {
 
 describe('the rule ids of the document, the planner and the tests', () => {
   it('the document has a row for every RuleId and engine rule, and no other', () => {
-    expect(documentedRows().sort()).toEqual([...RULE_IDS, ...ENGINE_RULE_IDS, ...SELECTION_RULE_IDS].sort());
+    expect(documentedRows().sort()).toEqual([...RULE_IDS, ...ENGINE_RULE_IDS, ...SELECTION_RULE_IDS, ...SHARED_RULE_IDS].sort());
   });
 
   it('the planner emits every row of the table', () => {
@@ -87,6 +87,16 @@ describe('the rule ids of the document, the planner and the tests', () => {
     for (const id of SELECTION_RULE_IDS) {
       expect(source, `selective.ts names ${id}`).toMatch(new RegExp(`\\b${id}\\b`));
       expect(described.has(id), `a describe for ${id}`).toBe(true);
+    }
+  });
+
+  it('shared with me names each of its rows, and each has its own describe in its tests', () => {
+    const source = read('main/sync/shared.ts');
+    const tests = read('test/sync/shared-rules.test.ts');
+    const described = new Set([...tests.matchAll(/^describe\('(S\d):/gm)].map((m) => m[1]!));
+    for (const id of SHARED_RULE_IDS) {
+      expect(described.has(id), `a describe for ${id}`).toBe(true);
+      expect(source, `shared.ts names ${id}`).toMatch(new RegExp(`'${id}'`));
     }
   });
 

@@ -1,0 +1,191 @@
+/**
+ * The rows of "Shared with me" (docs/sync-rules.md), one describe per row: the table plans as for any folder, and
+ * `rowsOfAccess` turns what the account may not do on the drive into what keeps both versions. Trees built by hand:
+ * Bob's own Notes/, and Alice's Pictures/ shared with him under the shared folder and her owner folder.
+ */
+import { describe, expect, it } from 'vitest';
+import { planChanges } from '../../main/sync/plan.js';
+import { rowsOfAccess, SHARED_FOLDER_ID, type SharedArea, type SharedTop } from '../../main/sync/shared.js';
+import { BaseTree, LocalTree, RemoteTree } from '../../main/sync/trees.js';
+import type { ItemType, Operation, RemoteId, Trees } from '../../main/sync/types.js';
+
+const ALICE_FOLDER = -8; // Alice's user id 7
+const PICTURES = 100;
+const CAT = 101;
+const TRIP = 102;
+const NOTES = 200;
+const TODO = 201;
+const T = '2026-11-01T00:00:00.000000Z';
+const PLACE = { folder: 'Shared with me', me: 'bob@example.com' };
+
+function trees(): Trees & { base: BaseTree; local: LocalTree; remote: RemoteTree } {
+  const base = new BaseTree();
+  const local = new LocalTree();
+  const remote = new RemoteTree();
+  let inode = 1000;
+  const synced = (id: RemoteId, parentId: RemoteId | null, path: string, type: ItemType, size = 0) => {
+    const name = path.split('/').pop()!;
+    inode++;
+    base.set(id, { remoteId: id, parentId, remoteName: name, path, type, inode, size, mtimeMs: 1, hash: type === 'file' ? `h${id}` : null, remoteSize: size, remoteUpdatedAt: T });
+    local.set(path, { path, type, inode, size, mtimeMs: 1 });
+    remote.set(id, { id, parentId, name, type, size, updatedAt: T });
+  };
+  synced(SHARED_FOLDER_ID, null, 'Shared with me', 'folder');
+  synced(ALICE_FOLDER, SHARED_FOLDER_ID, 'Shared with me/alice@example.com', 'folder');
+  synced(PICTURES, ALICE_FOLDER, 'Shared with me/alice@example.com/Pictures', 'folder');
+  synced(CAT, PICTURES, 'Shared with me/alice@example.com/Pictures/cat.jpg', 'file', 3);
+  synced(TRIP, PICTURES, 'Shared with me/alice@example.com/Pictures/trip', 'folder');
+  synced(NOTES, null, 'Notes', 'folder');
+  synced(TODO, NOTES, 'Notes/todo.txt', 'file', 4);
+  return { base, local, remote };
+}
+
+const area = (editable: boolean, downloadable = true): SharedArea => {
+  const top: SharedTop = { id: PICTURES, name: 'Pictures', owner: 'alice@example.com', editable, downloadable };
+  return { items: [], tops: new Map([[PICTURES, top]]), key: 'k' };
+};
+const planned = (t: Trees, a: SharedArea) => rowsOfAccess(planChanges(t), t, a, PLACE);
+const kinds = (ops: readonly Operation[]) => ops.map((op) => `${op.kind}[${op.rule}]`).sort();
+const P = 'Shared with me/alice@example.com/Pictures';
+
+describe('S1: a new local item where the account may not add → left out here, not uploaded', () => {
+  it('in a folder shared to view only', () => {
+    const t = trees();
+    t.local.set(`${P}/new.txt`, { path: `${P}/new.txt`, type: 'file', inode: 5000, size: 2, mtimeMs: 1 });
+    const plan = planned(t, area(false));
+    expect(plan.operations).toEqual([]);
+    expect(plan.skipped).toEqual([{ path: `${P}/new.txt`, reason: 'Pictures is shared with you to view only: kept here, not uploaded', fails: false }]);
+  });
+
+  it('directly in the shared folder or an owner folder (drivesync\'s own)', () => {
+    const t = trees();
+    t.local.set('Shared with me/mine.txt', { path: 'Shared with me/mine.txt', type: 'file', inode: 5001, size: 2, mtimeMs: 1 });
+    const plan = planned(t, area(true));
+    expect(plan.operations).toEqual([]);
+    expect(plan.skipped[0]!.reason).toBe('Shared with me holds only what others share with you: kept here, not uploaded');
+  });
+
+  it('with edit it is uploaded into the owner\'s folder', () => {
+    const t = trees();
+    t.local.set(`${P}/new.txt`, { path: `${P}/new.txt`, type: 'file', inode: 5000, size: 2, mtimeMs: 1 });
+    expect(planned(t, area(true)).operations).toEqual([{ kind: 'upload', rule: 'N2', path: `${P}/new.txt`, parentId: PICTURES, name: 'new.txt' }]);
+  });
+});
+
+describe('S2: a local edit of a file shared to view only → its row is forgotten (the table then keeps both)', () => {
+  it('is never uploaded, and is told', () => {
+    const t = trees();
+    t.local.set(`${P}/cat.jpg`, { ...t.local.get(`${P}/cat.jpg`)!, size: 9, mtimeMs: 2, hash: 'other' });
+    const plan = planned(t, area(false));
+    expect(kinds(plan.operations)).toEqual(['forget[S2]']);
+    expect(plan.notes[0]!.message).toMatch(/view only: your change is kept as a copy beside it/);
+    // With edit, it is sent.
+    expect(kinds(planned(t, area(true)).operations)).toEqual(['replace-remote[C1]']);
+  });
+});
+
+describe('S3: a local deletion the drive must not see → forgotten, it comes back', () => {
+  it('of a file shared to view only', () => {
+    const t = trees();
+    t.local.delete(`${P}/cat.jpg`);
+    const plan = planned(t, area(false));
+    expect(kinds(plan.operations)).toEqual(['forget[S3]']);
+    expect(plan.deletions).toBe(0);
+  });
+
+  it('of the shared entry itself, even with edit (deleting it here does not delete it for its owner)', () => {
+    const t = trees();
+    for (const path of [P, `${P}/cat.jpg`, `${P}/trip`]) t.local.delete(path);
+    const plan = planned(t, area(true));
+    expect(kinds(plan.operations)).toEqual(['forget[S3]', 'forget[S3]', 'forget[S3]']);
+    expect(plan.notes[0]!.message).toMatch(/Pictures is shared with you by alice@example.com: deleting it here does not delete it on the drive/);
+    expect(plan.deletions).toBe(0);
+  });
+
+  it('of the shared folder (drivesync\'s own): nothing is sent for it', () => {
+    const t = trees();
+    for (const path of [...t.local.keys()]) if (path.startsWith('Shared with me')) t.local.delete(path);
+    const plan = planned(t, area(true));
+    expect(plan.operations.every((op) => op.kind === 'forget' && op.rule === 'S3')).toBe(true);
+    expect(plan.operations).toHaveLength(5);
+  });
+
+  it('in a folder shared with edit it is a deletion on the drive like any other (D2)', () => {
+    const t = trees();
+    t.local.delete(`${P}/cat.jpg`);
+    expect(kinds(planned(t, area(true)).operations)).toEqual(['trash-remote[D2]']);
+  });
+});
+
+describe('S4: a local rename the drive must not see → forgotten; the drive\'s name comes back, the renamed copy stays', () => {
+  it('in a folder shared to view only', () => {
+    const t = trees();
+    const cat = t.local.get(`${P}/cat.jpg`)!;
+    t.local.delete(`${P}/cat.jpg`);
+    t.local.set(`${P}/kitty.jpg`, { ...cat, path: `${P}/kitty.jpg` });
+    expect(kinds(planned(t, area(false)).operations)).toEqual(['forget[S4]']);
+    expect(kinds(planned(t, area(true)).operations)).toEqual(['rename-remote[M1]']);
+  });
+});
+
+describe('S5: a local move across drives (own ↔ shared), or of the shared entry → forgotten: a copy lands, the original stays', () => {
+  it('a file of my own moved into a folder shared with edit', () => {
+    const t = trees();
+    const todo = t.local.get('Notes/todo.txt')!;
+    t.local.delete('Notes/todo.txt');
+    t.local.set(`${P}/todo.txt`, { ...todo, path: `${P}/todo.txt` });
+    const plan = planned(t, area(true));
+    expect(kinds(plan.operations)).toEqual(['forget[S5]']);
+    expect(plan.notes[0]!.message).toMatch(/the drive moves an entry only within its owner's drive/);
+  });
+
+  it('the shared entry moved into my own folder', () => {
+    const t = trees();
+    for (const [path, item] of [...t.local]) {
+      if (!path.startsWith(P)) continue;
+      t.local.delete(path);
+      const to = `Notes/${path.slice('Shared with me/alice@example.com/'.length)}`;
+      t.local.set(to, { ...item, path: to });
+    }
+    const ops = planned(t, area(true)).operations;
+    expect(ops.filter((op) => op.kind !== 'forget')).toEqual([]);
+    expect(ops.map((op) => (op.kind === 'forget' ? op.remoteId : 0)).sort()).toEqual([CAT, PICTURES, TRIP].sort());
+  });
+});
+
+describe('S6: what is left of an entry no longer shared with the account → the OS trash', () => {
+  it('the shared entry gone from the drive: unchanged copies by D1, a changed one not made again on the drive', () => {
+    const t = trees();
+    for (const id of [PICTURES, CAT, TRIP, ALICE_FOLDER, SHARED_FOLDER_ID]) t.remote.delete(id);
+    t.local.set(`${P}/cat.jpg`, { ...t.local.get(`${P}/cat.jpg`)!, size: 9, mtimeMs: 2, hash: 'changed' });
+    const none: SharedArea = { items: [], tops: new Map(), key: '' };
+    let plan = planned(t, none);
+    // Nothing goes to the drive, ever; what goes, goes to the OS trash.
+    const toDrive = (ops: readonly Operation[]) => ops.filter((op) => ['upload', 'create-remote-folder', 'replace-remote', 'trash-remote', 'move-remote', 'rename-remote'].includes(op.kind));
+    expect(toDrive(plan.operations)).toEqual([]);
+    // The table keeps the changed file (D4 forget, D5 for its folders); the rows trash them locally instead.
+    expect(plan.operations.filter((op) => op.kind === 'trash-local').length).toBeGreaterThan(0);
+    // Once the forgotten rows are gone, the next plan still sends nothing and trashes the rest.
+    for (const op of plan.operations) if (op.kind === 'forget') t.base.delete(op.remoteId);
+    plan = planned(t, none);
+    expect(toDrive(plan.operations)).toEqual([]);
+  });
+});
+
+describe('without download: the files are left out, the folders come', () => {
+  it('a new file on the drive in a folder shared without download is not downloaded', () => {
+    const t = trees();
+    t.remote.set(300, { id: 300, parentId: PICTURES, name: 'plan.pdf', type: 'file', size: 5, updatedAt: T });
+    const plan = planned(t, area(false, false));
+    expect(plan.operations).toEqual([]);
+    expect(plan.skipped[0]!.reason).toBe('Pictures is shared with you without download: its files are not on this computer');
+  });
+});
+
+describe('own items are untouched', () => {
+  it('an edit, a rename and a deletion of my own go as the table says', () => {
+    const t = trees();
+    t.local.set('Notes/todo.txt', { ...t.local.get('Notes/todo.txt')!, size: 9, mtimeMs: 2, hash: 'x' });
+    expect(kinds(planned(t, area(false)).operations)).toEqual(['replace-remote[C1]']);
+  });
+});
