@@ -537,7 +537,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     const tops = await listSharedTops(this.options.client, place.me, this.abort.signal);
     const key = topsKey(tops, place);
     if (!force && key === this.sharedTops && now < this.nextSharedWalk) return undefined;
-    const area = await listSharedArea(this.options.client, place, this.abort.signal, tops);
+    const area = await listSharedArea(this.options.client, place, { signal: this.abort.signal, tops, keepFolder: current.items.length > 0 });
     this.sharedTops = key;
     this.nextSharedWalk = now + (this.options.sharedWalkSpacingMs ?? ((n) => Math.max(this.pollMs, n * SHARED_WALK_MS_PER_ENTRY)))(area.items.length);
     return area.key === current.key ? undefined : area;

@@ -382,7 +382,8 @@ export class FolderPasses {
   /** The shared area as the drive has it now; none when nothing shared is synced here. */
   async listShared(): Promise<SharedArea> {
     const place = this.sharedPlace();
-    return place ? listSharedArea(this.options.client, place, this.host.signal) : NO_SHARED_AREA;
+    const keepFolder = this.sharedArea.items.length > 0 || this.trees.base.has(SHARED_FOLDER_ID);
+    return place ? listSharedArea(this.options.client, place, { signal: this.host.signal, keepFolder }) : NO_SHARED_AREA;
   }
 
   /** The remote tree with the shared area `area` in place of the one it held. */

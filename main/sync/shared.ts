@@ -78,11 +78,20 @@ export function mayDo(entry: FileEntry, me: string | undefined): { edit: boolean
   return { edit: p?.edit === true, download: p === undefined || p.download };
 }
 
-/** The shared part of the tree: the made-up folders, the shared entries in them, and what the shared folders hold. */
-export async function listSharedArea(client: DriveClient, place: SharedPlace, signal?: AbortSignal, given?: FileEntry[]): Promise<SharedArea> {
-  const entries = given ?? (await listSharedTops(client, place.me, signal));
-  // Nothing shared: no folder for it either.
-  if (entries.length === 0) return NO_SHARED_AREA;
+/**
+ * The shared part of the tree: the made-up folders, the shared entries in them, and what the shared folders hold.
+ * `keepFolder`: the shared folder stays when nothing is shared any more (it was there: what the user kept in it stays
+ * theirs, left out); with nothing ever shared there is no folder.
+ */
+export async function listSharedArea(
+  client: DriveClient,
+  place: SharedPlace,
+  options: { signal?: AbortSignal; tops?: FileEntry[]; keepFolder?: boolean } = {},
+): Promise<SharedArea> {
+  const { signal } = options;
+  const entries = options.tops ?? (await listSharedTops(client, place.me, signal));
+  const root: RemoteItem = { id: SHARED_FOLDER_ID, parentId: null, name: place.folder, type: 'folder', size: 0, updatedAt: NEVER };
+  if (entries.length === 0) return options.keepFolder ? { items: [root], tops: new Map(), key: areaKey([root], new Map()) } : NO_SHARED_AREA;
   const inside = new Map<RemoteId, RemoteItem>();
   const folders = entries.filter((e) => e.type === 'folder').map((e) => e.id);
   if (folders.length > 0) {
@@ -90,7 +99,7 @@ export async function listSharedArea(client: DriveClient, place: SharedPlace, si
       if (!entry.deleted_at) inside.set(entry.id, toRemoteItem(entry, null));
     }
   }
-  const items: RemoteItem[] = [{ id: SHARED_FOLDER_ID, parentId: null, name: place.folder, type: 'folder', size: 0, updatedAt: NEVER }];
+  const items: RemoteItem[] = [root];
   const owners = new Map<RemoteId, string>();
   const tops = new Map<RemoteId, SharedTop>();
   for (const entry of entries) {
@@ -191,21 +200,6 @@ class Zones {
 
 const readOnly = (zone: Zone): zone is { kind: 'shared'; top: SharedTop } => zone.kind === 'shared' && !zone.top.editable;
 
-/** Base items of a subtree (the item first). */
-function baseSubtree(base: ReadonlyMap<RemoteId, BaseItem>, id: RemoteId): BaseItem[] {
-  const children = new Map<RemoteId, RemoteId[]>();
-  for (const b of base.values()) if (b.parentId !== null) addTo(children, b.parentId, b.remoteId);
-  const out: BaseItem[] = [];
-  const stack = [id];
-  while (stack.length > 0) {
-    const b = base.get(stack.pop()!);
-    if (!b) continue;
-    out.push(b);
-    stack.push(...(children.get(b.remoteId) ?? []));
-  }
-  return out;
-}
-
 /**
  * The plan with what the account may not do on the drive turned into what keeps both versions (rows S1–S6): nothing
  * is uploaded, renamed, moved or trashed in a shared entry the account may only view, in the made-up folders, or
@@ -215,101 +209,137 @@ function baseSubtree(base: ReadonlyMap<RemoteId, BaseItem>, id: RemoteId): BaseI
  */
 export function rowsOfAccess<P extends Plan>(plan: P, trees: Trees, area: SharedArea, place: SharedPlace): P {
   if (area.tops.size === 0 && !hasShared(trees.base)) return plan;
-  const zones = new Zones(trees, area.tops);
-  const operations: Operation[] = [];
-  const skipped = [...plan.skipped];
-  const notes = [...plan.notes];
-  let deletions = plan.deletions;
-  const forgotten = new Set<RemoteId>();
-  const forgetSubtree = (id: RemoteId, rule: 'S2' | 'S3' | 'S4' | 'S5') => {
-    for (const b of baseSubtree(trees.base, id)) {
-      if (forgotten.has(b.remoteId)) continue;
-      forgotten.add(b.remoteId);
-      operations.push({ kind: 'forget', rule, remoteId: b.remoteId });
-    }
-  };
-  const pathOf = (id: RemoteId) => trees.base.get(id)?.path ?? `entry ${id}`;
-  const whyNot = (zone: Zone): string =>
-    readOnly(zone) ? `${zone.top.name} is shared with you to view only` : `${place.folder} holds only what others share with you`;
+  const rows = new AccessRows(plan, trees, area, place);
+  for (const op of plan.operations) rows.decide(op);
+  return { ...plan, operations: withoutNestedTrash(rows.operations), skipped: rows.skipped, notes: rows.notes, deletions: Math.max(0, rows.deletions) };
+}
 
-  for (const op of plan.operations) {
+/** One plan's operations, each kept or turned into its row of access. */
+class AccessRows {
+  readonly operations: Operation[] = [];
+  readonly skipped: Plan['skipped'];
+  readonly notes: Plan['notes'];
+  deletions: number;
+  private readonly zones: Zones;
+  private readonly forgotten = new Set<RemoteId>();
+  private children: Map<RemoteId, RemoteId[]> | null = null;
+
+  constructor(
+    plan: Plan,
+    private readonly trees: Trees,
+    private readonly area: SharedArea,
+    private readonly place: SharedPlace,
+  ) {
+    this.skipped = [...plan.skipped];
+    this.notes = [...plan.notes];
+    this.deletions = plan.deletions;
+    this.zones = new Zones(trees, area.tops);
+  }
+
+  decide(op: Operation): void {
     switch (op.kind) {
       case 'upload':
-      case 'create-remote-folder': {
-        const zone = zones.of(op.parentId);
-        if (zone.kind === 'placed' || readOnly(zone)) {
-          // 'S1': left out, told once.
-          skipped.push({ path: op.path, reason: `${whyNot(zone)}: kept here, not uploaded`, fails: false });
-        } else if (zone.kind === 'gone') {
-          operations.push({ kind: 'trash-local', rule: 'S6', path: op.path, remoteId: null, count: 1 });
-          deletions += 1;
-        } else operations.push(op);
-        break;
-      }
-      case 'replace-remote': {
-        const zone = zones.of(op.remoteId);
-        if (!readOnly(zone)) {
-          operations.push(op);
-          break;
-        }
-        forgetSubtree(op.remoteId, 'S2');
-        notes.push({ path: op.path, message: `${whyNot(zone)}: your change is kept as a copy beside it, and the drive's version comes back` });
-        break;
-      }
-      case 'trash-remote': {
-        const zone = zones.of(op.remoteId);
-        const top = area.tops.get(op.remoteId);
-        if (op.remoteId >= 0 && !top && !readOnly(zone)) {
-          operations.push(op);
-          break;
-        }
-        deletions -= op.count;
-        forgetSubtree(op.remoteId, 'S3');
-        const what = op.remoteId < 0 ? whyNot({ kind: 'placed' }) : top ? `${top.name} is shared with you by ${top.owner ?? 'its owner'}` : whyNot(zone);
-        notes.push({ path: pathOf(op.remoteId), message: `${what}: deleting it here does not delete it on the drive, so it comes back (drivesync exclude keeps it off this computer)` });
-        break;
-      }
+      case 'create-remote-folder':
+        return this.added(op);
+      case 'replace-remote':
+        return this.replaced(op);
+      case 'trash-remote':
+        return this.trashed(op);
       case 'rename-remote':
-      case 'move-remote': {
-        const zone = zones.of(op.remoteId);
-        const top = area.tops.get(op.remoteId);
-        const across = op.kind === 'move-remote' && (top !== undefined || zones.drive(op.parentId) !== zones.drive(trees.remote.get(op.remoteId)?.parentId ?? null));
-        if (op.remoteId >= 0 && !readOnly(zone) && !across) {
-          operations.push(op);
-          break;
-        }
-        forgetSubtree(op.remoteId, op.kind === 'rename-remote' ? 'S4' : 'S5');
-        const why = readOnly(zone) || op.remoteId < 0 ? whyNot(zone.kind === 'own' ? { kind: 'placed' } : zone) : 'the drive moves an entry only within its owner\'s drive';
-        notes.push({ path: op.path, message: `${why}: it stays where it was on the drive and comes back there; what you moved is kept as a copy` });
-        break;
-      }
+      case 'move-remote':
+        return this.moved(op);
       case 'resolve-twin':
-        if (!readOnly(zones.of(op.remoteId))) operations.push(op);
-        break;
+        if (!readOnly(this.zones.of(op.remoteId))) this.operations.push(op);
+        return;
       case 'download':
       case 'merge':
-      case 'conflict': {
-        const zone = zones.of(op.remoteId);
-        if (zone.kind === 'shared' && !zone.top.downloadable && trees.remote.get(op.remoteId)?.type === 'file') {
-          skipped.push({ path: op.path, reason: `${zone.top.name} is shared with you without download: its files are not on this computer`, fails: false });
-        } else operations.push(op);
-        break;
-      }
-      case 'forget': {
-        // Gone on the drive with a change here (D4, D5): an entry no longer shared with the account is not made again.
-        const b = trees.base.get(op.remoteId);
-        const left = b && (zones.of(op.remoteId).kind === 'gone' || (op.remoteId < 0 && !trees.remote.has(op.remoteId)));
-        if (left && trees.local.has(b.path) && (op.rule === 'D4' || op.rule === 'D5')) {
-          operations.push({ kind: 'trash-local', rule: 'S6', path: b.path, remoteId: op.remoteId, count: 1 });
-          deletions += 1;
-        } else operations.push(op);
-        break;
-      }
+      case 'conflict':
+        return this.downloaded(op);
+      case 'forget':
+        return this.gone(op);
       default:
-        operations.push(op);
+        this.operations.push(op);
     }
   }
-  return { ...plan, operations: withoutNestedTrash(operations), skipped, notes, deletions: Math.max(0, deletions) };
+
+  private whyNot(zone: Zone): string {
+    return readOnly(zone) ? `${zone.top.name} is shared with you to view only` : `${this.place.folder} holds only what others share with you`;
+  }
+
+  /** S1 (left out), S6 (the OS trash, where the shared entry is gone), or sent. */
+  private added(op: Extract<Operation, { kind: 'upload' | 'create-remote-folder' }>): void {
+    const zone = this.zones.of(op.parentId);
+    if (zone.kind === 'placed' || readOnly(zone)) {
+      // 'S1': left out, told once.
+      this.skipped.push({ path: op.path, reason: `${this.whyNot(zone)}: kept here, not uploaded`, fails: false });
+    } else if (zone.kind === 'gone') {
+      this.operations.push({ kind: 'trash-local', rule: 'S6', path: op.path, remoteId: null, count: 1 });
+      this.deletions += 1;
+    } else this.operations.push(op);
+  }
+
+  private replaced(op: Extract<Operation, { kind: 'replace-remote' }>): void {
+    const zone = this.zones.of(op.remoteId);
+    if (!readOnly(zone)) return void this.operations.push(op);
+    this.forgetSubtree(op.remoteId, 'S2');
+    this.notes.push({ path: op.path, message: `${this.whyNot(zone)}: your change is kept as a copy beside it, and the drive's version comes back` });
+  }
+
+  private trashed(op: Extract<Operation, { kind: 'trash-remote' }>): void {
+    const zone = this.zones.of(op.remoteId);
+    const top = this.area.tops.get(op.remoteId);
+    if (op.remoteId >= 0 && !top && !readOnly(zone)) return void this.operations.push(op);
+    this.deletions -= op.count;
+    this.forgetSubtree(op.remoteId, 'S3');
+    const what = op.remoteId < 0 ? this.whyNot({ kind: 'placed' }) : top ? `${top.name} is shared with you by ${top.owner ?? 'its owner'}` : this.whyNot(zone);
+    const path = this.trees.base.get(op.remoteId)?.path ?? `entry ${op.remoteId}`;
+    this.notes.push({ path, message: `${what}: deleting it here does not delete it on the drive, so it comes back (drivesync exclude keeps it off this computer)` });
+  }
+
+  /** S4 (a rename), S5 (a move across drives, of a shared entry out of its place, or where the account may only view). */
+  private moved(op: Extract<Operation, { kind: 'rename-remote' | 'move-remote' }>): void {
+    const zone = this.zones.of(op.remoteId);
+    const from = this.trees.remote.get(op.remoteId)?.parentId ?? null;
+    const across = op.kind === 'move-remote' && (this.area.tops.has(op.remoteId) || this.zones.drive(op.parentId) !== this.zones.drive(from));
+    if (op.remoteId >= 0 && !readOnly(zone) && !across) return void this.operations.push(op);
+    this.forgetSubtree(op.remoteId, op.kind === 'rename-remote' ? 'S4' : 'S5');
+    const why = readOnly(zone) || op.remoteId < 0 ? this.whyNot(zone.kind === 'own' ? { kind: 'placed' } : zone) : "the drive moves an entry only within its owner's drive";
+    this.notes.push({ path: op.path, message: `${why}: it stays where it was on the drive and comes back there; what you moved is kept as a copy` });
+  }
+
+  /** A file of an entry shared without download is left out (its folders come). */
+  private downloaded(op: Extract<Operation, { kind: 'download' | 'merge' | 'conflict' }>): void {
+    const zone = this.zones.of(op.remoteId);
+    if (zone.kind === 'shared' && !zone.top.downloadable && this.trees.remote.get(op.remoteId)?.type === 'file') {
+      this.skipped.push({ path: op.path, reason: `${zone.top.name} is shared with you without download: its files are not on this computer`, fails: false });
+    } else this.operations.push(op);
+  }
+
+  /** Gone on the drive with a change here (D4, D5): an entry no longer shared with the account is not made again (S6). */
+  private gone(op: Extract<Operation, { kind: 'forget' }>): void {
+    const b = this.trees.base.get(op.remoteId);
+    const left = b && (this.zones.of(op.remoteId).kind === 'gone' || (op.remoteId < 0 && !this.trees.remote.has(op.remoteId)));
+    if (left && this.trees.local.has(b.path) && (op.rule === 'D4' || op.rule === 'D5')) {
+      this.operations.push({ kind: 'trash-local', rule: 'S6', path: b.path, remoteId: op.remoteId, count: 1 });
+      this.deletions += 1;
+    } else this.operations.push(op);
+  }
+
+  /** Forgets a synced item and what base holds below it, each once. */
+  private forgetSubtree(id: RemoteId, rule: 'S2' | 'S3' | 'S4' | 'S5'): void {
+    if (this.children === null) {
+      this.children = new Map();
+      for (const b of this.trees.base.values()) if (b.parentId !== null) addTo(this.children, b.parentId, b.remoteId);
+    }
+    const stack = [id];
+    while (stack.length > 0) {
+      const cur = stack.pop()!;
+      if (this.forgotten.has(cur) || !this.trees.base.has(cur)) continue;
+      this.forgotten.add(cur);
+      this.operations.push({ kind: 'forget', rule, remoteId: cur });
+      stack.push(...(this.children.get(cur) ?? []));
+    }
+  }
 }
 
 const hasShared = (base: ReadonlyMap<RemoteId, BaseItem>): boolean => base.has(SHARED_FOLDER_ID);

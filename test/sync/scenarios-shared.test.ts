@@ -9,6 +9,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, stat
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Permission } from '../../main/api/schemas.js';
+import type { DeletionQuestion } from '../../main/sync/engine.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { localTree, newAccount, sorted, type Account, type Computer, SCENARIO_CASES } from '../helpers/sync.js';
 
@@ -134,9 +135,9 @@ describe.each(SCENARIO_CASES)('shared with me (%s, %s)', (mode, profile) => {
     expect(users.some((u) => u.email === bob.email)).toBe(false);
     await b.sync();
     await b.sync();
-    expect(existsSync(join(b.root, FOLDER))).toBe(false);
-    // The shared folder went whole (nothing else was in it), Bob's late file with it.
-    expect(b.trashed.some((t) => t.endsWith(FOLDER) || t.includes('Photos'))).toBe(true);
+    // The shared folder stays, empty; the copies went to the OS trash, Bob's late file with them.
+    expect(readdirSync(join(b.root, FOLDER))).toEqual([]);
+    expect(b.trashed.some((t) => t.includes(FOLDER))).toBe(true);
     expect((await alice.remoteTree()).has('Photos/late.txt')).toBe(false);
   });
 
@@ -165,6 +166,44 @@ async function findById(account: Account, id: number) {
   for await (const e of account.client.entries.tree()) if (e.id === id) return e;
   return undefined;
 }
+
+describe('shared with me: the share ends and Bob keeps his copies', () => {
+  it('the deletion question says they are no longer shared with him; kept, they stay here and are not uploaded', async () => {
+    const server = await startTestServer({ profile: 'deployed' });
+    const alice = await newAccount(server, { profile: 'deployed' });
+    const bob = await newAccount(server, { profile: 'deployed' });
+    try {
+      const a = alice.computer('alice-desktop');
+      mkdirSync(join(a.root, 'Book'));
+      for (const n of [1, 2, 3]) writeFileSync(join(a.root, 'Book', `chapter${n}.md`), `chapter ${n}`);
+      await a.sync();
+      const book = (await alice.entryIds()).get('Book')!;
+      await alice.client.sharing.share(book, [bob.email], ['view', 'download']);
+      const b = bob.computer('bob-laptop', { sharedPlace: () => ({ folder: FOLDER, me: bob.email }), maxDeletions: 2 });
+      await b.sync();
+      const questions: DeletionQuestion[] = [];
+      b.engine.on('confirm-deletions', (q) => questions.push(q));
+      const users = await alice.client.sharing.unshare(book, (await bobId(alice, book, bob.email))!);
+      expect(users.map((u) => u.email)).not.toContain(bob.email);
+      const asked = await b.sync();
+      expect(asked.needsConfirmation).toBe(true);
+      expect(questions.at(-1)?.groups.map((g) => g.why)).toEqual(['no longer shared with you (its owner stopped sharing it, or deleted it)']);
+      b.engine.keepDeletions();
+      await b.sync();
+      await b.sync();
+      const local = localTree(b.root);
+      expect(local.get(`${FOLDER}/${alice.email}/Book/chapter2.md`)).toBe('chapter 2');
+      expect(b.trashed).toEqual([]);
+      // Nothing of it went to Bob's drive, nor back to Alice's.
+      expect([...(await bob.remoteTree()).keys()]).toEqual([]);
+      expect([...(await alice.remoteTree()).keys()].sort()).toEqual(['Book', 'Book/chapter1.md', 'Book/chapter2.md', 'Book/chapter3.md']);
+    } finally {
+      await alice.close();
+      await bob.close();
+      await server.close();
+    }
+  });
+});
 
 describe('shared with me, to view without download', () => {
   it('the folders arrive, the files are left out and said so once, and nothing fails', async () => {
