@@ -44,6 +44,7 @@ const BENCHMARKS: Benchmark[] = [
   { id: 'watch', file: 'watch.ts', title: 'the watcher alone: ready time and memory' },
   { id: 'bigfile', file: 'big-file.ts', title: 'big file up and down, memory growth', flags: ['--expose-gc'] },
   { id: 'select', file: 'select.ts', title: 'what selective sync adds to a pass (planning with exclusions)' },
+  { id: 'shared', file: 'shared.ts', title: 'what Shared with me adds to an idle minute' },
   { id: 'field', file: 'field.ts', title: 'sync DIR as users run it: initial sync, idle cost, remote-change latency' },
 ];
 
