@@ -391,7 +391,11 @@ export class FolderPasses {
     placeSharedArea(this.trees.remote, this.sharedArea, area);
     this.sharedArea = area;
     this.sharedIds = new Set(area.items.map((r) => r.id));
+    this.viewOnlyDue = true;
   }
+
+  /** The shared area was placed anew since the copies' write bits were last looked at. */
+  private viewOnlyDue = false;
 
   /**
    * The local copies of files shared with the account to view only have no write bits (an editor then says so rather
@@ -413,6 +417,7 @@ export class FolderPasses {
     for (const path of now) await set(path, false);
     for (const path of this.viewOnly) if (!now.has(path) && this.trees.base.scanLookup().isSynced(path)) await set(path, true);
     this.viewOnly = now;
+    this.viewOnlyDue = false;
   }
 
   get syncedCount(): number {
@@ -505,7 +510,8 @@ export class FolderPasses {
       this.host.transfersEnded();
       for (const failure of failures) this.host.itemError(failure);
       if (listed || applied) this.remoteCheck.settle(this.ownRemote(), this.synced());
-      await this.keepViewOnly();
+      // Only when something could have changed the copies: a download, a new permission (the area placed anew).
+      if (summary.done > 0 || listed || this.viewOnlyDue) await this.keepViewOnly();
       if (listingMs !== null) {
         // Spaced by the drive as this pass left it: an initial sync lists an empty drive, then fills it.
         const entries = this.trees.remote.size;
