@@ -19,7 +19,7 @@ import { loadIgnoreRules, refreshPaths, scanLocal, STATE_DIR, type IgnoreRule, t
 import type { Mirror } from './mirror.js';
 import { baseName, conflictOriginal, isGivenName, isWithin, joinPath, parentOf } from './names.js';
 import { excludedTakenBy, newTopFolders, NO_SELECTION, planSelected, Without, type SelectedPlan, type Selection } from './selective.js';
-import { listSharedArea, NO_SHARED_AREA, ownSynced, placeSharedArea, rowsOfAccess, SHARED_FOLDER_ID, viewOnlyFiles, type SharedArea } from './shared.js';
+import { listSharedArea, NO_SHARED_AREA, ownSynced, placeSharedArea, rowsOfAccess, SHARED_FOLDER_ID, sharingNews, viewOnlyFiles, type SharedArea } from './shared.js';
 import { randomId, type Clock, type FileSystem, type VolumeTraits } from './ports.js';
 import { applyRemoteDelta, listRemote } from './remote.js';
 import { fullListingInterval, listingBudget, syncedIdsOf, type RemoteChangeCheck, type RemoteSignals } from './remote-changes.js';
@@ -388,6 +388,7 @@ export class FolderPasses {
 
   /** The remote tree with the shared area `area` in place of the one it held. */
   private async placeShared(area: SharedArea): Promise<void> {
+    for (const message of sharingNews(this.sharedArea, area, (id) => this.trees.base.has(id))) this.host.notice(message);
     placeSharedArea(this.trees.remote, this.sharedArea, area);
     this.sharedArea = area;
     this.sharedIds = new Set(area.items.map((r) => r.id));
@@ -480,7 +481,7 @@ export class FolderPasses {
         const signals = this.host.live ? await this.remoteCheck.read(this.host.signal).catch(() => null) : null;
         const started = this.clock.now().getTime();
         this.trees.remote = await listRemote(this.options.client, this.options.remoteRootId ?? null, (id) => base.has(id), this.host.signal);
-        this.sharedArea = NO_SHARED_AREA;
+        // The listing holds none of the shared part: the one placed before goes (its ids are others' entries).
         await this.placeShared(options.sharedArea ?? (await this.listShared()));
         this.remoteListed = true;
         listingMs = this.clock.now().getTime() - started;

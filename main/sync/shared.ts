@@ -140,6 +140,23 @@ export function placeSharedArea(remote: Map<RemoteId, RemoteItem>, previous: Sha
 }
 
 /**
+ * What a person is told when what is shared with them changes: a new share (not synced here before), a permission
+ * changed, a share ended. `synced`: base holds the entry (a restart lists every share anew, and tells none of them).
+ */
+export function sharingNews(before: SharedArea, after: SharedArea, synced: (id: RemoteId) => boolean): string[] {
+  const by = (t: SharedTop) => (t.owner ? ` by ${t.owner}` : '');
+  const may = (t: SharedTop) => (t.editable ? 'you may edit it' : t.downloadable ? 'to view only' : 'to view only, without download');
+  const news: string[] = [];
+  for (const t of after.tops.values()) {
+    const was = before.tops.get(t.id);
+    if (!was && !synced(t.id)) news.push(`${t.name} was shared with you${by(t)} (${may(t)})`);
+    else if (was && (was.editable !== t.editable || was.downloadable !== t.downloadable)) news.push(`${t.name} is now shared with you${by(t)}: ${may(t)}`);
+  }
+  for (const t of before.tops.values()) if (!after.tops.has(t.id)) news.push(`${t.name} is no longer shared with you${by(t)}`);
+  return news;
+}
+
+/**
  * What the cheap checks of the drive compare with (remote-changes.ts): the account's own drive only. The shared part
  * shows in none of their listings, so it is left out of what is synced as they see it.
  */

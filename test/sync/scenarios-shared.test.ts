@@ -252,7 +252,10 @@ describe('shared with me, two computers live at once', () => {
     const project = (await alice.entryIds()).get('Project')!;
     await alice.client.sharing.share(project, [bob.email], ['view', 'edit', 'download']);
     const b = bob.computer('bob-laptop', { sharedPlace: () => ({ folder: FOLDER, me: bob.email }), sharedWalkSpacingMs: () => 0 });
+    const notices: string[] = [];
+    b.engine.on('notice', (m) => notices.push(m));
     await b.sync();
+    expect(notices).toContain(`Project was shared with you by ${alice.email} (you may edit it)`);
     const there = join(b.root, FOLDER, alice.email, 'Project');
     expect(readdirSync(there)).toEqual(['plan.txt']);
     // At once: Alice adds a file, Bob adds another, both engines running.

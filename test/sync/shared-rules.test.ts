@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { planChanges } from '../../main/sync/plan.js';
-import { rowsOfAccess, SHARED_FOLDER_ID, type SharedArea, type SharedTop } from '../../main/sync/shared.js';
+import { rowsOfAccess, SHARED_FOLDER_ID, sharingNews, type SharedArea, type SharedTop } from '../../main/sync/shared.js';
 import { BaseTree, LocalTree, RemoteTree } from '../../main/sync/trees.js';
 import type { ItemType, Operation, RemoteId, Trees } from '../../main/sync/types.js';
 
@@ -187,5 +187,15 @@ describe('own items are untouched', () => {
     const t = trees();
     t.local.set('Notes/todo.txt', { ...t.local.get('Notes/todo.txt')!, size: 9, mtimeMs: 2, hash: 'x' });
     expect(kinds(planned(t, area(false)).operations)).toEqual(['replace-remote[C1]']);
+  });
+});
+
+describe('what a person is told when what is shared with them changes', () => {
+  it('a new share (once: not when a restart lists it again), a permission changed, a share ended', () => {
+    const none: SharedArea = { items: [], tops: new Map(), key: '' };
+    expect(sharingNews(none, area(false), () => false)).toEqual(['Pictures was shared with you by alice@example.com (to view only)']);
+    expect(sharingNews(none, area(false), () => true)).toEqual([]);
+    expect(sharingNews(area(false), area(true), () => true)).toEqual(['Pictures is now shared with you by alice@example.com: you may edit it']);
+    expect(sharingNews(area(true), none, () => true)).toEqual(['Pictures is no longer shared with you by alice@example.com']);
   });
 });
