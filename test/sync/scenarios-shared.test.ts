@@ -103,7 +103,7 @@ describe.each(SCENARIO_CASES)('shared with me (%s, %s)', (mode, profile) => {
     expect(pictures).toBeGreaterThan(0);
   });
 
-  it('with edit Bob changes Alice\'s folder; she renames it and it keeps its place; she stops sharing and the copies go to the OS trash', async () => {
+  it('with edit Bob changes Alice\'s folder; she renames it and moves it and it keeps its place; she stops sharing and the copies go to the OS trash', async () => {
     const { a, pictures } = await aliceShares(['view', 'edit', 'download']);
     const b = bobsComputer();
     await b.sync();
@@ -123,12 +123,19 @@ describe.each(SCENARIO_CASES)('shared with me (%s, %s)', (mode, profile) => {
     expect(existsSync(join(b.root, p, 'Photos', 'trip', 'sea.jpg'))).toBe(true);
     expect(statSync(join(b.root, p, 'Photos', 'trip', 'sea.jpg')).ino).toBe(inode);
     expect(existsSync(dir)).toBe(false);
+    // Alice moves it into another folder of hers: it keeps its place here.
+    mkdirSync(join(a.root, 'Archive'));
+    renameSync(join(a.root, 'Photos'), join(a.root, 'Archive', 'Photos'));
+    await a.sync();
+    await b.sync();
+    expect(statSync(join(b.root, p, 'Photos', 'trip', 'sea.jpg')).ino).toBe(inode);
+    expect(existsSync(join(b.root, p, 'Archive'))).toBe(false);
     // Bob deleting the shared folder itself does not delete it for Alice: it comes back.
     rmSync(join(b.root, p, 'Photos'), { recursive: true });
     await b.sync();
     await b.sync();
     expect(existsSync(join(b.root, p, 'Photos', 'cat.jpg'))).toBe(true);
-    expect((await alice.remoteTree()).get('Photos/cat.jpg')).toBe('bob edited');
+    expect((await alice.remoteTree()).get('Archive/Photos/cat.jpg')).toBe('bob edited');
     // Alice stops sharing: Bob's copies go to the OS trash, with what he changed in them.
     writeFileSync(join(b.root, p, 'Photos', 'late.txt'), 'not sent yet');
     const users = await alice.client.sharing.unshare(pictures, (await bobId(alice, pictures, bob.email))!);
@@ -138,7 +145,7 @@ describe.each(SCENARIO_CASES)('shared with me (%s, %s)', (mode, profile) => {
     // The shared folder stays, empty; the copies went to the OS trash, Bob's late file with them.
     expect(readdirSync(join(b.root, FOLDER))).toEqual([]);
     expect(b.trashed.some((t) => t.includes(FOLDER))).toBe(true);
-    expect((await alice.remoteTree()).has('Photos/late.txt')).toBe(false);
+    expect((await alice.remoteTree()).has('Archive/Photos/late.txt')).toBe(false);
   });
 
   it('a permission changed from view to edit gives the copies their write bits back, and Bob\'s edit then goes up', async () => {
