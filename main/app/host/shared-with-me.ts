@@ -5,7 +5,7 @@
  */
 import type { FileEntry } from '../../api/schemas.js';
 import type { SharedBy, SharedWithMeItem } from '../../contract/index.js';
-import { sharedWithMe, type SharedWithMe } from '../../state/access.js';
+import { isPlacedFolder, sharedWithMe, type SharedWithMe } from '../../state/access.js';
 import type { Config } from '../../state/config.js';
 import { sharedFolderOf } from '../../state/shared-folder.js';
 import { readMirror, type MirrorReader } from '../../sync/mirror-read.js';
@@ -45,11 +45,8 @@ export class SharedWithMeList {
   }
 }
 
-/**
- * The folders the engine makes up to hold what is shared (the shared folder, one per owner in it) are not on the drive:
- * the mirror records them under negative ids.
- */
-export const isGroupingFolder = (remoteId: number) => remoteId < 0;
+/** The folders the engine makes up to hold what is shared (the shared folder, one per owner in it) are not on the drive. */
+export const isGroupingFolder = isPlacedFolder;
 
 export interface SharedByPaths {
   /** Who shared each entry with the account: the nearest shared entry it is or lies in. */
