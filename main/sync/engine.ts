@@ -18,7 +18,7 @@ import { describeError, emptySummary, FolderPasses, type Activity, type Deletion
 import { watchTree, type Watcher, type WatchTree } from './watcher.js';
 import type { EngineState, RemoteId } from './types.js';
 import type { Selection } from './selective.js';
-import { listSharedArea, listSharedTops, NO_SHARED_AREA, topsKey, type SharedArea, type SharedPlace } from './shared.js';
+import { listSharedArea, listSharedTops, NO_SHARED_AREA, probeSharedFolders, topsKey, type SharedArea, type SharedPlace } from './shared.js';
 
 export type { EngineState } from './types.js';
 export { deletionNeedsConsent } from './pass.js';
@@ -525,6 +525,8 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   /** When the contents of what is shared with the account are listed again, and what its entries were last time. */
   private nextSharedWalk = 0;
   private sharedTops = '';
+  /** What the probe of the shared folders said when what they hold was last listed (or looked at unchanged). */
+  private sharedProbe: string | undefined;
 
   /**
    * What is shared with the account, when it changed: the shared entries themselves are looked at every poll (one
@@ -537,9 +539,14 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     if (!place) return current.key === '' ? undefined : NO_SHARED_AREA;
     const tops = await listSharedTops(this.options.client, place.me, this.abort.signal);
     const key = topsKey(tops, place);
-    if (!force && key === this.sharedTops && now < this.nextSharedWalk) return undefined;
+    // Where the server answers one-entry pages with totals, what the shared folders hold is probed every poll.
+    const probe = key === this.sharedTops ? await probeSharedFolders(this.options.client, current, this.abort.signal) : null;
+    const probed = probe !== null && probe !== this.sharedProbe;
+    if (!force && key === this.sharedTops && !probed && now < this.nextSharedWalk) return undefined;
     const area = await listSharedArea(this.options.client, place, { signal: this.abort.signal, tops, keepFolder: current.items.length > 0 });
     this.sharedTops = key;
+    // The probe's answer for what was just listed: the next poll's probe is compared with it.
+    this.sharedProbe = (await probeSharedFolders(this.options.client, area, this.abort.signal)) ?? undefined;
     this.nextSharedWalk = now + (this.options.sharedWalkSpacingMs ?? ((n) => Math.max(this.pollMs, n * SHARED_WALK_MS_PER_ENTRY)))(area.items.length);
     return area.key === current.key ? undefined : area;
   }

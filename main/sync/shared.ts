@@ -116,6 +116,31 @@ export async function listSharedArea(
   return { items, tops, key: areaKey(items, tops) };
 }
 
+/** Folders a probe looks into at most (two small requests per 50 a poll): past that, only the spaced listings. */
+const PROBED_FOLDERS = 100;
+
+/**
+ * A cheap look into the shared folders, where the server allows it: per 50 folders, a one-entry page of their children
+ * gives how many there are (the paginator's total), and the last such page the newest (listings are ordered by id).
+ * A file added, saved anew (a new entry on this service), trashed, restored or moved in or out changes one of them;
+ * a rename or a move inside does not (the spaced listing finds those). Null where the server does not answer
+ * one-entry pages with totals (deployed versions fix pages at 50 entries: the probe would cost a listing), or past
+ * PROBED_FOLDERS folders.
+ */
+export async function probeSharedFolders(client: DriveClient, area: SharedArea, signal?: AbortSignal): Promise<string | null> {
+  const folders = area.items.filter((r) => r.type === 'folder' && r.id > 0).map((r) => r.id);
+  if (folders.length === 0 || folders.length > PROBED_FOLDERS) return null;
+  const parts: string[] = [];
+  for (let i = 0; i < folders.length; i += 50) {
+    const parentIds = folders.slice(i, i + 50);
+    const first = await client.entries.page({ parentIds, perPage: 1 }, 1, signal);
+    if (first.entries.length > 1 || first.total === undefined) return null;
+    const last = first.total > 1 ? await client.entries.page({ parentIds, perPage: 1 }, first.total, signal) : first;
+    parts.push(`${first.total}:${last.entries[0]?.id ?? 0}`);
+  }
+  return parts.join(',');
+}
+
 /** What a look at the entries shared with the account compares between polls (their contents aside). */
 export function topsKey(tops: readonly FileEntry[], place: SharedPlace): string {
   const hash = createHash('sha256').update(`${place.folder}\n`);

@@ -11,7 +11,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Permission } from '../../main/api/schemas.js';
 import type { DeletionQuestion } from '../../main/sync/engine.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { localTree, newAccount, sorted, type Account, type Computer, SCENARIO_CASES } from '../helpers/sync.js';
+import { localTree, newAccount, settleEngine, sorted, type Account, type Computer, SCENARIO_CASES } from '../helpers/sync.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const FOLDER = 'Shared with me';
 
@@ -204,6 +205,55 @@ describe('shared with me: the share ends and Bob keeps his copies', () => {
       // Nothing of it went to Bob's drive, nor back to Alice's.
       expect([...(await bob.remoteTree()).keys()]).toEqual([]);
       expect([...(await alice.remoteTree()).keys()].sort()).toEqual(['Book', 'Book/chapter1.md', 'Book/chapter2.md', 'Book/chapter3.md']);
+    } finally {
+      await alice.close();
+      await bob.close();
+      await server.close();
+    }
+  });
+});
+
+describe('a change inside a shared folder, between its spaced listings', () => {
+  it('arrives at the next poll where the server answers one-entry pages with totals (the probe); a rename waits for the listing', async () => {
+    const server = await startTestServer({ profile: 'documents' });
+    const alice = await newAccount(server, { mode: 'live', profile: 'documents' });
+    const bob = await newAccount(server, { mode: 'live', profile: 'documents' });
+    try {
+      const a = alice.computer('alice-desktop');
+      mkdirSync(join(a.root, 'Team', 'docs'), { recursive: true });
+      writeFileSync(join(a.root, 'Team', 'docs', 'one.txt'), 'one');
+      await a.sync();
+      await alice.client.sharing.share((await alice.entryIds()).get('Team')!, [bob.email], ['view', 'download']);
+      // What the shared folder holds is listed once an hour here: only the probe can bring a change sooner.
+      const b = bob.computer('bob-laptop', { sharedPlace: () => ({ folder: FOLDER, me: bob.email }), sharedWalkSpacingMs: () => 3_600_000 });
+      // Bob's own drive is not empty: its cheap checks answer, so a poll does not list everything.
+      mkdirSync(join(b.root, 'Mine'));
+      writeFileSync(join(b.root, 'Mine', 'note.txt'), 'mine');
+      await b.sync();
+      await b.sync();
+      await b.sync();
+      /** What the poll timer does: a look at the drive (the cheap checks, the shared entries, the probe), a pass if it shows a change. */
+      const poll = async () => {
+        await sleep(3_100); // looks are spaced by a few seconds
+        bob.requests.length = 0;
+        b.engine.lookNow();
+        await settleEngine(b.engine);
+      };
+      await poll(); // the first look lists what the shared folder holds, and probes it
+      writeFileSync(join(a.root, 'Team', 'docs', 'two.txt'), 'two');
+      await a.sync();
+      await poll();
+      expect(localTree(b.root).get(`${FOLDER}/Team/docs/two.txt`)).toBe('two');
+      // The cheap checks of Bob's own drive, the shared entries, the probe (a one-entry page, then the last), the
+      // listing of what the shared folder holds that it called for, the probe again for what it listed, the download:
+      // no listing of Bob's drive.
+      expect(bob.requests.filter((r) => r.startsWith('GET /drive/file-entries')).length).toBe(3 + 1 + 2 + 2 + 2);
+      // A rename inside changes neither the count nor the newest entry: it waits for the hourly listing.
+      renameSync(join(a.root, 'Team', 'docs', 'one.txt'), join(a.root, 'Team', 'docs', 'uno.txt'));
+      await a.sync();
+      await poll();
+      expect(localTree(b.root).has(`${FOLDER}/Team/docs/one.txt`), bob.requests.join('\n')).toBe(true);
+      expect(bob.requests).toHaveLength(3 + 1 + 2);
     } finally {
       await alice.close();
       await bob.close();
