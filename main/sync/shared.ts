@@ -119,13 +119,16 @@ export async function listSharedArea(
 /** Folders a probe looks into at most (two small requests per 50 a poll): past that, only the spaced listings. */
 const PROBED_FOLDERS = 100;
 
+/** A page past the end of any listing of shared folders: its answer is empty, with the paginator's total. */
+const PAST_THE_END = 1_000_000;
+
 /**
- * A cheap look into the shared folders, where the server allows it: per 50 folders, a one-entry page of their children
- * gives how many there are (the paginator's total), and the last such page the newest (listings are ordered by id).
- * A file added, saved anew (a new entry on this service), trashed, restored or moved in or out changes one of them;
- * a rename or a move inside does not (the spaced listing finds those). Null where the server does not answer
- * one-entry pages with totals (deployed versions fix pages at 50 entries: the probe would cost a listing), or past
- * PROBED_FOLDERS folders.
+ * A cheap look into the shared folders: per 50 folders, a page past the end of their children's listing gives how many
+ * there are (the paginator's total, no entries), and the one-entry page at that number the newest (listings are
+ * ordered by id). A file added, trashed, restored or moved in or out changes the count; a file saved anew (a new
+ * entry on this service) changes the newest. Deployed versions fix pages at 50 entries, so there the newest is not
+ * told (that page is past their end too) and a save waits for the spaced listing, as a rename or a move inside does
+ * everywhere. Null where the server gives no totals or ignores the page asked for, or past PROBED_FOLDERS folders.
  */
 export async function probeSharedFolders(client: DriveClient, area: SharedArea, signal?: AbortSignal): Promise<string | null> {
   const folders = area.items.filter((r) => r.type === 'folder' && r.id > 0).map((r) => r.id);
@@ -133,10 +136,11 @@ export async function probeSharedFolders(client: DriveClient, area: SharedArea, 
   const parts: string[] = [];
   for (let i = 0; i < folders.length; i += 50) {
     const parentIds = folders.slice(i, i + 50);
-    const first = await client.entries.page({ parentIds, perPage: 1 }, 1, signal);
-    if (first.entries.length > 1 || first.total === undefined) return null;
-    const last = first.total > 1 ? await client.entries.page({ parentIds, perPage: 1 }, first.total, signal) : first;
-    parts.push(`${first.total}:${last.entries[0]?.id ?? 0}`);
+    const counted = await client.entries.page({ parentIds, perPage: 1 }, PAST_THE_END, signal);
+    if (counted.entries.length > 0 || counted.total === undefined) return null;
+    const newest = counted.total > 0 ? await client.entries.page({ parentIds, perPage: 1 }, counted.total, signal) : null;
+    if ((newest?.entries.length ?? 0) > 1 && counted.total > 50) return null;
+    parts.push(`${counted.total}:${newest?.entries.length === 1 ? newest.entries[0]!.id : ''}`);
   }
   return parts.join(',');
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Permission } from '../../main/api/schemas.js';
 import type { DeletionQuestion } from '../../main/sync/engine.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { PROFILES, startTestServer, type TestServer } from '../helpers/server.js';
 import { localTree, newAccount, settleEngine, sorted, type Account, type Computer, SCENARIO_CASES } from '../helpers/sync.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -213,11 +213,11 @@ describe('shared with me: the share ends and Bob keeps his copies', () => {
   });
 });
 
-describe('a change inside a shared folder, between its spaced listings', () => {
-  it('arrives at the next poll where the server answers one-entry pages with totals (the probe); a rename waits for the listing', async () => {
-    const server = await startTestServer({ profile: 'documents' });
-    const alice = await newAccount(server, { mode: 'live', profile: 'documents' });
-    const bob = await newAccount(server, { mode: 'live', profile: 'documents' });
+describe.each(PROFILES)('a change inside a shared folder, between its spaced listings (%s)', (profile) => {
+  it('a new file arrives at the next poll (the probe: how many entries, and the newest); a rename waits for the listing', async () => {
+    const server = await startTestServer({ profile });
+    const alice = await newAccount(server, { mode: 'live', profile });
+    const bob = await newAccount(server, { mode: 'live', profile });
     try {
       const a = alice.computer('alice-desktop');
       mkdirSync(join(a.root, 'Team', 'docs'), { recursive: true });
@@ -243,7 +243,8 @@ describe('a change inside a shared folder, between its spaced listings', () => {
       writeFileSync(join(a.root, 'Team', 'docs', 'two.txt'), 'two');
       await a.sync();
       await poll();
-      expect(localTree(b.root).get(`${FOLDER}/Team/docs/two.txt`)).toBe('two');
+      const place = profile === 'deployed' ? `${FOLDER}/${alice.email}` : FOLDER;
+      expect(localTree(b.root).get(`${place}/Team/docs/two.txt`)).toBe('two');
       // The cheap checks of Bob's own drive, the shared entries, the probe (a one-entry page, then the last), the
       // listing of what the shared folder holds that it called for, the probe again for what it listed, the download:
       // no listing of Bob's drive.
@@ -252,7 +253,7 @@ describe('a change inside a shared folder, between its spaced listings', () => {
       renameSync(join(a.root, 'Team', 'docs', 'one.txt'), join(a.root, 'Team', 'docs', 'uno.txt'));
       await a.sync();
       await poll();
-      expect(localTree(b.root).has(`${FOLDER}/Team/docs/one.txt`), bob.requests.join('\n')).toBe(true);
+      expect(localTree(b.root).has(`${place}/Team/docs/one.txt`), bob.requests.join('\n')).toBe(true);
       expect(bob.requests).toHaveLength(3 + 1 + 2);
     } finally {
       await alice.close();
