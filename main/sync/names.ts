@@ -105,7 +105,9 @@ export function givenNames<T extends { id: number; name: string }>(entries: read
   }
   const taken = new Set(byKey.keys());
   for (const group of byKey.values()) {
-    group.sort((a, b) => a.id - b.id);
+    // The drive's entries first, oldest first; a folder drivesync made up (a negative id: Shared with me) yields its
+    // name to an entry of the drive, so a folder of the user's own is never renamed here for it.
+    group.sort((a, b) => (a.id < 0 === b.id < 0 ? a.id - b.id : a.id < 0 ? 1 : -1));
     out.set(group[0]!.id, safeLocalName(group[0]!.name));
     let n = 2;
     for (const entry of group.slice(1)) {

@@ -263,6 +263,38 @@ describe.each(PROFILES)('a change inside a shared folder, between its spaced lis
   });
 });
 
+describe('shared with me beside a folder of the same name of my own', () => {
+  it('my own folder keeps its name here; the shared folder is numbered', async () => {
+    const server = await startTestServer();
+    const alice = await newAccount(server);
+    const bob = await newAccount(server);
+    try {
+      const a = alice.computer('alice-desktop');
+      mkdirSync(join(a.root, 'Team'));
+      writeFileSync(join(a.root, 'Team', 'x.txt'), 'x');
+      await a.sync();
+      const b = bob.computer('bob-laptop', { sharedPlace: () => ({ folder: FOLDER, me: bob.email }) });
+      mkdirSync(join(b.root, FOLDER));
+      writeFileSync(join(b.root, FOLDER, 'mine.txt'), 'mine');
+      await b.sync();
+      await alice.client.sharing.share((await alice.entryIds()).get('Team')!, [bob.email], ['view', 'download']);
+      expect((await b.sync()).inSync).toBe(true);
+      expect(sorted(localTree(b.root))).toEqual({
+        [FOLDER]: '/',
+        [`${FOLDER} (2)`]: '/',
+        [`${FOLDER} (2)/Team`]: '/',
+        [`${FOLDER} (2)/Team/x.txt`]: 'x',
+        [`${FOLDER}/mine.txt`]: 'mine',
+      });
+      expect([...(await bob.remoteTree()).keys()].sort()).toEqual([FOLDER, `${FOLDER}/mine.txt`]);
+    } finally {
+      await alice.close();
+      await bob.close();
+      await server.close();
+    }
+  });
+});
+
 describe('shared with me, to view without download', () => {
   it('the folders arrive, the files are left out and said so once, and nothing fails', async () => {
     const server = await startTestServer();
