@@ -2,20 +2,28 @@
  * What the selective-sync commands share with `sync DIR --exclude`: the drive's folder tree as the command line lists
  * it, a folder found in it by path with the one-line failures, and `selectBeforeSync`.
  */
+import { isPlacedFolder } from '../state/access.js';
 import { canonicalPath, findRoot } from '../state/roots.js';
+import { sharedFolderOf } from '../state/shared-folder.js';
 import { loadDriveTree, saveSelection, selectionOf, withExcluded, type DriveFolder, type DriveTree } from '../state/selection.js';
 import { CliError, failure } from './errors.js';
 import { humanBytes, note, safe } from './output.js';
 import type { Session as FullSession } from './session.js';
 
-type Session = Pick<FullSession, 'paths' | 'config' | 'server' | 'client'>;
+type Session = Pick<FullSession, 'paths' | 'config' | 'server' | 'client' | 'email'>;
 
 /** A folder's size in words: bytes and files. */
 export const size = (f: Pick<DriveFolder, 'bytes' | 'files'>) => `${humanBytes(f.bytes)}, ${f.files} file${f.files === 1 ? '' : 's'}`;
 
-export async function driveTree(session: Session, excluded: ReadonlySet<number>): Promise<DriveTree> {
+/** Where a synced folder keeps what others share with the account: its folders are in the drive tree too. */
+export function sharedPlaceOf(session: Session, root: string | undefined) {
+  const folder = root === undefined ? null : sharedFolderOf(session.config, root);
+  return folder === null ? null : { folder, me: session.email };
+}
+
+export async function driveTree(session: Session, excluded: ReadonlySet<number>, root?: string): Promise<DriveTree> {
   try {
-    return await loadDriveTree(session.client, excluded);
+    return await loadDriveTree(session.client, excluded, undefined, sharedPlaceOf(session, root));
   } catch (error) {
     throw failure(error, session.server, 'cannot list the drive');
   }
@@ -24,6 +32,9 @@ export async function driveTree(session: Session, excluded: ReadonlySet<number>)
 /** The drive's folder at `rel`, or a one-line failure that says why there is none. */
 export function folderAt(tree: DriveTree, rel: string, given: string): DriveFolder {
   const folder = tree.at(rel);
+  if (folder && isPlacedFolder(folder.id)) {
+    throw new CliError(`${given} is drivesync's own folder for what others share with you: exclude the shared folders in it, or turn it off (sharedWithMe in config.json, or the window's Settings)`);
+  }
   if (folder) return folder;
   const parent = rel.includes('/') ? tree.at(rel.slice(0, rel.lastIndexOf('/'))) : undefined;
   const file = [...tree.remote.values()].some((r) => r.type === 'file' && (parent ? r.parentId === parent.id : r.parentId === null) && r.name === rel.slice(rel.lastIndexOf('/') + 1));
@@ -47,7 +58,7 @@ export async function selectBeforeSync(
   let excluded = selectionOf(session.config, root).excluded;
   const added: DriveFolder[] = [];
   if (given.length > 0) {
-    const tree = await driveTree(session, excluded);
+    const tree = await driveTree(session, excluded, root);
     for (const path of given) {
       const abs = path.startsWith('/') ? canonicalPath(path) : canonicalPath(`${root}/${path}`);
       const found = findRoot([root], abs);

@@ -5,6 +5,7 @@
  */
 import type { DriveClient } from '../api/client.js';
 import { givenNames } from '../sync/names.js';
+import type { SharedPlace } from '../sync/shared.js';
 import type { RemoteId, RemoteItem } from '../sync/types.js';
 
 /** One folder of the drive, as the chooser and `drivesync excluded` show it. */
@@ -89,9 +90,19 @@ export class DriveTree {
 const baseOf = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
 /** Lists the drive below the synced folder's remote root and builds its folder tree. */
-export async function loadDriveTree(client: DriveClient, excluded: ReadonlySet<RemoteId>, signal = new AbortController().signal): Promise<DriveTree> {
+export async function loadDriveTree(
+  client: DriveClient,
+  excluded: ReadonlySet<RemoteId>,
+  signal = new AbortController().signal,
+  /** Where what others share with the account arrives: its folders are in the tree too (a shared folder can be left out). */
+  shared?: SharedPlace | null,
+): Promise<DriveTree> {
   const { listRemote } = await import('../sync/remote.js');
   const remote = await listRemote(client, null, () => true, signal);
+  if (shared) {
+    const { listSharedArea } = await import('../sync/shared.js');
+    for (const r of (await listSharedArea(client, shared, { signal })).items) remote.set(r.id, r);
+  }
   return new DriveTree(remote, excluded);
 }
 

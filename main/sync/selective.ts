@@ -456,7 +456,8 @@ export function newTopFolders(trees: Trees, selection: Selection): RemoteItem[] 
   if (selection.newFolders !== 'exclude') return [];
   const found: RemoteItem[] = [];
   for (const r of trees.remote.values()) {
-    if (r.parentId !== null || r.type !== 'folder' || trees.base.has(r.id) || selection.excluded.has(r.id)) continue;
+    // drivesync's own folder for what is shared with the account (a negative id) is not a folder of the drive.
+    if (r.parentId !== null || r.type !== 'folder' || r.id < 0 || trees.base.has(r.id) || selection.excluded.has(r.id)) continue;
     // A local folder of its name made at the same time is matched with it (N3), not left out.
     if (trees.local.has(r.name)) continue;
     found.push(r);

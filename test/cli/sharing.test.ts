@@ -501,6 +501,17 @@ describe.each(PROFILES)('sharing commands against the %s profile', (profile) => 
       const own = await cli(['share', join(friendDir, 'Shared with me'), '--email', owner.email], { home: friendHome });
       expectOneLineError(own, /is the folder drivesync keeps what others share with you in; it is not on the drive/);
 
+      // A shared folder can be left off this computer like a folder of one's own; drivesync's own folder cannot.
+      const excluded = await cli(['exclude', where], { home: friendHome });
+      expect(excluded.code, excluded.stderr).toBe(0);
+      expect(existsSync(where)).toBe(false);
+      const listed = JSON.parse((await cli(['excluded', '--json'], { home: friendHome })).stdout);
+      expect(listed.roots[0].excluded[0].path).toBe(where.slice(friendDir.length + 1));
+      const included = await cli(['include', where], { home: friendHome });
+      expect(included.code, included.stderr).toBe(0);
+      expect(readFileSync(join(where, 'inner.txt'), 'utf8')).toBe('inside');
+      expectOneLineError(await cli(['exclude', join(friendDir, 'Shared with me')], { home: friendHome }), /is drivesync's own folder for what others share with you/);
+
       const shared = JSON.parse((await cli(['shared', '--json'], { home: friendHome })).stdout);
       // The file's other tests share more with the friend meanwhile.
       expect(shared.sharedWithMe).toContainEqual({ entryId: (await entry('Folder'))!.id, name: 'Folder', type: 'folder', owner: profile === 'deployed' ? owner.email : null, permissions: { edit: false, download: true } });

@@ -12,7 +12,7 @@ import { loadDriveTree, saveSelection, selectionOf, withExcluded, withIncluded, 
 import { CliError, SilentExit } from '../errors.js';
 import { humanBytes, note, print, printJson, safe } from '../output.js';
 import { PlainReporter } from '../progress.js';
-import { driveTree, folderAt, size } from '../selection.js';
+import { driveTree, folderAt, sharedPlaceOf, size } from '../selection.js';
 import { openSession, type Session } from '../session.js';
 import { openSyncRun, summaryLine } from './sync.js';
 
@@ -72,7 +72,7 @@ async function changeSelection(
   const session = await openSession();
   for (const [root, wanted] of byRoot(session, paths)) {
     let excluded = selectionOf(session.config, root).excluded;
-    const tree = await driveTree(session, excluded);
+    const tree = await driveTree(session, excluded, root);
     const changed: DriveFolder[] = [];
     for (const { rel, given } of wanted) {
       const folder = folderAt(tree, rel, given);
@@ -143,7 +143,7 @@ async function listExcluded(dir: string | undefined, options: { json?: boolean }
   const all = new Set(roots.flatMap((root) => [...selectionOf(session.config, root).excluded]));
   if (all.size > 0) {
     try {
-      tree = await loadDriveTree(session.client, all);
+      tree = await loadDriveTree(session.client, all, undefined, sharedPlaceOf(session, roots[0]));
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       unreachable = error.summary;
