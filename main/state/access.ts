@@ -6,7 +6,7 @@
 import type { DriveClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { EntryUser, FileEntry, Permission } from '../api/schemas.js';
-import { listSharedTops } from '../sync/shared.js';
+import { listSharedTops, mineIn } from '../sync/shared.js';
 
 /** A folder drivesync made up to hold what others share with the account (not on the drive). */
 export { isPlacedFolder } from '../sync/shared.js';
@@ -68,7 +68,7 @@ export const peopleOf = (entry: FileEntry): Person[] =>
 
 /** This account's permissions on an entry shared with it, as the drive lists them; null when it does not say. */
 export function myPermissions(entry: FileEntry, me: string | undefined): Permission[] | null {
-  const mine = me === undefined ? undefined : entry.users?.find((u) => u.email.toLowerCase() === me.toLowerCase() && u.owns_entry !== true);
+  const mine = mineIn(entry, me);
   return mine ? permissionsOf(mine) : null;
 }
 

@@ -387,7 +387,7 @@ export class FolderPasses {
   }
 
   /** The remote tree with the shared area `area` in place of the one it held. */
-  private async placeShared(area: SharedArea): Promise<void> {
+  private placeShared(area: SharedArea): void {
     for (const message of sharingNews(this.sharedArea, area, (id) => this.trees.base.has(id))) this.host.notice(message);
     placeSharedArea(this.trees.remote, this.sharedArea, area);
     this.sharedArea = area;
@@ -482,7 +482,7 @@ export class FolderPasses {
         const started = this.clock.now().getTime();
         this.trees.remote = await listRemote(this.options.client, this.options.remoteRootId ?? null, (id) => base.has(id), this.host.signal);
         // The listing holds none of the shared part: the one placed before goes (its ids are others' entries).
-        await this.placeShared(options.sharedArea ?? (await this.listShared()));
+        this.placeShared(options.sharedArea ?? (await this.listShared()));
         this.remoteListed = true;
         listingMs = this.clock.now().getTime() - started;
         if (signals) this.remoteCheck.calibrate(signals, this.ownRemote());
@@ -492,7 +492,7 @@ export class FolderPasses {
         await applyRemoteDelta(this.options.client, this.trees.remote, options.remoteDelta, this.options.remoteRootId ?? null, this.host.signal);
         applied = true;
       }
-      if (!options.listRemote && this.remoteListed && options.sharedArea) await this.placeShared(options.sharedArea);
+      if (!options.listRemote && this.remoteListed && options.sharedArea) this.placeShared(options.sharedArea);
       // What changed while the folder was scanned and the drive listed is looked at too, so the plan does not mix the
       // folder as it was with the folder as it is (one end of a swap seen, the other not).
       for (let round = 0; round < 5 && this.host.watcherPending() !== null && this.watcherBusy(); round++) {

@@ -68,13 +68,16 @@ export async function listSharedTops(client: DriveClient, me: string | undefined
   return entries.filter((e) => !insideAnother(e));
 }
 
+/** The account among the people an entry is shared with (by its e-mail), if it is one of them. */
+export const mineIn = (entry: FileEntry, me: string | undefined) =>
+  me === undefined ? undefined : (entry.users ?? []).find((u) => u.owns_entry !== true && u.email.toLowerCase() === me.toLowerCase());
+
 /**
  * What the account may do with an entry shared with it: change it only when the drive lists `edit` for it; download it
  * unless the drive lists `download` as not granted.
  */
 export function mayDo(entry: FileEntry, me: string | undefined): { edit: boolean; download: boolean } {
-  const mine = me === undefined ? undefined : (entry.users ?? []).find((u) => u.owns_entry !== true && u.email.toLowerCase() === me.toLowerCase());
-  const p = mine?.entry_permissions;
+  const p = mineIn(entry, me)?.entry_permissions;
   return { edit: p?.edit === true, download: p === undefined || p.download };
 }
 

@@ -164,6 +164,20 @@ describe.each(SCENARIO_CASES)('shared with me (%s, %s)', (mode, profile) => {
   });
 });
 
+/** Two accounts on a server of their own, for one test: Alice shares, Bob receives. */
+async function twoAccounts(options: Parameters<typeof newAccount>[1], body: (accounts: { alice: Account; bob: Account }) => Promise<void>): Promise<void> {
+  const server = await startTestServer({ profile: options?.profile ?? 'documents' });
+  const alice = await newAccount(server, options);
+  const bob = await newAccount(server, options);
+  try {
+    await body({ alice, bob });
+  } finally {
+    await alice.close();
+    await bob.close();
+    await server.close();
+  }
+}
+
 /** The user id Alice's entry lists for Bob. */
 async function bobId(alice: Account, id: number, email: string): Promise<number | undefined> {
   const entry = await findById(alice, id);
@@ -177,10 +191,7 @@ async function findById(account: Account, id: number) {
 
 describe('shared with me: the share ends and Bob keeps his copies', () => {
   it('the deletion question says they are no longer shared with him; kept, they stay here and are not uploaded', async () => {
-    const server = await startTestServer({ profile: 'deployed' });
-    const alice = await newAccount(server, { profile: 'deployed' });
-    const bob = await newAccount(server, { profile: 'deployed' });
-    try {
+    await twoAccounts({ profile: 'deployed' }, async ({ alice, bob }) => {
       const a = alice.computer('alice-desktop');
       mkdirSync(join(a.root, 'Book'));
       for (const n of [1, 2, 3]) writeFileSync(join(a.root, 'Book', `chapter${n}.md`), `chapter ${n}`);
@@ -205,20 +216,13 @@ describe('shared with me: the share ends and Bob keeps his copies', () => {
       // Nothing of it went to Bob's drive, nor back to Alice's.
       expect([...(await bob.remoteTree()).keys()]).toEqual([]);
       expect([...(await alice.remoteTree()).keys()].sort()).toEqual(['Book', 'Book/chapter1.md', 'Book/chapter2.md', 'Book/chapter3.md']);
-    } finally {
-      await alice.close();
-      await bob.close();
-      await server.close();
-    }
+    });
   });
 });
 
 describe.each(PROFILES)('a change inside a shared folder, between its spaced listings (%s)', (profile) => {
   it('a new file arrives at the next poll (the probe: how many entries, and the newest); a rename waits for the listing', async () => {
-    const server = await startTestServer({ profile });
-    const alice = await newAccount(server, { mode: 'live', profile });
-    const bob = await newAccount(server, { mode: 'live', profile });
-    try {
+    await twoAccounts({ mode: 'live', profile }, async ({ alice, bob }) => {
       const a = alice.computer('alice-desktop');
       mkdirSync(join(a.root, 'Team', 'docs'), { recursive: true });
       writeFileSync(join(a.root, 'Team', 'docs', 'one.txt'), 'one');
@@ -255,20 +259,13 @@ describe.each(PROFILES)('a change inside a shared folder, between its spaced lis
       await poll();
       expect(localTree(b.root).has(`${place}/Team/docs/one.txt`), bob.requests.join('\n')).toBe(true);
       expect(bob.requests).toHaveLength(3 + 1 + 2);
-    } finally {
-      await alice.close();
-      await bob.close();
-      await server.close();
-    }
+    });
   });
 });
 
 describe('shared with me beside a folder of the same name of my own', () => {
   it('my own folder keeps its name here; the shared folder is numbered', async () => {
-    const server = await startTestServer();
-    const alice = await newAccount(server);
-    const bob = await newAccount(server);
-    try {
+    await twoAccounts({}, async ({ alice, bob }) => {
       const a = alice.computer('alice-desktop');
       mkdirSync(join(a.root, 'Team'));
       writeFileSync(join(a.root, 'Team', 'x.txt'), 'x');
@@ -287,20 +284,13 @@ describe('shared with me beside a folder of the same name of my own', () => {
         [`${FOLDER}/mine.txt`]: 'mine',
       });
       expect([...(await bob.remoteTree()).keys()].sort()).toEqual([FOLDER, `${FOLDER}/mine.txt`]);
-    } finally {
-      await alice.close();
-      await bob.close();
-      await server.close();
-    }
+    });
   });
 });
 
 describe('shared with me, to view without download', () => {
   it('the folders arrive, the files are left out and said so once, and nothing fails', async () => {
-    const server = await startTestServer();
-    const alice = await newAccount(server);
-    const bob = await newAccount(server);
-    try {
+    await twoAccounts({}, async ({ alice, bob }) => {
       const a = alice.computer('alice-desktop');
       mkdirSync(join(a.root, 'Plans', 'old'), { recursive: true });
       writeFileSync(join(a.root, 'Plans', 'secret.pdf'), 'blueprint');
@@ -311,11 +301,7 @@ describe('shared with me, to view without download', () => {
       expect(summary.failed).toEqual([]);
       expect(sorted(localTree(b.root))).toEqual({ [FOLDER]: '/', [`${FOLDER}/Plans`]: '/', [`${FOLDER}/Plans/old`]: '/' });
       expect((await b.sync()).failed).toEqual([]);
-    } finally {
-      await alice.close();
-      await bob.close();
-      await server.close();
-    }
+    });
   });
 });
 

@@ -14,7 +14,7 @@ const PICTURES = 100;
 const CAT = 101;
 const TRIP = 102;
 const NOTES = 200;
-const TODO = 201;
+const TASKS = 201;
 const T = '2026-11-01T00:00:00.000000Z';
 const PLACE = { folder: 'Shared with me', me: 'bob@example.com' };
 
@@ -36,7 +36,7 @@ function trees(): Trees & { base: BaseTree; local: LocalTree; remote: RemoteTree
   synced(CAT, PICTURES, 'Shared with me/alice@example.com/Pictures/cat.jpg', 'file', 3);
   synced(TRIP, PICTURES, 'Shared with me/alice@example.com/Pictures/trip', 'folder');
   synced(NOTES, null, 'Notes', 'folder');
-  synced(TODO, NOTES, 'Notes/todo.txt', 'file', 4);
+  synced(TASKS, NOTES, 'Notes/tasks.txt', 'file', 4);
   return { base, local, remote };
 }
 
@@ -131,9 +131,9 @@ describe('S4: a local rename the drive must not see → forgotten; the drive\'s 
 describe('S5: a local move across drives (own ↔ shared), or of the shared entry → forgotten: a copy lands, the original stays', () => {
   it('a file of my own moved into a folder shared with edit', () => {
     const t = trees();
-    const todo = t.local.get('Notes/todo.txt')!;
-    t.local.delete('Notes/todo.txt');
-    t.local.set(`${P}/todo.txt`, { ...todo, path: `${P}/todo.txt` });
+    const tasks = t.local.get('Notes/tasks.txt')!;
+    t.local.delete('Notes/tasks.txt');
+    t.local.set(`${P}/tasks.txt`, { ...tasks, path: `${P}/tasks.txt` });
     const plan = planned(t, area(true));
     expect(kinds(plan.operations)).toEqual(['forget[S5]']);
     expect(plan.notes[0]!.message).toMatch(/the drive moves an entry only within its owner's drive/);
@@ -185,7 +185,7 @@ describe('without download: the files are left out, the folders come', () => {
 describe('own items are untouched', () => {
   it('an edit, a rename and a deletion of my own go as the table says', () => {
     const t = trees();
-    t.local.set('Notes/todo.txt', { ...t.local.get('Notes/todo.txt')!, size: 9, mtimeMs: 2, hash: 'x' });
+    t.local.set('Notes/tasks.txt', { ...t.local.get('Notes/tasks.txt')!, size: 9, mtimeMs: 2, hash: 'x' });
     expect(kinds(planned(t, area(false)).operations)).toEqual(['replace-remote[C1]']);
   });
 });

@@ -3,6 +3,7 @@
  * lists remembered by name, and the entry's shareable link (made, changed, removed, copied).
  */
 import type { DriveClient } from '../../api/client.js';
+import { findEntry as findEntryOnDrive } from '../../api/carry.js';
 import { ApiError } from '../../api/errors.js';
 import type { FileEntry, LinkSettings, ShareableLink, User } from '../../api/index.js';
 import type { EntryAccess, EntryRef, InvokeArg, LinkInput, LinkView, ListShareOutcome, Permission, Person } from '../../contract/index.js';
@@ -57,12 +58,8 @@ const hasPassword = (link: ShareableLink) => typeof link.password === 'string' &
 
 const nameOf = (ref: EntryRef) => ref.path.slice(ref.path.lastIndexOf('/') + 1);
 
-/** An entry as its folder's listing answers it (there is no "show entry" endpoint), or by name at the root; null when gone. */
-async function findEntry(client: DriveClient, item: MirrorEntry): Promise<FileEntry | null> {
-  const filter = item.parentId !== null ? { parentIds: [item.parentId], perPage: 200 } : { query: item.remoteName, perPage: 200 };
-  for await (const entry of client.entries.list(filter)) if (entry.id === item.remoteId) return entry as FileEntry;
-  return null;
-}
+/** An entry as its folder's listing answers it (there is no "show entry" endpoint), or by name at the root. */
+const findEntry = (client: DriveClient, item: MirrorEntry) => findEntryOnDrive(client, item.remoteId, item.parentId, item.remoteName);
 
 /** The parts of the state layer's `Access` the window shows, with each person's display name where the drive gives one. */
 function accessView(access: Awaited<ReturnType<typeof accessOf>>, entry: FileEntry, me: string): Omit<EntryAccess, 'sharedWithMe' | 'owner' | 'myPermissions' | 'canShare'> {

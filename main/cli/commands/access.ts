@@ -4,10 +4,9 @@
  * account shares, and what others share with it).
  */
 import type { Command } from 'commander';
-import { accessOf, sharedByMe, type Access, type Person } from '../../state/access.js';
+import { accessOf, ownerOf, sharedByMe, sharedWithMe, type Access, type Person } from '../../state/access.js';
 import { listsSharedWith } from '../../state/saved-lists.js';
-import { listSharedTops, mayDo } from '../../sync/shared.js';
-import { ownerOf } from '../../state/access.js';
+import { mayDo } from '../../sync/shared.js';
 import { failure } from '../errors.js';
 import { print, printJson, printTable, safe } from '../output.js';
 import { savedLists } from '../remembered-lists.js';
@@ -75,11 +74,11 @@ export function registerSharedCommand(program: Command): void {
       const session = await openSession();
       try {
         const byMe = await sharedByMe(session.client);
-        const withMe = (await listSharedTops(session.client, session.email)).map((entry) => ({
-          entryId: entry.id,
-          name: entry.name,
-          type: entry.type === 'folder' ? ('folder' as const) : ('file' as const),
-          owner: ownerOf(entry),
+        const withMe = (await sharedWithMe(session.client, session.email)).map(({ entryId, name, type, owner, entry }) => ({
+          entryId,
+          name,
+          type,
+          owner,
           permissions: mayDo(entry, session.email),
         }));
         if (options.json) {
