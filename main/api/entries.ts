@@ -31,6 +31,8 @@ export const MOVE_BATCH = 30;
 const PARENT_BATCH = 50;
 /** No listing of a real drive has this many pages; a server ignoring `page` must not loop forever. */
 const MAX_PAGES = 1_000_000;
+/** A page past the end of any listing: its answer holds no entries, only the paginator's total. */
+const PAST_THE_END = 1_000_000;
 
 const DEFAULT_PER_PAGE = 50;
 
@@ -79,6 +81,15 @@ export class EntriesApi {
       throw new BadResponseError('GET /drive/file-entries', `page ${page} names page ${next} as the next one`);
     }
     return { entries: data, next, ...(typeof body.total === 'number' ? { total: body.total } : {}) };
+  }
+
+  /**
+   * How many entries match, from the paginator's total of a page past the end (no entries moved); null where the
+   * server gives no total or answers entries for a page past the end (it ignores the page asked for).
+   */
+  async count(filter: Omit<ListFilter, 'perPage'>, signal?: AbortSignal): Promise<number | null> {
+    const past = await this.page({ ...filter, perPage: 1 }, PAST_THE_END, signal);
+    return past.entries.length > 0 || past.total === undefined ? null : past.total;
   }
 
   /** Every entry matching the filter, page by page, without holding more than one page. */

@@ -22,7 +22,7 @@ import { excludedTakenBy, newTopFolders, NO_SELECTION, planSelected, Without, ty
 import { listSharedArea, NO_SHARED_AREA, ownSynced, placeSharedArea, rowsOfAccess, SHARED_FOLDER_ID, sharingNews, viewOnlyFiles, type SharedArea } from './shared.js';
 import { randomId, type Clock, type FileSystem, type VolumeTraits } from './ports.js';
 import { applyRemoteDelta, listRemote } from './remote.js';
-import { fullListingInterval, listingBudget, syncedIdsOf, type RemoteChangeCheck, type RemoteSignals } from './remote-changes.js';
+import { FULL_LISTING_SHARE, fullListingInterval, listingBudget, syncedIdsOf, type RemoteChangeCheck, type RemoteSignals } from './remote-changes.js';
 import { BaseTree, LocalTree, RemoteTree } from './trees.js';
 import type { BaseItem, EngineRuleId, EngineState, LocalItem, Operation, RelPath, RemoteId, RemoteItem, RuleId, SelectionRuleId, SharedRuleId, SyncedIds } from './types.js';
 
@@ -520,8 +520,8 @@ export class FolderPasses {
           pollMs: this.host.pollMs,
           lastListingMs: listingMs,
           entries,
-          // Half of what the cheap checks leave: the listings of the folders' level have the other half.
-          ...(this.remoteCheck.bytesPerCheck > 0 ? { bytesPerMinute: listingBudget(this.remoteCheck.bytesPerCheck, this.host.pollMs) / 2 } : {}),
+          // A share of what the cheap checks leave: the listings of the folders' level have the rest.
+          ...(this.remoteCheck.bytesPerCheck > 0 ? { bytesPerMinute: listingBudget(this.remoteCheck.bytesPerCheck, this.host.pollMs) * FULL_LISTING_SHARE } : {}),
         });
       }
       // What this pass sent is checked at once (others may have changed something meanwhile): cheap, as it knows

@@ -98,14 +98,16 @@ export class RemoteChangeCheck {
   /** The signals, in at most three small requests. */
   async read(signal?: AbortSignal): Promise<RemoteSignals> {
     const entries = this.client.entries;
-    const [recent, trashed, plain] = await Promise.all([
+    const [recent, trashed, total] = await Promise.all([
       this.trusted.has('recent') ? entries.page({ recentOnly: true, perPage: PAGE }, 1, signal) : null,
       this.trusted.has('trashed') ? entries.page({ deletedOnly: true, perPage: PAGE }, 1, signal) : null,
-      this.trusted.has('total') && this.rootId === null ? entries.page({ perPage: 1 }, 1, signal) : null,
+      // An empty page past the end: deployed versions answer 50 entries a page, whatever perPage asks.
+      this.trusted.has('total') && this.rootId === null ? entries.count({}, signal) : null,
     ]);
-    const answered = [recent, trashed, plain].filter((page) => page !== null);
-    this.checkBytes = answered.reduce((sum, page) => sum + REQUEST_OVERHEAD + JSON.stringify(page.entries).length, 0);
-    return { recent: recent?.entries ?? null, trashed: trashed?.entries ?? null, total: plain?.total ?? null };
+    const pages = [recent, trashed].filter((page) => page !== null);
+    this.checkBytes =
+      pages.reduce((sum, page) => sum + REQUEST_OVERHEAD + JSON.stringify(page.entries).length, 0) + (total === null ? 0 : REQUEST_OVERHEAD);
+    return { recent: recent?.entries ?? null, trashed: trashed?.entries ?? null, total };
   }
 
   /**
@@ -265,7 +267,8 @@ export class RemoteChangeCheck {
   /**
    * Whether the folders' level is due: folders renamed or moved elsewhere change none of the three signals (a folder
    * is not among the recent files, and what it holds keeps its time stamps), so they are listed on their own, spaced
-   * like the full listings by what they cost: half of what the cheap checks leave of the idle budget.
+   * like the full listings by what they cost: three quarters of what the cheap checks leave of the idle budget (the
+   * full listing, a safety net once every kind of change arrives as a delta, has the last quarter).
    */
   foldersDue(now: number): boolean {
     return this.usable && now >= this.nextFolders;
@@ -282,14 +285,14 @@ export class RemoteChangeCheck {
     }
     bytes += REQUEST_OVERHEAD * Math.ceil(Math.max(1, folders.length) / 1000);
     this.folderCount = folders.length;
-    const perMinute = listingBudget(this.checkBytes, pollMs) / 2;
+    const perMinute = listingBudget(this.checkBytes, pollMs) * FOLDERS_SHARE;
     this.nextFolders = now + Math.max(pollMs, (bytes / perMinute) * 60_000);
     return folders;
   }
 
   /** The folders' level was just listed with the whole drive: it is due again one interval later. */
   foldersListed(now: number, pollMs: number): void {
-    const perMinute = listingBudget(this.checkBytes, pollMs) / 2;
+    const perMinute = listingBudget(this.checkBytes, pollMs) * FOLDERS_SHARE;
     this.nextFolders = now + Math.max(pollMs, ((this.folderCount * ENTRY_BYTES) / perMinute) * 60_000);
   }
 
@@ -384,6 +387,13 @@ export const IDLE_BYTES_PER_MINUTE = 240 * 1024;
 const REQUEST_OVERHEAD = 600;
 /** What one entry of a listing costs, about (its JSON: the parent, the users it is shared with, …). */
 const ENTRY_BYTES = 700;
+
+/**
+ * Of what the cheap checks leave, the share the folders' level takes (folders renamed or moved show only there) and
+ * the share of the full listing, the safety net.
+ */
+export const FOLDERS_SHARE = 3 / 4;
+export const FULL_LISTING_SHARE = 1 - FOLDERS_SHARE;
 
 /** What the full listings may move a minute on average: the idle budget less what the cheap checks take. */
 export function listingBudget(bytesPerCheck: number, pollMs: number): number {

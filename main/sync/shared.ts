@@ -122,9 +122,6 @@ export async function listSharedArea(
 /** Folders a probe looks into at most (two small requests per 50 a poll): past that, only the spaced listings. */
 const PROBED_FOLDERS = 100;
 
-/** A page past the end of any listing of shared folders: its answer is empty, with the paginator's total. */
-const PAST_THE_END = 1_000_000;
-
 /**
  * A cheap look into the shared folders: per 50 folders, a page past the end of their children's listing gives how many
  * there are (the paginator's total, no entries), and the one-entry page at that number the newest (listings are
@@ -139,11 +136,11 @@ export async function probeSharedFolders(client: DriveClient, area: SharedArea, 
   const parts: string[] = [];
   for (let i = 0; i < folders.length; i += 50) {
     const parentIds = folders.slice(i, i + 50);
-    const counted = await client.entries.page({ parentIds, perPage: 1 }, PAST_THE_END, signal);
-    if (counted.entries.length > 0 || counted.total === undefined) return null;
-    const newest = counted.total > 0 ? await client.entries.page({ parentIds, perPage: 1 }, counted.total, signal) : null;
-    if ((newest?.entries.length ?? 0) > 1 && counted.total > 50) return null;
-    parts.push(`${counted.total}:${newest?.entries.length === 1 ? newest.entries[0]!.id : ''}`);
+    const total = await client.entries.count({ parentIds }, signal);
+    if (total === null) return null;
+    const newest = total > 0 ? await client.entries.page({ parentIds, perPage: 1 }, total, signal) : null;
+    if ((newest?.entries.length ?? 0) > 1 && total > 50) return null;
+    parts.push(`${total}:${newest?.entries.length === 1 ? newest.entries[0]!.id : ''}`);
   }
   return parts.join(',');
 }

@@ -114,6 +114,8 @@ abstract class ColumnMap<K, V> implements Map<K, V> {
  */
 const STAMP = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?Z$/;
 const AS_TEXT = 255;
+/** Formatted seconds kept by a stamp column (a power of two). */
+const WHOLE_CACHE_SLOTS = 1024;
 
 class StampColumn {
   private value = new Float64Array(0);
@@ -146,9 +148,25 @@ class StampColumn {
     const scale = 10 ** digits;
     const value = this.value[row]!;
     const seconds = Math.floor(value / scale);
-    const whole = new Date(seconds * 1000).toISOString().slice(0, 19);
+    const whole = this.wholeSeconds(seconds);
     return digits === 0 ? `${whole}Z` : `${whole}.${String(value - seconds * scale).padStart(digits, '0')}Z`;
   }
+
+  /**
+   * The date and time to the second, from a small cache: a planning round reads every stamp several times, and
+   * stamps cluster (what was uploaded or listed together), so formatting through Date each time was most of a round.
+   */
+  private wholeSeconds(seconds: number): string {
+    const slot = seconds & (WHOLE_CACHE_SLOTS - 1);
+    if (this.cachedSeconds[slot] === seconds && this.cachedWhole[slot] !== undefined) return this.cachedWhole[slot]!;
+    const whole = new Date(seconds * 1000).toISOString().slice(0, 19);
+    this.cachedSeconds[slot] = seconds;
+    this.cachedWhole[slot] = whole;
+    return whole;
+  }
+
+  private readonly cachedSeconds = new Float64Array(WHOLE_CACHE_SLOTS);
+  private readonly cachedWhole: Array<string | undefined> = new Array(WHOLE_CACHE_SLOTS);
 
   release(row: number): void {
     this.text.delete(row);
@@ -217,6 +235,14 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
     let n = 0;
     for (const row of this.rows.values()) if (Number.isNaN(this.parentId[row]!)) n++;
     return n;
+  }
+
+  /** Each item's remote parent, read from the parent column (no item is decoded). */
+  *parents(): IterableIterator<[RemoteId, RemoteId | null]> {
+    for (const [id, row] of this.rows) {
+      const parentId = this.parentId[row]!;
+      yield [id, Number.isNaN(parentId) ? null : parentId];
+    }
   }
   private type = new Uint8Array(0);
   private inode = new Float64Array(0);
@@ -451,4 +477,10 @@ export class RemoteTree extends ColumnMap<RemoteId, RemoteItem> {
     }
     return remote;
   }
+}
+
+/** Each synced item's remote parent; from the parent column alone where base is a compact tree. */
+export function* parentsIn(base: ReadonlyMap<RemoteId, BaseItem>): IterableIterator<[RemoteId, RemoteId | null]> {
+  if (base instanceof BaseTree) yield* base.parents();
+  else for (const b of base.values()) yield [b.remoteId, b.parentId];
 }

@@ -262,6 +262,10 @@ describe.each(VARIANTS)('DriveClient against the reference server ($profile prof
       expect(past.next).toBeNull();
       // The paginator's total, when the server answers one (the idle poll's cheap check reads it).
       expect(first.total).toBe(listFormat === 'array' ? undefined : 2 * size + 1);
+      // count(): the total from a page past the end, no entries sent; none where the server gives no total.
+      const before = log.length;
+      expect(await client.entries.count({})).toBe(listFormat === 'array' ? null : 2 * size + 1);
+      expect(log.slice(before).map((r) => r.query.get('page'))).toEqual(['1000000']);
       // list() follows the pages the server makes, whatever their size.
       expect(ids(await all(client.entries.list({ perPage: 2 })))).toEqual(ids(made));
     });

@@ -21,7 +21,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { join } from 'node:path';
 import { DriveClient } from '../../main/api/client.js';
 import { listRemote } from '../../main/sync/remote.js';
-import { fullListingInterval, listingBudget } from '../../main/sync/remote-changes.js';
+import { FOLDERS_SHARE, FULL_LISTING_SHARE, fullListingInterval, listingBudget } from '../../main/sync/remote-changes.js';
 import type { RemoteId, RemoteItem } from '../../main/sync/types.js';
 import {
   benchmarkMain,
@@ -358,16 +358,16 @@ async function runProfile(profile: string): Promise<RunFigures> {
     log(`${profile}: idle RSS is ${residentBreakdown(pid)}`);
     log(`${profile}: idle ${minutes.toFixed(1)} min: RSS ${idleEnd.rssMb.toFixed(1)} MB, CPU ${idleCpuPct.toFixed(2)} %, ${(idleBytes / 1024 / minutes).toFixed(1)} KiB/min, ${(idleRequests.length / minutes).toFixed(1)} requests/min (${summarise(idleRequests)})`);
 
-    // The full listing's and the folders' listing's spacing, as the engine sets them: each gets half of what its
+    // The full listing's and the folders' listing's spacing, as the engine sets them: each gets its share of what the
     // cheap checks leave of the idle budget. A listing of the folders made in the idle window is counted there once,
     // and taken out of the checks' own cost.
     const entries = tree.files.length + tree.folders.length;
     const folderListings = idleRequests.filter((r) => r.includes('type=folder') && /[?&]page=1(&|$)/.test(r) && !r.includes('parentIds')).length;
     const checkBytes = Math.max(0, idleBytes - folderListings * folderListingBytes);
     const bytesPerCheck = checkBytes / ((minutes * 60) / POLL_S);
-    const bytesPerMinute = listingBudget(bytesPerCheck, POLL_S * 1000) / 2;
-    const spacingMin = fullListingInterval({ pollMs: POLL_S * 1000, lastListingMs: listMs, entries, bytesPerMinute }) / 60_000;
-    const folderSpacingMin = Math.max(POLL_S / 60, folderListingBytes / bytesPerMinute);
+    const left = listingBudget(bytesPerCheck, POLL_S * 1000);
+    const spacingMin = fullListingInterval({ pollMs: POLL_S * 1000, lastListingMs: listMs, entries, bytesPerMinute: left * FULL_LISTING_SHARE }) / 60_000;
+    const folderSpacingMin = Math.max(POLL_S / 60, folderListingBytes / (left * FOLDERS_SHARE));
     const amortisedKibPerMin = fullListing.bytes / 1024 / spacingMin + folderListingBytes / 1024 / folderSpacingMin;
     const idleCheckKibPerMin = checkBytes / 1024 / minutes;
 

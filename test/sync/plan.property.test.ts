@@ -462,4 +462,31 @@ describe('planner convergence (CanopyCheck-style property)', () => {
     expect(nameKey('e\u0301te\u0301', false)).toBe(nameKey('été', false));
     expect(safeLocalName('alpha.')).toBe('alpha_');
   });
+
+  it('a remote name becomes a safe local name, and a name that is safe already is kept as it is', () => {
+    const safe = (name: string) =>
+      name !== '' &&
+      name !== '.' &&
+      name !== '..' &&
+      !/[/\\\0-\x1f\x7f<>:"|?*]/.test(name) &&
+      !/[. ]$/.test(name) &&
+      !/^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i.test(name) &&
+      Buffer.byteLength(name) <= 255 &&
+      name === name.normalize('NFC');
+    const tricky = fc.constantFrom(...'ab. /\\:*?"<>|\0\x1f\x7f~é\u0301cCoOnNuULlpPtT1()');
+    const names = fc.oneof(
+      fc.array(tricky, { maxLength: 9 }).map((cs) => cs.join('')),
+      fc.string({ unit: 'grapheme', maxLength: 12 }),
+      fc.integer({ min: 250, max: 260 }).map((n) => 'x'.repeat(n)),
+      fc.constantFrom('con', 'CON.txt', 'lpt1', 'com0', 'nul.', 'a ', '.', '..', ''),
+    );
+    fc.assert(
+      fc.property(names, (name) => {
+        const local = safeLocalName(name);
+        expect(safe(local), JSON.stringify(local)).toBe(true);
+        if (safe(name)) expect(local).toBe(name);
+      }),
+      { numRuns: 3000 },
+    );
+  });
 });

@@ -92,6 +92,18 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
   });
 
 
+  it('the check counts the entries from an empty page: no entry is sent for the total, even where pages hold 50 whatever is asked', async () => {
+    account = await newAccount(undefined, { profile });
+    for (let i = 0; i < 60; i++) await account.client.entries.createFolder(`folder ${i}`, null);
+    const check = new RemoteChangeCheck(account.client, null);
+    const signals = await check.read();
+    expect(signals.total).toBe(60);
+    // Folders are not among the recent files and nothing is trashed: three answers of no entries, about 600 B each.
+    expect(signals.recent).toEqual([]);
+    expect(signals.trashed).toEqual([]);
+    expect(check.bytesPerCheck).toBeLessThan(2_000);
+  });
+
   it('a file made elsewhere inside an excluded folder costs no full listing, and no pass on the polls after', async () => {
     account = await newAccount(undefined, { profile });
     const seen = listings(account);

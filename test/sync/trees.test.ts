@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BaseTree, LocalTree, RemoteTree } from '../../main/sync/trees.js';
+import { BaseTree, LocalTree, parentsIn, RemoteTree } from '../../main/sync/trees.js';
 import type { BaseItem, LocalItem, RemoteItem } from '../../main/sync/types.js';
 
 const stampArb = fc.oneof(
@@ -105,6 +105,34 @@ describe('compact tree stores', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('the base store names each item\'s parent from its column alone, as its items do', () => {
+    fc.assert(
+      fc.property(stepsArb(idArb, baseArb), (steps) => {
+        const store = new BaseTree();
+        for (const step of steps) {
+          if ('set' in step) store.set(step.set[0], { ...step.set[1], remoteId: step.set[0] });
+          else store.delete(step.delete);
+        }
+        expect([...parentsIn(store)]).toEqual([...store.values()].map((b) => [b.remoteId, b.parentId]));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('stamps that share a slot of the formatting cache (1,024 s apart) each read back as written', () => {
+    const store = new RemoteTree();
+    const stampAt = (seconds: number, fraction: string) => `${new Date(seconds * 1000).toISOString().slice(0, 19)}${fraction}Z`;
+    const start = Date.parse('2026-11-22T09:01:58Z') / 1000;
+    const written = new Map<number, string>();
+    for (let i = 0; i < 200; i++) {
+      // Alternating between seconds that fall in one slot, with fractions of every length and none.
+      const stamp = stampAt(start + (i % 4) * 1024 + Math.floor(i / 50), ['', '.5', '.961617', '.000001'][i % 4]!);
+      written.set(i, stamp);
+      store.set(i, { id: i, parentId: null, name: `n${i}`, type: 'file', size: 1, updatedAt: stamp });
+    }
+    for (let round = 0; round < 2; round++) for (const [id, stamp] of written) expect(store.get(id)!.updatedAt).toBe(stamp);
   });
 
   it('the local store answers as a Map would', () => {

@@ -73,20 +73,24 @@ export function classify(trees: Trees, { isIgnored }: ClassifyOptions): Classifi
 
 /** Remote items whose chain of parents reaches the sync root; anything else is outside the synced tree. */
 function reachableRemote(remote: ReadonlyMap<RemoteId, RemoteItem>): Map<RemoteId, RemoteItem> {
+  // Each item read once from the (compact) tree; the walk up the parents reads the copies.
+  const all = new Map<RemoteId, RemoteItem>(remote);
   const verdict = new Map<RemoteId, boolean>();
   const walk = (id: RemoteId): boolean => {
     const known = verdict.get(id);
     if (known !== undefined) return known;
     verdict.set(id, false); // a cycle ends here as unreachable
-    const item = remote.get(id);
-    const ok = item !== undefined && (item.parentId === null || (remote.get(item.parentId)?.type === 'folder' && walk(item.parentId)));
+    const item = all.get(id);
+    const ok = item !== undefined && (item.parentId === null || (all.get(item.parentId)?.type === 'folder' && walk(item.parentId)));
     verdict.set(id, ok);
     return ok;
   };
-  const out = new Map<RemoteId, RemoteItem>();
-  for (const [id, item] of remote) if (walk(id)) out.set(id, item);
-  return out;
+  for (const id of all.keys()) if (!walk(id)) all.delete(id);
+  return all;
 }
+
+/** A bit for each type of item, for the types recorded at one path. */
+const TYPE_BIT: Record<LocalItem['type'], number> = { file: 1, folder: 2 };
 
 function localContentOf(base: BaseItem, local: LocalItem): LocalContent {
   if (base.type === 'folder') return 'same';
@@ -102,10 +106,12 @@ function findLocal(
   remote: ReadonlyMap<RemoteId, RemoteItem>,
   isIgnored: ClassifyOptions['isIgnored'],
 ): { statuses: Map<RemoteId, Status>; claimedLocal: Set<RelPath> } {
+  // Each synced item read once from the (compact) tree.
+  const bases = [...base.values()];
   const basePaths = new Set<RelPath>();
   /** Where each synced folder's children are recorded (their rows' parent paths), by the folder's id. */
   const childrenRecordedIn = new Map<RemoteId, Set<RelPath>>();
-  for (const b of base.values()) {
+  for (const b of bases) {
     basePaths.add(b.path);
     if (b.parentId !== null) childrenRecordedIn.set(b.parentId, (childrenRecordedIn.get(b.parentId) ?? new Set()).add(parentOf(b.path)));
   }
@@ -113,12 +119,12 @@ function findLocal(
   // Which synced item a local item is: at the recorded path of a synced item of its type, that item (even with a
   // new inode, as after an atomic save) — unless it is another synced item (its inode and birth time), which then
   // moved over it. Anything else may be a synced item that moved, found by inode and birth time.
-  const baseTypesAt = new Map<RelPath, Set<LocalItem['type']>>();
-  for (const b of base.values()) baseTypesAt.set(b.path, (baseTypesAt.get(b.path) ?? new Set()).add(b.type));
+  const baseTypesAt = new Map<RelPath, number>();
+  for (const b of bases) baseTypesAt.set(b.path, (baseTypesAt.get(b.path) ?? 0) | TYPE_BIT[b.type]);
   // One synced item an inode number, but for rows another item's birth time tells apart (a row not yet updated).
   const inodeOwner = new Map<number, BaseItem>();
   const otherOwners = new Map<number, BaseItem[]>();
-  for (const b of base.values()) {
+  for (const b of bases) {
     if (b.inode <= 0) continue;
     const first = inodeOwner.get(b.inode);
     if (first === undefined) inodeOwner.set(b.inode, b);
@@ -162,11 +168,11 @@ function findLocal(
   };
   const byInode = new Map<number, LocalItem[]>();
   for (const item of local.values()) {
-    if (!baseTypesAt.get(item.path)?.has(item.type) || movedOver(item)) addTo(byInode, item.inode, item);
+    if (((baseTypesAt.get(item.path) ?? 0) & TYPE_BIT[item.type]) === 0 || movedOver(item)) addTo(byInode, item.inode, item);
   }
   const statuses = new Map<RemoteId, Status>();
   // Parents before children (a child's status looks at its folder's).
-  const ordered = byDepthThenPath([...base.values()], (b) => b.path, (b) => b.remoteId);
+  const ordered = byDepthThenPath(bases, (b) => b.path, (b) => b.remoteId);
   for (const b of ordered) {
     let item = local.get(b.path);
     let moved = false;

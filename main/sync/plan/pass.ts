@@ -4,6 +4,7 @@
  * for the trees as this pass's operations leave them, so a later row sees what an earlier one planned.
  */
 import { addTo } from '../grouping.js';
+import { parentsIn } from '../trees.js';
 import { baseName, givenNames, isGivenName, isWithin, joinPath, nameKey, numberedName, parentOf, safeLocalName } from '../names.js';
 import type { LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, Trees } from '../types.js';
 import { folderKey, type Classified, type Status } from './classify.js';
@@ -82,12 +83,11 @@ export class Pass {
       list.push(r);
       this.remoteChildren.set(r.parentId, list);
     }
-    this.sortedLocal = [...this.local.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    for (const l of this.local.values()) this.occupied.set(this.occKey(l.path), l.path);
-    for (const b of this.base.values()) {
-      if (b.parentId === null) continue;
-      addTo(this.baseChildren, b.parentId, b.remoteId);
-    }
+    // Each local item read once from the (compact) tree.
+    const locals = [...this.local.values()];
+    for (const l of locals) this.occupied.set(this.occKey(l.path), l.path);
+    this.sortedLocal = locals.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    for (const [id, parentId] of parentsIn(this.base)) if (parentId !== null) addTo(this.baseChildren, parentId, id);
     for (const st of this.statuses.values()) if (!st.local) addTo(this.goneFrom, st.base.path, st);
   }
 
