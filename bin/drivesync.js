@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 node --max-semi-space-size=2 --optimize-for-size
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 node --max-semi-space-size=2 --heap-growing-percent=30
 // Entry point of the `drivesync` command: the compiled CLI lives in dist/ (built by `npm run build`, run by prepare).
 try {
   await import('../dist/main/cli/index.js');

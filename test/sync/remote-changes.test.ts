@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
-import { fullListingInterval, IDLE_BYTES_PER_MINUTE, listingBudget, RemoteChangeCheck, syncedIdsOf, type RemoteSignals } from '../../main/sync/remote-changes.js';
+import { FOLDERS_SHARE, FULL_LISTING_SHARE, fullListingInterval, IDLE_BYTES_PER_MINUTE, listingBudget, RemoteChangeCheck, syncedIdsOf, type RemoteSignals } from '../../main/sync/remote-changes.js';
 import type { RemoteItem } from '../../main/sync/types.js';
 import { PROFILES } from '../helpers/server.js';
 import { newAccount, settleEngine, type Account } from '../helpers/sync.js';
@@ -395,9 +395,16 @@ describe('the cheap check against the tree a full listing returned', () => {
     expect(heavy).toBe(32 * 1024);
     const spacing = (bytesPerMinute: number) => fullListingInterval({ pollMs: 15_000, lastListingMs: 100, entries: 10_000, bytesPerMinute });
     expect(spacing(heavy)).toBeGreaterThan(spacing(listingBudget(5_000, 15_000)));
-    // Whatever the checks cost, checks and listings together stay within the budget (down to the floor).
+    // Whatever the checks cost, checks and listings together stay within the budget (down to the floor): the full
+    // listing at its share, the folders' level (1,000 folders) at the rest.
+    expect(FOLDERS_SHARE + FULL_LISTING_SHARE).toBe(1);
     for (const bytesPerCheck of [1_000, 20_000, 40_000]) {
-      const perMinute = (bytesPerCheck * 60_000) / 15_000 + (10_000 * 700 * 60_000) / spacing(listingBudget(bytesPerCheck, 15_000));
+      const left = listingBudget(bytesPerCheck, 15_000);
+      const folders = 1_000 * 700;
+      const perMinute =
+        (bytesPerCheck * 60_000) / 15_000 +
+        (10_000 * 700 * 60_000) / spacing(left * FULL_LISTING_SHARE) +
+        (folders * 60_000) / Math.max(15_000, (folders / (left * FOLDERS_SHARE)) * 60_000);
       expect(perMinute).toBeLessThanOrEqual(IDLE_BYTES_PER_MINUTE + 1);
     }
   });
