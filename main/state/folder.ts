@@ -211,6 +211,9 @@ class OpenedFolder implements SyncedFolder {
     let offlineReason: string | null = null;
     engine.on('state', (state, detail) => {
       if (state === 'offline') offlineReason = detail ?? 'the server cannot be reached';
+      // While offline, each try again begins with a scan: the folder is still offline until a pass reaches the
+      // server (it then goes on to syncing, or ends and clears the offline mark).
+      if (state === 'scanning' && this.status.offline !== null) return;
       this.status.state = state;
       this.status.detail = detail ?? null;
       this.writeSoon();
