@@ -171,6 +171,15 @@ class StampColumn {
   release(row: number): void {
     this.text.delete(row);
   }
+
+  /** Row `fromRow` of another column, as it is stored there: nothing formatted or parsed again. */
+  copyRow(from: StampColumn, fromRow: number, row: number): void {
+    this.text.delete(row);
+    const digits = from.digits[fromRow]!;
+    this.digits[row] = digits;
+    if (digits === AS_TEXT) this.text.set(row, from.text.get(fromRow)!);
+    else this.value[row] = from.value[fromRow]!;
+  }
 }
 
 /** sha256 digests as 32 bytes instead of 64-character strings; any other text is kept as text. */
@@ -235,6 +244,31 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
     let n = 0;
     for (const row of this.rows.values()) if (Number.isNaN(this.parentId[row]!)) n++;
     return n;
+  }
+
+  /** Each item as the local tree holds it, read from the columns it needs (no hash or time stamp decoded). */
+  *localItems(): IterableIterator<LocalItem> {
+    for (const row of this.rows.values()) {
+      const path = this.path[row]!;
+      yield { path, type: typeOf(this.type[row]! & FOLDER), inode: this.inode[row]!, size: this.bytes[row]!, mtimeMs: this.mtimeMs[row]!, ...birthField(this.birthtimeMs[row]) };
+    }
+  }
+
+  /** Each item as a listing names it, with its time stamp copied into `remote`'s column as stored here. */
+  copyInto(remote: RemoteTree): void {
+    for (const [id, row] of this.rows) {
+      const parentId = this.parentId[row]!;
+      const path = this.path[row]!;
+      const item = {
+        id,
+        parentId: Number.isNaN(parentId) ? null : parentId,
+        name: this.remoteName[row] ?? lastSegment(path),
+        type: typeOf(this.type[row]! & FOLDER),
+        size: this.remoteSize[row]!,
+        updatedAt: '',
+      };
+      remote.setWithStamp(item, this.updatedAt, row);
+    }
   }
 
   /** Each item's remote parent, read from the parent column (no item is decoded). */
@@ -407,9 +441,7 @@ export class LocalTree extends ColumnMap<RelPath, LocalItem> {
   /** The local tree as base records it: what a scan finds when nothing changed since the last sync. */
   static fromBase(base: BaseTree): LocalTree {
     const local = new LocalTree();
-    for (const b of base.values()) {
-      local.set(b.path, { path: b.path, type: b.type, inode: b.inode, size: b.size, mtimeMs: b.mtimeMs, ...birthField(b.birthtimeMs) });
-    }
+    for (const item of base.localItems()) local.set(item.path, item);
     return local;
   }
 }
@@ -469,12 +501,16 @@ export class RemoteTree extends ColumnMap<RemoteId, RemoteItem> {
     this.createdAt.delete(row);
   }
 
+  /** Sets an item whose time stamp is row `fromRow` of another column (base's), copied as stored. */
+  setWithStamp(item: RemoteItem, stamps: StampColumn, fromRow: number): void {
+    this.set(item.id, item);
+    this.updatedAt.copyRow(stamps, fromRow, this.rows.get(item.id)!);
+  }
+
   /** The listing as base records it: what the service answers when nothing changed since the last sync. */
   static fromBase(base: BaseTree): RemoteTree {
     const remote = new RemoteTree();
-    for (const b of base.values()) {
-      remote.set(b.remoteId, { id: b.remoteId, parentId: b.parentId, name: b.remoteName, type: b.type, size: b.remoteSize, updatedAt: b.remoteUpdatedAt });
-    }
+    base.copyInto(remote);
     return remote;
   }
 }

@@ -168,7 +168,13 @@ async function idsByPath(remote: ReadonlyMap<RemoteId, RemoteItem>): Promise<Map
  * and times each until it is on disk here. Each change uses items of its own (files and leaf folders of the layout
  * no other change touches).
  */
-async function timeKinds(elsewhere: DriveClient, dir: string, tree: ReturnType<typeof layout>, ids: Map<string, RemoteId>): Promise<Map<string, number[]>> {
+async function timeKinds(
+  elsewhere: DriveClient,
+  dir: string,
+  tree: ReturnType<typeof layout>,
+  ids: Map<string, RemoteId>,
+  engineLog: string,
+): Promise<Map<string, number[]>> {
   let seed = 12345;
   const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const local = (path: string) => join(dir, ...path.split('/'));
@@ -259,6 +265,7 @@ async function timeKinds(elsewhere: DriveClient, dir: string, tree: ReturnType<t
     for (const kind of KINDS) {
       await sleep(random() * POLL_S * 1000);
       const at = performance.now();
+      const madeAt = Date.now();
       const arrived = await changes[kind](k);
       while (!arrived()) {
         if (performance.now() - at > 600_000) throw new Error(`${kind} ${k} did not arrive in 10 minutes`);
@@ -267,10 +274,32 @@ async function timeKinds(elsewhere: DriveClient, dir: string, tree: ReturnType<t
       const list = out.get(kind) ?? [];
       list.push(performance.now() - at);
       out.set(kind, list);
-      log(`  ${kind} ${k + 1}: on disk after ${secs(list.at(-1)!)}`);
+      log(`  ${kind} ${k + 1}: on disk after ${secs(list.at(-1)!)}${whereTheTimeWent(engineLog, madeAt, Date.now())}`);
     }
   }
   return out;
+}
+
+/**
+ * Where a change's time went, from the engine's log (its states, with their times): until the pass that brought it
+ * began (the wait for the poll, and the check), from there until it was syncing (the trees restored, the delta
+ * applied), and from there until it was on disk (planning, and the operation).
+ */
+function whereTheTimeWent(engineLog: string, from: number, to: number): string {
+  let states: Array<{ time: number; state: string }>;
+  try {
+    states = readFileSync(engineLog, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"msg":"state"'))
+      .map((line) => JSON.parse(line) as { time: number; state: string })
+      .filter((entry) => entry.time >= from && entry.time <= to);
+  } catch {
+    return '';
+  }
+  const scanning = states.findLast((entry) => entry.state === 'scanning');
+  const syncing = states.find((entry) => entry.state === 'syncing' && scanning !== undefined && entry.time >= scanning.time);
+  if (!scanning || !syncing) return '';
+  return ` (until its pass began ${secs(scanning.time - from)}, trees ${secs(syncing.time - scanning.time)}, planned and done ${secs(to - syncing.time)})`;
 }
 
 // --- one run: a profile, a tree ---------------------------------------------------------------------------------
@@ -372,7 +401,7 @@ async function runProfile(profile: string): Promise<RunFigures> {
     const idleCheckKibPerMin = checkBytes / 1024 / minutes;
 
     // Every kind of remote change, each at random moments (a fixed sequence, so runs compare).
-    const latencies = await timeKinds(elsewhere, dir, tree, await idsByPath(remote));
+    const latencies = await timeKinds(elsewhere, dir, tree, await idsByPath(remote), join(home, 'logs', 'drivesync.log'));
     for (const [kind, times] of latencies) log(`${profile}: ${kind} seen after ${times.map((l) => secs(l)).join(', ')}`);
 
     return {

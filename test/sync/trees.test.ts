@@ -121,6 +121,25 @@ describe('compact tree stores', () => {
     );
   });
 
+  it('local and remote trees made from base\'s columns hold what base\'s items say, time stamps exactly', () => {
+    fc.assert(
+      fc.property(stepsArb(idArb, baseArb), (steps) => {
+        const store = new BaseTree();
+        for (const step of steps) {
+          if ('set' in step) store.set(step.set[0], { ...step.set[1], remoteId: step.set[0] });
+          else store.delete(step.delete);
+        }
+        const items = [...store.values()];
+        const local = new Map<string, LocalItem>();
+        for (const b of items) local.set(b.path, { path: b.path, type: b.type, inode: b.inode, size: b.size, mtimeMs: b.mtimeMs, ...(b.birthtimeMs !== undefined ? { birthtimeMs: b.birthtimeMs } : {}) });
+        expect(new Map(LocalTree.fromBase(store))).toEqual(local);
+        const remote = new Map(items.map((b) => [b.remoteId, { id: b.remoteId, parentId: b.parentId, name: b.remoteName, type: b.type, size: b.remoteSize, updatedAt: b.remoteUpdatedAt }]));
+        expect(new Map(RemoteTree.fromBase(store))).toEqual(remote);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('stamps that share a slot of the formatting cache (1,024 s apart) each read back as written', () => {
     const store = new RemoteTree();
     const stampAt = (seconds: number, fraction: string) => `${new Date(seconds * 1000).toISOString().slice(0, 19)}${fraction}Z`;
