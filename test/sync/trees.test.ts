@@ -107,14 +107,20 @@ describe('compact tree stores', () => {
     );
   });
 
+  /** A base store after the steps, each item keyed by its id. */
+  const baseAfter = (steps: Array<Step<number, BaseItem>>): BaseTree => {
+    const store = new BaseTree();
+    for (const step of steps) {
+      if ('set' in step) store.set(step.set[0], { ...step.set[1], remoteId: step.set[0] });
+      else store.delete(step.delete);
+    }
+    return store;
+  };
+
   it('the base store names each item\'s parent from its column alone, as its items do', () => {
     fc.assert(
       fc.property(stepsArb(idArb, baseArb), (steps) => {
-        const store = new BaseTree();
-        for (const step of steps) {
-          if ('set' in step) store.set(step.set[0], { ...step.set[1], remoteId: step.set[0] });
-          else store.delete(step.delete);
-        }
+        const store = baseAfter(steps);
         expect([...parentsIn(store)]).toEqual([...store.values()].map((b) => [b.remoteId, b.parentId]));
       }),
       { numRuns: 100 },
@@ -124,11 +130,7 @@ describe('compact tree stores', () => {
   it('local and remote trees made from base\'s columns hold what base\'s items say, time stamps exactly', () => {
     fc.assert(
       fc.property(stepsArb(idArb, baseArb), (steps) => {
-        const store = new BaseTree();
-        for (const step of steps) {
-          if ('set' in step) store.set(step.set[0], { ...step.set[1], remoteId: step.set[0] });
-          else store.delete(step.delete);
-        }
+        const store = baseAfter(steps);
         const items = [...store.values()];
         const local = new Map<string, LocalItem>();
         for (const b of items) local.set(b.path, { path: b.path, type: b.type, inode: b.inode, size: b.size, mtimeMs: b.mtimeMs, ...(b.birthtimeMs !== undefined ? { birthtimeMs: b.birthtimeMs } : {}) });
