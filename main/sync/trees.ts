@@ -257,11 +257,10 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
   /** Each item as a listing names it, with its time stamp copied into `remote`'s column as stored here. */
   copyInto(remote: RemoteTree): void {
     for (const [id, row] of this.rows) {
-      const parentId = this.parentId[row]!;
       const path = this.path[row]!;
       const item = {
         id,
-        parentId: Number.isNaN(parentId) ? null : parentId,
+        parentId: this.parentAt(row),
         name: this.remoteName[row] ?? lastSegment(path),
         type: typeOf(this.type[row]! & FOLDER),
         size: this.remoteSize[row]!,
@@ -271,11 +270,16 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
     }
   }
 
+  /** A row's remote parent (null: the drive's root, stored as NaN). */
+  private parentAt(row: number): RemoteId | null {
+    const parentId = this.parentId[row]!;
+    return Number.isNaN(parentId) ? null : parentId;
+  }
+
   /** Each item's remote parent, read from the parent column (no item is decoded). */
   *parents(): IterableIterator<[RemoteId, RemoteId | null]> {
     for (const [id, row] of this.rows) {
-      const parentId = this.parentId[row]!;
-      yield [id, Number.isNaN(parentId) ? null : parentId];
+      yield [id, this.parentAt(row)];
     }
   }
   private type = new Uint8Array(0);
@@ -318,12 +322,11 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
   }
 
   protected read(row: number, remoteId: RemoteId): BaseItem {
-    const parentId = this.parentId[row]!;
     const path = this.path[row]!;
     const flags = this.type[row]!;
     return {
       remoteId,
-      parentId: Number.isNaN(parentId) ? null : parentId,
+      parentId: this.parentAt(row),
       remoteName: this.remoteName[row] ?? lastSegment(path),
       path,
       type: typeOf(flags & FOLDER),
