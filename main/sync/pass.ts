@@ -349,6 +349,8 @@ export class FolderPasses {
     this.host.notice(message);
   }
 
+  /** Paths whose change to what the account may only view was told kept as a copy (S2). */
+  private readonly toldKeptAsCopy = new Set<RelPath>();
   private reportedSkips = new Set<string>();
   private reportSkipped(path: RelPath, reason: string, leftOut: boolean): void {
     const key = `${path}\u0000${reason}`;
@@ -384,6 +386,15 @@ export class FolderPasses {
     const place = this.sharedPlace();
     const keepFolder = this.sharedArea.items.length > 0 || this.trees.base.has(SHARED_FOLDER_ID);
     return place ? listSharedArea(this.options.client, place, { signal: this.host.signal, keepFolder }) : NO_SHARED_AREA;
+  }
+
+  /** The drive refused an operation on what others share with the account (no access, or the entry is gone). */
+  private refusedInSharedArea(op: Operation, error: unknown): boolean {
+    if (!(error instanceof ApiError) || (error.kind !== 'forbidden' && error.kind !== 'not-found')) return false;
+    const folder = this.trees.base.get(SHARED_FOLDER_ID)?.path;
+    if (folder === undefined) return false;
+    const path = opPath(op, this.trees.base);
+    return path === folder || isWithin(path, folder);
   }
 
   /** The remote tree with the shared area `area` in place of the one it held. */
@@ -658,12 +669,15 @@ export class FolderPasses {
         },
         notice: (message) => this.host.notice(message),
         conflict: (path, copy, twice) => {
+          this.host.conflict(copy, path);
+          // A change to what the account may only view, kept as a copy: its note said so (S2), and the drive's side did
+          // not change.
+          if (this.toldKeptAsCopy.has(path)) return;
           this.host.notice(
             twice
               ? `${path} was saved on this computer and another at the same time; this computer's version is kept as ${copy}, here and on the drive`
               : `both sides changed ${path}; your version is kept as ${copy}`,
           );
-          this.host.conflict(copy, path);
           this.host.record({ kind: 'conflict', path: copy, ...(twice ? { rule: 'C5' as const } : {}) });
         },
       },
@@ -676,13 +690,18 @@ export class FolderPasses {
     const rateLimited = new Map<string, number>();
     let busy = false;
     let last: SelectedPlan | null = null;
+    /** What is shared with the account was listed again this pass, after the drive refused a change to it. */
+    let sharedLookedAgain = false;
     this.spaceProblem = null;
     for (let iteration = 0; iteration < maxIterations; iteration++) {
       if (this.host.stopped || this.host.paused) break;
       const result = this.planNow();
       last = result;
       for (const skip of result.skipped) this.reportSkipped(skip.path, skip.reason, !skip.fails);
-      for (const note of result.notes) this.tellOnce(`${note.path}: ${note.message}`);
+      for (const note of result.notes) {
+        this.tellOnce(`${note.path}: ${note.message}`);
+        if (note.keptAsCopy) this.toldKeptAsCopy.add(note.path);
+      }
       // What acts on a local disappearance waits until the folder has settled (it may be a move whose other end is
       // not reported yet); operations that already failed this sync wait for the next one.
       const { operations: ready, heldDeletions } = this.hold.filter(result.operations, this.clock.now().getTime(), this.mayBeMoved());
@@ -731,6 +750,7 @@ export class FolderPasses {
       const outcome = await executor.run(operations, this.host.signal);
       last = null;
       summary.done += outcome.done - outcome.recorded;
+      const refusedInShared: { op: Operation; error: unknown }[] = [];
       for (const { op, error } of outcome.failed) {
         // Planned again next iteration: the disk or listing moved on, or the service asked to wait (and it has;
         // three times for one operation, and it waits for the next sync).
@@ -743,10 +763,25 @@ export class FolderPasses {
           rateLimited.set(key, tries);
           if (tries < 3) continue;
         }
+        // The owner may have stopped sharing it, or taken the edit permission back, since it was last listed: what is
+        // shared is listed again and the plan made anew (once a pass), rather than a failure reported.
+        if (!sharedLookedAgain && this.refusedInSharedArea(op, error)) {
+          refusedInShared.push({ op, error });
+          continue;
+        }
         const item = { path: labels.get(op) ?? opPath(op), message: describeError(error) };
         failures.set(`${op.kind}:${opPath(op)}`, item);
         if (isUnreachable(error)) unreachable.add(`${op.kind}:${opPath(op)}`);
         if (error instanceof BusyError) busy = true;
+      }
+      if (refusedInShared.length > 0) {
+        sharedLookedAgain = true;
+        const area = await this.listShared().catch(() => null);
+        if (area) {
+          this.placeShared(area);
+          continue;
+        }
+        for (const { op, error } of refusedInShared) failures.set(`${op.kind}:${opPath(op)}`, { path: labels.get(op) ?? opPath(op), message: describeError(error) });
       }
       if (outcome.done === 0 && outcome.failed.every((f) => !(f.error instanceof StaleError))) {
         // Passing faults are tried again at once, a few times; a deadline that passed is not (it already cost its

@@ -328,7 +328,7 @@ class AccessRows {
     const zone = this.zones.of(op.remoteId);
     if (!readOnly(zone)) return void this.operations.push(op);
     this.forgetSubtree(op.remoteId, 'S2');
-    this.notes.push({ path: op.path, message: `${this.whyNot(zone)}: your change is kept as a copy beside it, and the drive's version comes back` });
+    this.notes.push({ path: op.path, message: `${this.whyNot(zone)}: your change is kept as a copy beside it, and the drive's version comes back`, keptAsCopy: true });
   }
 
   private trashed(op: Extract<Operation, { kind: 'trash-remote' }>): void {

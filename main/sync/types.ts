@@ -136,7 +136,7 @@ export interface Plan {
    */
   skipped: Array<{ path: RelPath; reason: string; fails: boolean }>;
   /** Items synced as nearly as the service allows, with what the user should know (the name the drive keeps). */
-  notes: Array<{ path: RelPath; message: string }>;
+  notes: Array<{ path: RelPath; message: string; /** The local change is kept as a conflicted copy (S2): the note tells it. */ keptAsCopy?: boolean }>;
 }
 
 /**

@@ -99,6 +99,8 @@ describe.each(SCENARIO_CASES)('shared with me (%s, %s)', (mode, profile) => {
     expect(local.get(`${p}/Pictures/bobs.txt`)).toBe('new here');
     expect(local.get(`${p}/Pictures/trip/sea.jpg`)).toBe('sea');
     expect(notices.some((m) => m.includes('Pictures is shared with you to view only'))).toBe(true);
+    // Told once, as what it is: the drive's side did not change, so it is not called a change on both sides.
+    expect(notices.filter((m) => m.includes('cat'))).toEqual([`${p}/Pictures/cat.jpg: Pictures is shared with you to view only: your change is kept as a copy beside it, and the drive's version comes back`]);
     // Nothing was sent to Alice's entries: no upload, rename, move or trash under her folder.
     expect(bob.requests.filter((r) => /^(POST \/uploads|PUT \/file-entries|POST \/file-entries\/move|DELETE \/file-entries)/.test(r))).toEqual([]);
     expect(pictures).toBeGreaterThan(0);
@@ -259,6 +261,42 @@ describe.each(PROFILES)('a change inside a shared folder, between its spaced lis
       await poll();
       expect(localTree(b.root).has(`${place}/Team/docs/one.txt`), bob.requests.join('\n')).toBe(true);
       expect(bob.requests).toHaveLength(3 + 1 + 2);
+    });
+  });
+});
+
+describe.each(PROFILES)('the share ends while Bob changes what it holds, before his computer has seen it end (%s)', (profile) => {
+  it('what the drive refuses makes his computer look at what is shared again: his changes go to the OS trash with the copies, and nothing fails', async () => {
+    await twoAccounts({ mode: 'live', profile }, async ({ alice, bob }) => {
+      const a = alice.computer('alice-desktop');
+      mkdirSync(join(a.root, 'Album'));
+      writeFileSync(join(a.root, 'Album', 'one.jpg'), 'one');
+      await a.sync();
+      const album = (await alice.entryIds()).get('Album')!;
+      await alice.client.sharing.share(album, [bob.email], ['view', 'edit', 'download']);
+      // Bob's computer looks at the drive only when asked (an hour between polls): his own changes start its passes.
+      const b = bob.computer('bob-laptop', { sharedPlace: () => ({ folder: FOLDER, me: bob.email }), sharedWalkSpacingMs: () => 0 });
+      const notices: string[] = [];
+      b.engine.on('notice', (m) => notices.push(m));
+      const failed: string[] = [];
+      b.engine.on('pass', (summary) => failed.push(...summary.failed.map((f) => `${f.path}: ${f.message}`)));
+      await b.sync();
+      const there = join(b.root, profile === 'deployed' ? `${FOLDER}/${alice.email}` : FOLDER, 'Album');
+      expect(readdirSync(there)).toEqual(['one.jpg']);
+      await alice.client.sharing.unshare(album, (await bobId(alice, album, bob.email))!);
+      bob.requests.length = 0;
+      writeFileSync(join(there, 'one.jpg'), 'bob edited');
+      writeFileSync(join(there, 'two.jpg'), 'bob new');
+      for (let waited = 0; waited < 20_000 && existsSync(there); waited += 50) await sleep(50);
+      await settleEngine(b.engine);
+      // The drive refused them; what is shared was listed again, and the copies went with his changes.
+      expect(bob.requests.some((r) => r.startsWith('POST /uploads'))).toBe(true);
+      expect(failed).toEqual([]);
+      expect(existsSync(there)).toBe(false);
+      expect(b.trashed.filter((t) => t.includes(FOLDER)).length, b.trashed.join('\n')).toBeGreaterThan(0);
+      expect(notices.some((m) => m.includes('no longer shared with you'))).toBe(true);
+      expect((await alice.remoteTree()).get('Album/one.jpg')).toBe('one');
+      expect((await alice.remoteTree()).has('Album/two.jpg')).toBe(false);
     });
   });
 });
