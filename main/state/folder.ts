@@ -322,6 +322,7 @@ class OpenedFolder implements SyncedFolder {
     this.timer = null;
     this.status.updatedAt = new Date().toISOString();
     this.status.counts.synced = this.engine.syncedCount;
+    this.status.shared = this.engine.sharedWithMe;
     try {
       writeStatus(this.options.paths, this.key, this.status);
     } catch (error) {

@@ -22,6 +22,8 @@ export interface RootStatus {
   /** Set while the last pass could not reach the server (kept after the folder stops): since when, and why. */
   offline?: { since: string; reason: string } | null;
   counts: { synced: number; done: number; failed: number };
+  /** What others share with the account, as the engine last looked (null: not synced in this folder). */
+  shared?: { folder: string; entries: number; viewOnly: number } | null;
   errors: Array<{ path: string; message: string }>;
   /**
    * What the last pass left out by design, not failures: symbolic links, ignored names (temp files, `.syncignore`),

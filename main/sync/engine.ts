@@ -14,7 +14,7 @@ import { collectGarbage } from './process-flags.js';
 import { RemoteChangeCheck } from './remote-changes.js';
 import { DEFAULT_HOLD, DisappearanceHold, type HoldLimits } from './hold.js';
 import { FolderLoop, type FolderRequest, type PassRequest, type Work } from './folder-loop.js';
-import { describeError, emptySummary, FolderPasses, type Activity, type DeletionQuestion, type ItemError, type PassSummary } from './pass.js';
+import { describeError, emptySummary, FolderPasses, type Activity, type DeletionQuestion, type ItemError, type PassSummary, type SharedWithMe } from './pass.js';
 import { watchTree, type Watcher, type WatchTree } from './watcher.js';
 import type { EngineState, RemoteId } from './types.js';
 import type { Selection } from './selective.js';
@@ -22,7 +22,7 @@ import { listSharedArea, listSharedTops, NO_SHARED_AREA, probeSharedFolders, top
 
 export type { EngineState } from './types.js';
 export { deletionNeedsConsent } from './pass.js';
-export type { Activity, DeletionQuestion, ItemError, PassSummary } from './pass.js';
+export type { Activity, DeletionQuestion, ItemError, PassSummary, SharedWithMe } from './pass.js';
 export type { Selection } from './selective.js';
 
 export interface SyncOptions {
@@ -219,6 +219,11 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   /** Items the mirror holds as synced. */
   get syncedCount(): number {
     return this.passes.syncedCount;
+  }
+
+  /** What others share with the account and where it arrives here (null: not synced in this folder). */
+  get sharedWithMe(): SharedWithMe | null {
+    return this.passes.sharedWithMe;
   }
 
   /** When the last pass that reached its end ended. */

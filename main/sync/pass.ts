@@ -49,6 +49,13 @@ export interface ItemError {
   leftOut?: true;
 }
 
+export interface SharedWithMe {
+  /** The folder at the top of the synced folder it arrives in. */
+  folder: string;
+  entries: number;
+  viewOnly: number;
+}
+
 export interface PassSummary {
   /**
    * Changes carried out, on either side. A `record` is not one: it only brings base up to date with what both sides
@@ -434,6 +441,14 @@ export class FolderPasses {
 
   get syncedCount(): number {
     return this.released ? this.released.size : this.trees.base.size;
+  }
+
+  /** What others share with the account, as the last look placed it here: where, how many entries, how many to view only. */
+  get sharedWithMe(): SharedWithMe | null {
+    const place = this.sharedPlace();
+    if (!place) return null;
+    const tops = [...this.sharedArea.tops.values()];
+    return { folder: place.folder, entries: tops.length, viewOnly: tops.filter((t) => !t.editable).length };
   }
 
   /** Base's counts when it was let go (they hold until a pass reads it back). */

@@ -491,6 +491,12 @@ describe.each(PROFILES)('sharing commands against the %s profile', (profile) => 
       expect(synced.code, synced.stderr).toBe(0);
       const where = profile === 'deployed' ? join(friendDir, 'Shared with me', owner.email, 'Folder') : join(friendDir, 'Shared with me', 'Folder');
       expect(readFileSync(join(where, 'inner.txt'), 'utf8')).toBe('inside');
+      // status says what is shared with them, and where it is.
+      const status = await cli(['status'], { home: friendHome });
+      expect(status.stdout).toMatch(/\n {4}shared: {4}\d+ items? shared with you, in Shared with me\/, \d+ of them to view only \(drivesync shared lists them\)\n/);
+      const statusJson = JSON.parse((await cli(['status', '--json'], { home: friendHome })).stdout);
+      expect(statusJson.roots[0]).toMatchObject({ sharedFolder: 'Shared with me', shared: { folder: 'Shared with me' } });
+      expect(statusJson.roots[0].shared.viewOnly).toBeGreaterThanOrEqual(1);
       const theirs = await cli(['share', 'ls', join(where, 'inner.txt')], { home: friendHome });
       expect(theirs.code, theirs.stderr).toBe(0);
       expect(theirs.stdout).toContain(`owner: ${profile === 'deployed' ? owner.email : 'someone else (the drive does not say who)'}`);

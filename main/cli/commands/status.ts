@@ -10,6 +10,7 @@ import { controlOf } from '../../state/control.js';
 import { selectionOf } from '../../state/selection.js';
 import { rootOfAccount } from '../../state/roots.js';
 import { emailFor, serverOf } from '../../state/server.js';
+import { sharedFolderOf } from '../../state/shared-folder.js';
 import { readStatus } from '../../state/status-file.js';
 
 export function registerStatusCommand(program: Command): void {
@@ -44,6 +45,9 @@ export function registerStatusCommand(program: Command): void {
           paused: controlOf(config, root).paused,
           // Folders of the drive left out here (drivesync excluded names them, with their sizes).
           excluded: selectionOf(config, root).excluded.size,
+          // What others share with the account, where it arrives here (null: turned off, or not looked at yet).
+          shared: status?.shared ?? null,
+          sharedFolder: sharedFolderOf(config, root),
         };
       });
       const result = {
@@ -82,6 +86,7 @@ export function registerStatusCommand(program: Command): void {
           }
         }
         if (root.excluded > 0) print(`    excluded:  ${counted(root.excluded, 'folder of the drive', 'folders of the drive')} not synced here (drivesync excluded lists them)`);
+        print(`    shared:    ${sharedLine(root.shared, root.sharedFolder)}`);
         if (root.paused) print(`    paused:    ${root.paused.until ? `until ${localTime(root.paused.until)}` : 'until resumed'} (drivesync resume ${safe(root.path)} goes on)`);
         if (root.counts) print(`    items:     ${root.counts.synced} synced, ${root.counts.done} changed in the last pass, ${root.counts.failed} failed`);
         if (root.deletions) {
@@ -114,4 +119,13 @@ function leftOutKinds(ignored: number, items: ReadonlyArray<{ message: string }>
     ...(places > 0 ? [counted(places, 'local folder at an excluded folder\'s place', 'local folders at excluded folders\' places')] : []),
     ...(rest > 0 ? [counted(rest, 'other item', 'other items')] : []),
   ];
+}
+
+/** What others share with the account, in one line of status. */
+function sharedLine(shared: { folder: string; entries: number; viewOnly: number } | null, folder: string | null): string {
+  if (folder === null) return 'what others share with you is not synced here (sharedWithMe in config.json, or the window\'s Settings)';
+  if (!shared) return `what others share with you arrives in ${safe(folder)}/`;
+  if (shared.entries === 0) return `nothing is shared with you (it would arrive in ${safe(shared.folder)}/)`;
+  const viewOnly = shared.viewOnly > 0 ? `, ${shared.viewOnly} of them to view only` : '';
+  return `${counted(shared.entries, 'item', 'items')} shared with you, in ${safe(shared.folder)}/${viewOnly} (drivesync shared lists them)`;
 }
