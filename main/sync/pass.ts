@@ -356,8 +356,6 @@ export class FolderPasses {
     this.host.notice(message);
   }
 
-  /** Paths whose change to what the account may only view was told kept as a copy (S2). */
-  private readonly toldKeptAsCopy = new Set<RelPath>();
   private reportedSkips = new Set<string>();
   private reportSkipped(path: RelPath, reason: string, leftOut: boolean): void {
     const key = `${path}\u0000${reason}`;
@@ -636,6 +634,8 @@ export class FolderPasses {
    */
   private async planAndExecute(summary: PassSummary): Promise<{ failures: ItemError[]; last: SelectedPlan | null }> {
     const labels = new WeakMap<Operation, string>();
+    /** Paths whose change to what the account may only view was told kept as a copy (S2) this pass. */
+    const keptAsCopy = new Set<RelPath>();
     const executor = new Executor(
       this.root,
       this.options.remoteRootId ?? null,
@@ -687,7 +687,7 @@ export class FolderPasses {
           this.host.conflict(copy, path);
           // A change to what the account may only view, kept as a copy: its note said so (S2), and the drive's side did
           // not change.
-          if (this.toldKeptAsCopy.has(path)) return;
+          if (!twice && keptAsCopy.delete(path)) return;
           this.host.notice(
             twice
               ? `${path} was saved on this computer and another at the same time; this computer's version is kept as ${copy}, here and on the drive`
@@ -715,7 +715,7 @@ export class FolderPasses {
       for (const skip of result.skipped) this.reportSkipped(skip.path, skip.reason, !skip.fails);
       for (const note of result.notes) {
         this.tellOnce(`${note.path}: ${note.message}`);
-        if (note.keptAsCopy) this.toldKeptAsCopy.add(note.path);
+        if (note.keptAsCopy) keptAsCopy.add(note.path);
       }
       // What acts on a local disappearance waits until the folder has settled (it may be a move whose other end is
       // not reported yet); operations that already failed this sync wait for the next one.

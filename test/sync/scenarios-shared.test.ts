@@ -152,17 +152,35 @@ describe.each(SCENARIO_CASES)('shared with me (%s, %s)', (mode, profile) => {
   });
 
   it('a permission changed from view to edit gives the copies their write bits back, and Bob\'s edit then goes up', async () => {
-    const { pictures } = await aliceShares(['view', 'download']);
+    const { a, pictures } = await aliceShares(['view', 'download']);
     const b = bobsComputer();
+    const notices: string[] = [];
+    b.engine.on('notice', (m) => notices.push(m));
     await b.sync();
     const file = join(b.root, place(), 'Pictures', 'cat.jpg');
     expect(writable(file)).toBe(false);
+    // A change while he may only view it is kept as a copy, and told so.
+    chmodSync(file, 0o644);
+    writeFileSync(file, 'bob, too early');
+    await b.sync();
+    await b.sync();
+    expect(notices.filter((m) => m.includes('cat'))).toHaveLength(1);
     await alice.client.sharing.changePermissions(pictures, (await bobId(alice, pictures, bob.email))!, ['view', 'edit', 'download']);
     await b.sync();
     expect(writable(file)).toBe(true);
     writeFileSync(file, 'now bob may');
     await b.sync();
     expect((await alice.remoteTree()).get('Pictures/cat.jpg')).toBe('now bob may');
+    // Later both change it: the conflict is told (as both sides changed, or, live, as saved on two computers at once).
+    const before = notices.length;
+    await a.sync();
+    writeFileSync(join(a.root, 'Pictures', 'cat.jpg'), 'alice again');
+    await a.sync();
+    writeFileSync(file, 'bob again');
+    await b.sync();
+    await b.sync();
+    const told = notices.slice(before).filter((m) => m.includes(`${place()}/Pictures/cat.jpg`) && m.includes(`${place()}/Pictures/cat (conflicted copy`));
+    expect(told, notices.join('\n')).toHaveLength(1);
   });
 });
 
