@@ -20,6 +20,7 @@ import type { Mirror } from './mirror.js';
 import { baseName, conflictOriginal, isGivenName, isWithin, joinPath, parentOf } from './names.js';
 import { excludedTakenBy, newTopFolders, NO_SELECTION, planSelected, Without, type SelectedPlan, type Selection } from './selective.js';
 import { listSharedArea, NO_SHARED_AREA, ownSynced, placeSharedArea, rowsOfAccess, SHARED_FOLDER_ID, sharingNews, viewOnlyFiles, type SharedArea } from './shared.js';
+import { deltaScope, scopedTrees, type PlanScope } from './scope.js';
 import { randomId, type Clock, type FileSystem, type VolumeTraits } from './ports.js';
 import { applyRemoteDelta, listRemote } from './remote.js';
 import { FULL_LISTING_SHARE, fullListingInterval, listingBudget, syncedIdsOf, type RemoteChangeCheck, type RemoteSignals } from './remote-changes.js';
@@ -81,6 +82,8 @@ export interface PassSummary {
   inSync: boolean;
   /** The pass did nothing because the synced folder is gone, or another folder is at its path (folder-identity.ts). */
   folder?: FolderProblem['kind'];
+  /** A remote delta planned in its scope (scope.ts): how many synced items the plan looked at. */
+  scoped?: number;
 }
 
 
@@ -243,6 +246,9 @@ export class FolderPasses {
   private selection: Selection = NO_SELECTION;
   /** Remote entries base does not hold (inside excluded folders), kept while the remote tree is kept as base. */
   private keptRemote: RemoteItem[] = [];
+  /** What this pass plans in, when it applies a remote delta to a folder in sync (null: the whole trees). */
+  private scope: PlanScope | null = null;
+  private scopedSize = 0;
   /** What is shared with the account, as the remote tree holds it (the last listing or look at it). */
   sharedArea: SharedArea = NO_SHARED_AREA;
   /** The shared area's entry ids (the cheap checks leave them out). */
@@ -491,6 +497,9 @@ export class FolderPasses {
     await this.untilWatcherReported();
     try {
       this.host.setState('scanning');
+      // Left in sync by the last pass, with nothing changed here since: a delta from the drive is planned in its scope.
+      const quietBefore = this.localAsBase && this.remoteAsBase && this.keptRemote.length === 0 && !options.fullScan && this.dirtyPaths.size === 0;
+      this.scope = null;
       this.restoreTrees();
       await this.fs.rm(join(this.root, STATE_DIR, 'tmp'), { recursive: true, force: true });
       await putBackStaged(this.root, this.fs);
@@ -499,6 +508,7 @@ export class FolderPasses {
       let listed: RemoteSignals | null = null;
       let listingMs: number | null = null;
       let applied = false;
+      const touched = new Set<RemoteId>();
       if (options.listRemote || !this.remoteListed) {
         const base = this.trees.base;
         // The cheap signals are read first: what they show must be in the listing that follows.
@@ -513,20 +523,27 @@ export class FolderPasses {
         this.remoteCheck.foldersListed(this.clock.now().getTime(), this.host.pollMs);
         listed = signals;
       } else if (options.remoteDelta) {
-        await applyRemoteDelta(this.options.client, this.trees.remote, options.remoteDelta, this.options.remoteRootId ?? null, this.host.signal);
+        await applyRemoteDelta(this.options.client, this.trees.remote, options.remoteDelta, this.options.remoteRootId ?? null, this.host.signal, touched);
         applied = true;
       }
       if (!options.listRemote && this.remoteListed && options.sharedArea) this.placeShared(options.sharedArea);
       // What changed while the folder was scanned and the drive listed is looked at too, so the plan does not mix the
       // folder as it was with the folder as it is (one end of a swap seen, the other not).
+      let rescanned = false;
       for (let round = 0; round < 5 && this.host.watcherPending() !== null && this.watcherBusy(); round++) {
         await this.untilWatcherReported();
-        if (this.dirtyPaths.size > 0) unreadable = await this.scan(false);
+        if (this.dirtyPaths.size > 0) {
+          unreadable = await this.scan(false);
+          rescanned = true;
+        }
       }
+      let adopted = false;
       for (const path of await adoptLostUploads(this.root, this.trees, this.mirror, this.options.client, this.fs)) {
         this.host.record({ kind: 'record', path, rule: 'adopt' });
+        adopted = true;
       }
       this.selection = this.selectionForPass();
+      if (applied && quietBefore && !rescanned && !adopted && unreadable.length === 0 && this.scopeAllowed()) this.scope = deltaScope(this.trees.base, this.trees.remote, touched);
       this.host.setState('syncing');
       // A consent given during this pass (when it asked) is for the next one.
       const consented = this.consent;
@@ -600,12 +617,31 @@ export class FolderPasses {
       else summary.failed.push({ path: '', message });
       this.host.setState(offline ? 'offline' : 'error', message);
     }
+    if (this.scope) summary.scoped = this.scopedSize;
+    this.scope = null;
     return summary;
+  }
+
+  /**
+   * Where a remote delta is planned in its scope: not with folders left out or shared with the account (their rows
+   * look across the whole tree), nor while a deletion here waits to be settled.
+   */
+  private scopeAllowed(): boolean {
+    return (
+      this.selection.excluded.size === 0 &&
+      this.selection.newFolders !== 'exclude' &&
+      this.sharedArea.tops.size === 0 &&
+      !this.trees.base.has(SHARED_FOLDER_ID) &&
+      !this.hold.holding
+    );
   }
 
   /** The plan for the trees as they are now (none when nothing differs from base in what is synced). */
   private planNow(): SelectedPlan {
-    const selected = planSelected(this.trees, this.selection, { isIgnored: this.isIgnored, caseInsensitive: this.caseInsensitive });
+    // A remote delta to a folder in sync: only what it touched can need an operation (scope.ts).
+    const trees = this.scope ? scopedTrees(this.trees, this.scope) : this.trees;
+    if (this.scope) this.scopedSize = trees.base.size;
+    const selected = planSelected(trees, this.selection, { isIgnored: this.isIgnored, caseInsensitive: this.caseInsensitive });
     const place = this.sharedPlace();
     return place || this.sharedArea.tops.size > 0 || this.trees.base.has(SHARED_FOLDER_ID)
       ? rowsOfAccess(selected, this.trees, this.sharedArea, place ?? { folder: '', me: undefined })
@@ -793,6 +829,7 @@ export class FolderPasses {
         sharedLookedAgain = true;
         const area = await this.listShared().catch(() => null);
         if (area) {
+          this.scope = null;
           this.placeShared(area);
           continue;
         }
@@ -805,7 +842,11 @@ export class FolderPasses {
         if (outcome.failed.length > 0 && outcome.failed.every((f) => retryNow(f.error)) && iteration < 3) continue;
         break;
       }
-      if (outcome.failed.some((f) => f.error instanceof StaleError)) await this.scan(true);
+      if (outcome.failed.some((f) => f.error instanceof StaleError)) {
+        // The disk moved on: what the rescan finds may be anywhere.
+        this.scope = null;
+        await this.scan(true);
+      }
     }
     if (busy && this.host.live) {
       // Tried again on their own, less often while they stay locked (each try that fails is reported again).

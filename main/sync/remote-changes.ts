@@ -95,20 +95,41 @@ export class RemoteChangeCheck {
     return this.trusted.size > 0;
   }
 
-  /** The signals, in at most three small requests. */
+  /** The signals, in at most four small requests. */
   async read(signal?: AbortSignal): Promise<RemoteSignals> {
     const entries = this.client.entries;
-    const [recent, trashed, total] = await Promise.all([
+    const [recent, trashedCount, total] = await Promise.all([
       this.trusted.has('recent') ? entries.page({ recentOnly: true, perPage: PAGE }, 1, signal) : null,
-      this.trusted.has('trashed') ? entries.page({ deletedOnly: true, perPage: PAGE }, 1, signal) : null,
+      // How many entries the trash holds, from an empty page: deployed versions answer 50 entries a page whatever
+      // perPage asks (~35 KB), so the page itself is read only when that number moved (a trash, a restore, an entry
+      // deleted for good). A trash and a restore between two checks cancel out: the listings find them.
+      this.trusted.has('trashed') ? entries.count({ deletedOnly: true }, signal) : null,
       // An empty page past the end: deployed versions answer 50 entries a page, whatever perPage asks.
       this.trusted.has('total') && this.rootId === null ? entries.count({}, signal) : null,
     ]);
-    const pages = [recent, trashed].filter((page) => page !== null);
-    this.checkBytes =
-      pages.reduce((sum, page) => sum + REQUEST_OVERHEAD + JSON.stringify(page.entries).length, 0) + (total === null ? 0 : REQUEST_OVERHEAD);
-    return { recent: recent?.entries ?? null, trashed: trashed?.entries ?? null, total };
+    let trashed: FileEntry[] | null = null;
+    let trashedBytes = 0;
+    if (this.trusted.has('trashed')) {
+      if (trashedCount === null || trashedCount !== this.trashedCount || this.trashedPage === null) {
+        const page = await entries.page({ deletedOnly: true, perPage: PAGE }, 1, signal);
+        this.trashedPage = page.entries;
+        this.trashedCount = trashedCount;
+        trashedBytes = REQUEST_OVERHEAD + JSON.stringify(page.entries).length;
+      }
+      trashed = this.trashedPage;
+    }
+    const bytes =
+      (recent === null ? 0 : REQUEST_OVERHEAD + JSON.stringify(recent.entries).length) +
+      (trashedCount === null ? trashedBytes : REQUEST_OVERHEAD + trashedBytes) +
+      (total === null ? 0 : REQUEST_OVERHEAD);
+    // On average: the trash's page costs a check only now and then.
+    this.checkBytes = this.checkBytes === 0 ? bytes : 0.9 * this.checkBytes + 0.1 * bytes;
+    return { recent: recent?.entries ?? null, trashed, total };
   }
+
+  /** The trash's first page as last read, and how many entries the trash held then (null: not told). */
+  private trashedPage: FileEntry[] | null = null;
+  private trashedCount: number | null = null;
 
   /**
    * About what the last check moved (bodies as their JSON, plus headers). A server that ignores `perPage` answers

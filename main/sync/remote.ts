@@ -38,7 +38,10 @@ export async function applyRemoteDelta(
   delta: RemoteDelta,
   rootId: RemoteId | null,
   signal: AbortSignal,
+  /** Collects the entries the delta set or took out (a trashed folder's contents aside). */
+  touched?: Set<RemoteId>,
 ): Promise<number> {
+  for (const id of delta.trashed) touched?.add(id);
   if (delta.trashed.length > 0) {
     const children = new Map<RemoteId, RemoteId[]>();
     for (const item of remote.values()) if (item.parentId !== null) addTo(children, item.parentId, item.id);
@@ -49,19 +52,24 @@ export async function applyRemoteDelta(
       stack.push(...(children.get(id) ?? []));
     }
   }
-  for (const entry of delta.changed) remote.set(entry.id, toRemoteItem(entry, rootId));
+  for (const entry of delta.changed) {
+    remote.set(entry.id, toRemoteItem(entry, rootId));
+    touched?.add(entry.id);
+  }
   let fetched = 0;
   for (const folder of delta.fetch) {
     for await (const entry of client.entries.list({ parentIds: [folder], perPage: 1000 }, signal)) {
       if (entry.deleted_at) continue;
       const isNew = !remote.has(entry.id);
       remote.set(entry.id, toRemoteItem(entry, rootId));
+      touched?.add(entry.id);
       fetched++;
       if (entry.type !== 'folder' || !isNew) continue;
       // A folder new here (made, restored or moved in from outside the synced tree): all of it.
       for await (const inside of client.entries.tree({ rootId: entry.id, perPage: 1000, signal })) {
         if (inside.deleted_at) continue;
         remote.set(inside.id, toRemoteItem(inside, rootId));
+        touched?.add(inside.id);
         fetched++;
       }
     }

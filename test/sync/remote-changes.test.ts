@@ -2,12 +2,14 @@
  * Idle polling: a running engine asks three one-page listings whether the drive changed, and lists the whole drive
  * only when they show a change (or when the full listing is due). Against the real server, in both profiles.
  */
-import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
 import { FOLDERS_SHARE, FULL_LISTING_SHARE, fullListingInterval, IDLE_BYTES_PER_MINUTE, listingBudget, RemoteChangeCheck, syncedIdsOf, type RemoteSignals } from '../../main/sync/remote-changes.js';
 import type { RemoteItem } from '../../main/sync/types.js';
+import type { PassSummary } from '../../main/sync/engine.js';
 import { PROFILES } from '../helpers/server.js';
 import { newAccount, settleEngine, type Account } from '../helpers/sync.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -98,10 +100,32 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     const check = new RemoteChangeCheck(account.client, null);
     const signals = await check.read();
     expect(signals.total).toBe(60);
-    // Folders are not among the recent files and nothing is trashed: three answers of no entries, about 600 B each.
+    // Folders are not among the recent files and nothing is trashed: four answers of no entries (the first check
+    // reads the trash's page too), about 600 B each.
     expect(signals.recent).toEqual([]);
     expect(signals.trashed).toEqual([]);
-    expect(check.bytesPerCheck).toBeLessThan(2_000);
+    expect(check.bytesPerCheck).toBeLessThan(3_000);
+  });
+
+  it('the trash\'s page is read only when how many entries it holds moved: a file trashed elsewhere is seen, and checks in between send no entry of it', async () => {
+    account = await newAccount(undefined, { profile });
+    const ids: number[] = [];
+    const scratch = join(mkdtempSync(join(tmpdir(), 'drivesync-trash-')), 'f.txt');
+    writeFileSync(scratch, 'x');
+    for (let i = 0; i < 60; i++) ids.push((await account.client.transfers.upload(scratch, { name: `f${i}.txt`, parentId: null })).id);
+    await account.client.entries.trash(ids.slice(0, 55));
+    const searches = listings(account).all;
+    const trashPages = () => searches.filter((s) => /deletedOnly/.test(s) && !/page=1000000/.test(s)).length;
+    const check = new RemoteChangeCheck(account.client, null);
+    expect((await check.read()).trashed).toHaveLength(profile === 'deployed' ? 50 : 5);
+    expect(trashPages()).toBe(1);
+    // Nothing moved: the page is not read again, and what it said holds.
+    expect((await check.read()).trashed).toHaveLength(profile === 'deployed' ? 50 : 5);
+    expect(trashPages()).toBe(1);
+    await account.client.entries.trash([ids[59]!]);
+    const after = await check.read();
+    expect(trashPages()).toBe(2);
+    expect(after.trashed![0]!.id).toBe(ids[59]);
   });
 
   it('a file made elsewhere inside an excluded folder costs no full listing, and no pass on the polls after', async () => {
@@ -146,6 +170,10 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     put('b.txt', 'b');
     put('archive/c.txt', 'c');
     put('moveme/d.txt', 'd');
+    // Untouched by what changes elsewhere: a pass that applies those changes plans without them.
+    for (let i = 0; i < 40; i++) put(`untouched/f${i}.txt`, `${i}`);
+    const passes: PassSummary[] = [];
+    a.engine.on('pass', (summary) => passes.push(summary));
     await a.engine.start();
     await settleEngine(a.engine);
     (a.engine as unknown as { passes: { nextFullListing: number } }).passes.nextFullListing = Date.now() + 3_600_000;
@@ -161,6 +189,7 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
       await settleEngine(a.engine);
     };
     const before = full();
+    passes.length = 0;
     const fileInode = inode('b.txt');
     await other.entries.rename(await idOf('b.txt'), 'b-renamed.txt');
     await arrives('a file renamed', () => existsSync(join(a.root, 'b-renamed.txt')));
@@ -200,6 +229,10 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     await other.entries.trash([await idOf('b-renamed.txt')]);
     await arrives('a file trashed', () => !existsSync(join(a.root, 'b-renamed.txt')));
     expect(full(), searches.join('\n')).toBe(before);
+    // Each change was planned in its scope: the 40 files untouched were not looked at.
+    const applying = passes.filter((p) => p.done > 0);
+    expect(applying.length).toBeGreaterThanOrEqual(9);
+    for (const p of applying) expect(p.scoped, JSON.stringify(passes)).toBeLessThan(30);
   });
 
   it('an engine left alone lets base go and reads it back: polls still see changes, and a rename is still a rename', async () => {

@@ -108,7 +108,7 @@ export async function openSyncRun(
     problem(error.path, error.message);
   });
   folder.on('pass', (summary: PassSummary) => {
-    log().info({ root, done: summary.done, failed: summary.failed.length, inSync: summary.inSync, needsConfirmation: summary.needsConfirmation }, 'pass');
+    log().info({ root, done: summary.done, failed: summary.failed.length, inSync: summary.inSync, needsConfirmation: summary.needsConfirmation, ...(summary.scoped !== undefined ? { scoped: summary.scoped } : {}) }, 'pass');
     for (const f of summary.failed) problem(f.path, f.message);
     // A problem that comes back after a clean pass is told again.
     if (summary.inSync && summary.failed.length === 0) shown.clear();
