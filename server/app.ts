@@ -1,9 +1,10 @@
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { App, Context } from './context.js';
 import { openDatabase, type Db } from './db.js';
 import { Entries } from './entries.js';
 import { errorBody, errorHandler, invalid, unauthorized } from './errors.js';
@@ -16,9 +17,9 @@ import { sharingRoutes } from './routes/sharing.js';
 import { linkRoutes, publicLinkRoutes } from './routes/links.js';
 import { listRoutes } from './routes/lists.js';
 import { contentRoutes } from './routes/content.js';
-import { profileOf, type ListFormat, type Profile, type ProfileName } from './profile.js';
+import { profileOf, type ListFormat, type ProfileName } from './profile.js';
 
-export type { ListFormat, ProfileName };
+export type { App, Context, ListFormat, ProfileName };
 
 export interface ServerOptions {
   /** Where the database and stored bytes live; a new temp dir when absent. */
@@ -33,24 +34,6 @@ export interface ServerOptions {
   /** Print request logs (pino) to stdout. */
   log?: boolean;
 }
-
-export interface Context {
-  db: Db;
-  entries: Entries;
-  dataDir: string;
-  blobDir: string;
-  tmpDir: string;
-  listFormat: ListFormat;
-  profile: Profile;
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    userId: number;
-  }
-}
-
-export type App = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
 
 export const API = '/api/v1';
 const MAX_UPLOAD_BYTES = 1024 ** 4;

@@ -2,7 +2,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { join } from 'node:path';
 import parseRange from 'range-parser';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Context } from './app.js';
+import type { Context } from './context.js';
 import { notFound } from './errors.js';
 import type { EntryRow } from './entries.js';
 

@@ -75,14 +75,21 @@ export interface Layer {
 /** The window's contract: the one folder the preload and the renderer may import. */
 export const CONTRACT = 'main/contract';
 
+/** The engine's states: a leaf of main/sync that the contract names them from, without reaching into the engine. */
+export const STATES = 'main/sync/states.ts';
+
 /** Every layer of ours: a folder (or one file) and what it may import. A source in no layer fails. */
 export const LAYERS: Readonly<Record<string, Layer>> = {
   'main/api': { job: 'typed client of the service', mayImport: [] },
-  'main/sync': { job: 'the two-way sync engine', mayImport: ['main/api'] },
-  'main/state': { job: 'account and folder state shared by both front ends, and openFolder', mayImport: ['main/sync', 'main/api'] },
-  'main/cli': { job: 'the drivesync command', mayImport: ['main/state', 'main/sync', 'main/api', 'server'] },
-  'main/app': { job: 'the desktop app: Electron main process and the host', mayImport: ['main/state', 'main/sync', 'main/api', CONTRACT] },
-  [CONTRACT]: { job: "the window's calls and events, with their types", mayImport: ['main/api'] },
+  [STATES]: { job: "the engine's states, declared once (it imports nothing)", mayImport: [] },
+  'main/sync': { job: 'the two-way sync engine', mayImport: ['main/api', STATES] },
+  'main/state': {
+    job: 'account and folder state shared by both front ends, openFolder, and what they read of a mirror or an engine',
+    mayImport: ['main/sync', 'main/api'],
+  },
+  'main/cli': { job: 'the drivesync command', mayImport: ['main/state', 'main/api', 'server'] },
+  'main/app': { job: 'the desktop app: Electron main process and the host', mayImport: ['main/state', 'main/api', CONTRACT] },
+  [CONTRACT]: { job: "the window's calls and events, with their types", mayImport: ['main/api', STATES] },
   server: { job: 'the reference server of the service', mayImport: ['main/api'] },
   preload: { job: 'the bridge the page gets (contextBridge)', mayImport: [CONTRACT] },
   renderer: { job: 'the window (Preact)', mayImport: [CONTRACT], typesOnly: true },
@@ -135,6 +142,118 @@ export function layerViolations(imports: readonly Import[]): string[] {
     if (isElectron(i.specifier) && from !== 'main/app' && from !== 'preload') out.push(`${what}: only main/app and preload may import electron`);
     if ((from === 'main/sync' || from === 'main/api') && isDom(i.specifier)) out.push(`${what}: the engine and the API client use no DOM types`);
     if (from === 'renderer' && (isElectron(i.specifier) || i.specifier.startsWith('node:'))) out.push(`${what}: the renderer runs in a sandboxed page`);
+  }
+  return out;
+}
+
+/**
+ * The source file of ours a relative import loads, among `known` (repository paths): a `.js` specifier is its `.ts`
+ * (or `.tsx`; `.mjs` its `.mts`, `.cjs` its `.cts`), a path without an extension its `.ts` or its folder's index.
+ * Null for a package, a Node module, a lib reference or a file that is not one of `known`.
+ */
+function sourceOf(i: Import, known: ReadonlySet<string>): string | null {
+  if (!i.specifier.startsWith('.')) return null;
+  const path = rel(resolve(join(i.file, '..'), i.specifier));
+  const stem = path.replace(/\.[mc]?js$/, '');
+  const candidates = path.endsWith('.mjs')
+    ? [path, `${stem}.mts`]
+    : path.endsWith('.cjs')
+      ? [path, `${stem}.cts`]
+      : path.endsWith('.js')
+        ? [path, `${stem}.ts`, `${stem}.tsx`]
+        : [path, `${path}.ts`, `${path}.tsx`, `${path}/index.ts`, `${path}/index.tsx`];
+  return candidates.find((c) => known.has(c)) ?? null;
+}
+
+/** Who imports whom among `files` (absolute paths), by repository path; a type-only import is an edge as well. */
+export function importGraph(imports: readonly Import[], files: readonly string[]): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>(files.map((f) => [rel(f), new Set<string>()]));
+  const known = new Set(graph.keys());
+  for (const i of imports) {
+    const from = graph.get(rel(i.file));
+    const to = sourceOf(i, known);
+    if (from && to !== null) from.add(to);
+  }
+  return graph;
+}
+
+/**
+ * The strongly connected components of a graph (Tarjan), each sorted, in a stable order: every set of files that
+ * reach each other through their imports.
+ */
+function components(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of [...(graph.get(v) ?? [])].sort()) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      for (let w = stack.pop()!; ; w = stack.pop()!) {
+        onStack.delete(w);
+        component.push(w);
+        if (w === v) break;
+      }
+      out.push(component.sort());
+    }
+  };
+  for (const v of [...graph.keys()].sort()) if (!index.has(v)) visit(v);
+  return out.sort((a, b) => (a[0]! < b[0]! ? -1 : 1));
+}
+
+/** The shortest import path from `from` to one of `to`, staying inside `within`; `from` itself is not a step. */
+function shortestPath(graph: ReadonlyMap<string, ReadonlySet<string>>, from: string, to: ReadonlySet<string>, within: ReadonlySet<string>): string[] {
+  const cameFrom = new Map<string, string>();
+  const queue = [from];
+  for (let head = 0; head < queue.length; head++) {
+    const v = queue[head]!;
+    for (const w of [...(graph.get(v) ?? [])].sort()) {
+      if (!within.has(w) || cameFrom.has(w) || w === from) continue;
+      cameFrom.set(w, v);
+      if (to.has(w)) {
+        const path = [w];
+        for (let p = v; p !== from; p = cameFrom.get(p)!) path.unshift(p);
+        return path;
+      }
+      queue.push(w);
+    }
+  }
+  return [];
+}
+
+/**
+ * Every circle of imports among `files`, one line each (`a.ts → b.ts → a.ts`): a file that imports itself, and each
+ * set of files that reach each other, shown as one round trip from its first file through all of them. A component
+ * larger than one circle shows every file in it, so the line names all that has to be untangled.
+ */
+export function importCircles(imports: readonly Import[], files: readonly string[]): string[] {
+  const graph = importGraph(imports, files);
+  const out: string[] = [];
+  for (const component of components(graph)) {
+    for (const file of component) if (graph.get(file)!.has(file)) out.push(`${file} → ${file}`);
+    if (component.length === 1) continue;
+    const start = component[0]!;
+    const within = new Set(component);
+    const walk = [start];
+    const unseen = new Set(component.slice(1));
+    while (unseen.size > 0) {
+      const steps = shortestPath(graph, walk.at(-1)!, unseen, within);
+      for (const step of steps) unseen.delete(step);
+      walk.push(...steps);
+    }
+    walk.push(...shortestPath(graph, walk.at(-1)!, new Set([start]), within));
+    out.push(walk.join(' → '));
   }
   return out;
 }
@@ -210,14 +329,17 @@ describe('the layer rule (docs/design.md §1)', () => {
     }
   });
 
-  it('keeps the two front ends apart: neither main/cli nor main/app imports the other, and main/state neither', () => {
+  it('keeps the two front ends apart: neither main/cli nor main/app imports the other or the engine, and main/state neither front end', () => {
     expect(layerViolations(at('main/app/host/x.ts', "import { openSession } from '../../cli/session.js';"))).toHaveLength(1);
     expect(layerViolations(at('main/cli/x.ts', "import { DesktopHost } from '../app/host/host.js';"))).toHaveLength(1);
     expect(layerViolations(at('main/state/x.ts', "import { log } from '../cli/log.js';"))).toHaveLength(1);
     expect(layerViolations(at('main/sync/x.ts', "import { loadConfig } from '../state/config.js';"))).toHaveLength(1);
     expect(layerViolations(at('main/api/x.ts', "import type { SyncEngine } from '../sync/engine.js';"))).toHaveLength(1);
     expect(layerViolations(at('main/extra/x.ts', "import { loadConfig } from '../state/config.js';"))).toHaveLength(1);
+    expect(layerViolations(at('main/cli/x.ts', "import { readMirror } from '../sync/mirror-read.js';"))).toHaveLength(1);
+    expect(layerViolations(at('main/app/host/x.ts', "import type { EngineState } from '../../sync/types.js';"))).toHaveLength(1);
     expect(layerViolations(at('main/app/x.ts', "import { openFolder } from '../state/folder.js';"))).toEqual([]);
+    expect(layerViolations(at('main/cli/x.ts', "import { readMirror } from '../state/mirror-view.js';"))).toEqual([]);
   });
 
   it('main/sync and main/api compile without DOM types and name no DOM globals', () => {
@@ -273,5 +395,72 @@ describe("the mirror's SQL has one owner (main/sync/mirror*.ts)", () => {
     expect(mirrorSqlIn(file, "db.prepare(\"SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'base'\");")).toHaveLength(1);
     expect(mirrorSqlIn(file, '// what differs from base is planned\nconst x = 1;')).toEqual([]);
     expect(mirrorSqlIn(file, "const message = 'the base of the tree';")).toEqual([]);
+  });
+});
+
+describe('the imports of our sources form no circle', () => {
+  /** The circles among made-up files, each given by its path and its text. */
+  const circlesAmong = (files: Record<string, string>) =>
+    importCircles(
+      Object.entries(files).flatMap(([path, text]) => at(path, text)),
+      Object.keys(files).map((path) => join(REPO, path)),
+    );
+
+  it('finds the imports between our files, type-only ones too', () => {
+    const graph = importGraph(ALL.flatMap((f) => importsOf(f)), ALL);
+    expect(graph.get('server/app.ts')).toContain('server/routes/auth.ts');
+    expect(graph.get('server/routes/auth.ts')).toContain('server/context.ts');
+    expect(graph.get('renderer/src/app.tsx')).toContain('main/contract/index.ts');
+    expect(graph.get('main/sync/plan.ts')).toContain('main/sync/plan/plan-state.ts');
+  });
+
+  it('holds for every source file', () => {
+    expect(importCircles(ALL.flatMap((f) => importsOf(f)), ALL)).toEqual([]);
+  });
+
+  it('reports each circle once, on one line (the check can fail)', () => {
+    expect(
+      circlesAmong({
+        'server/a.ts': "import { b } from './b.js';\nexport const a = 1;",
+        'server/b.ts': "import type { A } from './a.js';\nexport const b = 2;",
+        'main/sync/x.ts': "import { y } from './plan/y.js';",
+        'main/sync/plan/y.ts': "export { z } from '../z.js';",
+        'main/sync/z.ts': "const x = await import('./x.js');",
+        'main/sync/self.ts': "export type Self = import('./self.js').Other;",
+        'main/sync/alone.ts': "import { x } from './x.js';",
+      }),
+    ).toEqual([
+      'main/sync/plan/y.ts → main/sync/z.ts → main/sync/x.ts → main/sync/plan/y.ts',
+      'main/sync/self.ts → main/sync/self.ts',
+      'server/a.ts → server/b.ts → server/a.ts',
+    ]);
+  });
+
+  it('names every file of a tangle larger than one circle', () => {
+    expect(
+      circlesAmong({
+        'main/api/hub.ts': "import './a.js';\nimport './b.js';",
+        'main/api/a.ts': "import './hub.js';",
+        'main/api/b.ts': "import './hub.js';",
+      }),
+    ).toEqual(['main/api/a.ts → main/api/hub.ts → main/api/b.ts → main/api/hub.ts → main/api/a.ts']);
+  });
+
+  it('finds none in a tree, nor in files that share an import, and resolves a folder to its index', () => {
+    expect(
+      circlesAmong({
+        'main/sync/root.ts': "import { a } from './a.js';\nimport { b } from './b.js';\nimport * as plan from './plan/index.js';",
+        'main/sync/a.ts': "import type { Leaf } from './leaf.js';",
+        'main/sync/b.ts': "import { leaf } from './leaf.js';\nimport { thing } from 'some-package';",
+        'main/sync/leaf.ts': "import { readFileSync } from 'node:fs';",
+        'main/sync/plan/index.ts': "import { leaf } from '../leaf.js';",
+      }),
+    ).toEqual([]);
+    expect(
+      circlesAmong({
+        'main/sync/root.ts': "import * as plan from './plan';",
+        'main/sync/plan/index.ts': "import { root } from '../root.js';",
+      }),
+    ).toEqual(['main/sync/plan/index.ts → main/sync/root.ts → main/sync/plan/index.ts']);
   });
 });

@@ -7,7 +7,7 @@ import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, nativeImage, Noti
 import type { IpcMainInvokeEvent, UtilityProcess } from 'electron';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ENGINE_ENV, ENGINE_V8_FLAGS } from '../sync/process-flags.js';
+import { ENGINE_ENV, ENGINE_V8_FLAGS } from '../state/engine-process.js';
 import { autostartDir, startedAtLogin, writeAutostart } from './autostart.js';
 import { describeState, type ActivityItem, type StatusSnapshot } from '../contract/index.js';
 import type { HostPlatform } from './host/host.js';

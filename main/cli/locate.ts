@@ -3,7 +3,7 @@
  * (read-only), with the command line's one-line failures when it cannot be.
  */
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
-import type { MirrorEntry, MirrorReader } from '../sync/mirror-read.js';
+import type { MirrorEntry, MirrorReader } from '../state/mirror-view.js';
 import { canonicalPath, findRoot, rootOfAccount } from '../state/roots.js';
 import type { StatePaths } from '../state/paths.js';
 import { CliError } from './errors.js';
@@ -13,7 +13,7 @@ import { CliError } from './errors.js';
  * module (and with it better-sqlite3) is loaded only by the commands that read one.
  */
 export async function withMirror<T>(file: string, read: (mirror: MirrorReader) => T): Promise<T | null> {
-  const { readMirror } = await import('../sync/mirror-read.js');
+  const { readMirror } = await import('../state/mirror-view.js');
   return readMirror(file, read);
 }
 

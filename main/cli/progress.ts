@@ -2,8 +2,7 @@
  * What `sync` shows while it runs: on a terminal, one live progress line (files and bytes done, rate, ETA, current
  * transfers) with finished items above it; elsewhere, plain log lines. Problems go to stderr.
  */
-import type { Activity, EngineState, PassSummary } from '../sync/engine.js';
-import type { TransferEvent } from '../sync/execute.js';
+import type { Activity, EngineState, PassSummary, TransferEvent } from '../state/folder.js';
 import { humanBytes, offlineReason, safe } from './output.js';
 
 const VERBS: Partial<Record<Activity['kind'], string>> = {

@@ -5,12 +5,14 @@
  * Entries are named by `EntryRef` — a synced folder and a path inside it — never by a bare remote id: the host turns a
  * path into its remote entry through that folder's mirror, so the window can only act on what is actually synced.
  */
+import type { EngineState } from '../sync/states.js';
 import type { EntryRef } from './arguments.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Shared shapes
 
-export type FolderState = 'starting' | 'idle' | 'scanning' | 'syncing' | 'paused' | 'waiting-for-consent' | 'offline' | 'error' | 'stopped';
+/** A synced folder's state: its engine's, as the engine names it. */
+export type FolderState = EngineState;
 /** The whole app: signed out, or the most telling of its folders' states. */
 export type OverallState = 'signed-out' | FolderState;
 /** What the tray shows. */

@@ -10,6 +10,11 @@ import { listSharedTops, mineIn } from '../sync/shared.js';
 
 /** A folder drivesync made up to hold what others share with the account (not on the drive). */
 export { isPlacedFolder } from '../sync/shared.js';
+/**
+ * The engine's own reading of what is shared with the account and what it may do with it, so that a front end says
+ * what the engine will do.
+ */
+export { listSharedTops, mayDo } from '../sync/shared.js';
 
 export const PERMISSIONS: readonly Permission[] = ['view', 'edit', 'download'];
 

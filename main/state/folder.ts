@@ -22,8 +22,9 @@ import { readStatus, writeStatus, type RootStatus } from './status-file.js';
 /** The engine's events, as a synced folder passes them on. */
 export type FolderEvents = EngineEvents;
 export type { Activity, DeletionQuestion, EngineState, ItemError, PassSummary } from '../sync/engine.js';
+export type { TransferEvent } from '../sync/execute.js';
 export { conflictOriginal } from '../sync/names.js';
-export { ITEMS_NOT_SYNCED } from '../sync/pass.js';
+export { ITEMS_NOT_SYNCED } from '../sync/pass/summary.js';
 
 export interface OpenFolderOptions {
   paths: StatePaths;

@@ -157,97 +157,112 @@ function descendantsFollow(trees: MutableTrees, id: RemoteId, from: RelPath, to:
 
 export function applyOutcome(trees: MutableTrees, outcome: Outcome): void {
   switch (outcome.kind) {
-    case 'synced': {
-      if (outcome.replaces !== undefined) {
-        trees.remote.delete(outcome.replaces);
-        trees.base.delete(outcome.replaces);
-      }
-      const before = trees.base.get(outcome.remote.id);
-      trees.remote.set(outcome.remote.id, outcome.remote);
-      trees.local.set(outcome.local.path, outcome.local);
-      trees.base.set(outcome.remote.id, baseFrom(outcome.remote, outcome.local, outcome.madeHere ?? before?.madeHere));
-      if (before?.type === 'folder') descendantsFollow(trees, outcome.remote.id, before.path, outcome.local.path);
-      return;
-    }
-    case 'remote-moved': {
-      const previous = trees.remote.get(outcome.remote.id);
-      trees.remote.set(outcome.remote.id, outcome.remote);
-      const before = trees.base.get(outcome.remote.id);
-      if (before) {
-        // A rename moves updated_at too. Take the new one only if the entry's content was as synced before the
-        // move; otherwise keep the old one, so the remote edit still shows next pass.
-        const unchanged = previous !== undefined && previous.size === before.remoteSize && previous.updatedAt === before.remoteUpdatedAt;
-        const updatedAt = unchanged ? outcome.remote.updatedAt : before.remoteUpdatedAt;
-        trees.base.set(outcome.remote.id, movedBase(before, outcome.remote, outcome.local.path, updatedAt));
-      } else {
-        trees.base.set(outcome.remote.id, baseFrom(outcome.remote, outcome.local));
-      }
-      // Children keep their base rows; only their recorded local paths follow a folder's move (the user already
-      // moved the folder locally). Only the folder's own synced descendants: a row of another item that happens to
-      // be recorded at or below the old path is not touched.
-      if (before?.type === 'folder') descendantsFollow(trees, outcome.remote.id, before.path, outcome.local.path);
-      return;
-    }
-    case 'local-moved': {
-      const recorded = trees.base.get(outcome.remote.id)?.path;
-      moveLocalSubtree(trees, outcome.from, outcome.to);
-      // Rows still recorded below the folder's old path (the user had moved it before this engine moved it again).
-      if (recorded !== undefined && trees.base.get(outcome.remote.id)?.type === 'folder') {
-        descendantsFollow(trees, outcome.remote.id, recorded, outcome.to);
-      }
-      const b = trees.base.get(outcome.remote.id);
-      if (b && trees.local.has(outcome.to)) trees.base.set(outcome.remote.id, movedBase(b, outcome.remote, outcome.to, outcome.remote.updatedAt));
-      trees.remote.set(outcome.remote.id, outcome.remote);
-      return;
-    }
+    case 'synced':
+      return applySynced(trees, outcome);
+    case 'remote-moved':
+      return applyRemoteMoved(trees, outcome);
+    case 'local-moved':
+      return applyLocalMoved(trees, outcome);
     case 'remote-trashed':
       removeRemoteSubtree(trees.remote, trees.base, outcome.remoteId);
       return;
-    case 'local-trashed': {
-      // The rows that go: the trashed item's, those of the items physically in the subtree (the row's inode is at
-      // its recorded path), and those of the folder's synced descendants that are gone on both sides. A stale row of
-      // some other item that happens to be recorded below the path stays for the planner.
-      // (A descendant that moved out locally keeps its row, and so does everything below it.)
-      const below =
-        outcome.remoteId === null ? new Set<RemoteId>() : baseDescendants(trees.base, outcome.remoteId, elsewhereTest(trees, outcome.path));
-      const doomed = [...trees.base].filter(([id, b]) => {
-        if (id === outcome.remoteId) return true;
-        const item = trees.local.get(b.path);
-        if (isWithin(b.path, outcome.path) && isRecordedItem(item, b)) return true;
-        return below.has(id) && !trees.remote.has(id);
-      });
-      for (const path of [...trees.local.keys()]) if (isWithin(path, outcome.path)) trees.local.delete(path);
-      for (const [id] of doomed) trees.base.delete(id);
-      return;
-    }
+    case 'local-trashed':
+      return applyLocalTrashed(trees, outcome);
     case 'forgotten':
       trees.base.delete(outcome.remoteId);
       return;
-    case 'dropped': {
-      const kept = new Set(outcome.kept);
-      for (const id of outcome.remoteIds) {
-        const b = trees.base.get(id);
-        if (b && !kept.has(b.path)) trees.local.delete(b.path);
-        trees.base.delete(id);
-      }
-      return;
-    }
-    case 'conflicted': {
-      if (outcome.replaces !== undefined) {
-        trees.remote.delete(outcome.replaces);
-        trees.base.delete(outcome.replaces);
-      }
-      moveLocalSubtree(trees, outcome.movedFrom, outcome.copy.path);
-      trees.local.set(outcome.copy.path, outcome.copy);
-      trees.remote.set(outcome.remote.id, outcome.remote);
-      if (outcome.local) {
-        trees.local.set(outcome.local.path, outcome.local);
-        trees.base.set(outcome.remote.id, baseFrom(outcome.remote, outcome.local));
-      } else {
-        trees.base.delete(outcome.remote.id);
-      }
-      return;
-    }
+    case 'dropped':
+      return applyDropped(trees, outcome);
+    case 'conflicted':
+      return applyConflicted(trees, outcome);
+  }
+}
+
+type OutcomeOf<K extends Outcome['kind']> = Extract<Outcome, { kind: K }>;
+
+/** The synced entry a new one took the place of: its entry and its row go. */
+function retire(trees: MutableTrees, replaced: RemoteId | undefined): void {
+  if (replaced === undefined) return;
+  trees.remote.delete(replaced);
+  trees.base.delete(replaced);
+}
+
+function applySynced(trees: MutableTrees, outcome: OutcomeOf<'synced'>): void {
+  retire(trees, outcome.replaces);
+  const before = trees.base.get(outcome.remote.id);
+  trees.remote.set(outcome.remote.id, outcome.remote);
+  trees.local.set(outcome.local.path, outcome.local);
+  trees.base.set(outcome.remote.id, baseFrom(outcome.remote, outcome.local, outcome.madeHere ?? before?.madeHere));
+  if (before?.type === 'folder') descendantsFollow(trees, outcome.remote.id, before.path, outcome.local.path);
+}
+
+function applyRemoteMoved(trees: MutableTrees, outcome: OutcomeOf<'remote-moved'>): void {
+  const previous = trees.remote.get(outcome.remote.id);
+  trees.remote.set(outcome.remote.id, outcome.remote);
+  const before = trees.base.get(outcome.remote.id);
+  if (before) {
+    // A rename moves updated_at too. Take the new one only if the entry's content was as synced before the
+    // move; otherwise keep the old one, so the remote edit still shows next pass.
+    const unchanged = previous !== undefined && previous.size === before.remoteSize && previous.updatedAt === before.remoteUpdatedAt;
+    const updatedAt = unchanged ? outcome.remote.updatedAt : before.remoteUpdatedAt;
+    trees.base.set(outcome.remote.id, movedBase(before, outcome.remote, outcome.local.path, updatedAt));
+  } else {
+    trees.base.set(outcome.remote.id, baseFrom(outcome.remote, outcome.local));
+  }
+  // Children keep their base rows; only their recorded local paths follow a folder's move (the user already
+  // moved the folder locally). Only the folder's own synced descendants: a row of another item that happens to
+  // be recorded at or below the old path is not touched.
+  if (before?.type === 'folder') descendantsFollow(trees, outcome.remote.id, before.path, outcome.local.path);
+}
+
+function applyLocalMoved(trees: MutableTrees, outcome: OutcomeOf<'local-moved'>): void {
+  const recorded = trees.base.get(outcome.remote.id)?.path;
+  moveLocalSubtree(trees, outcome.from, outcome.to);
+  // Rows still recorded below the folder's old path (the user had moved it before this engine moved it again).
+  if (recorded !== undefined && trees.base.get(outcome.remote.id)?.type === 'folder') {
+    descendantsFollow(trees, outcome.remote.id, recorded, outcome.to);
+  }
+  const b = trees.base.get(outcome.remote.id);
+  if (b && trees.local.has(outcome.to)) trees.base.set(outcome.remote.id, movedBase(b, outcome.remote, outcome.to, outcome.remote.updatedAt));
+  trees.remote.set(outcome.remote.id, outcome.remote);
+}
+
+function applyLocalTrashed(trees: MutableTrees, outcome: OutcomeOf<'local-trashed'>): void {
+  // The rows that go: the trashed item's, those of the items physically in the subtree (the row's inode is at
+  // its recorded path), and those of the folder's synced descendants that are gone on both sides. A stale row of
+  // some other item that happens to be recorded below the path stays for the planner.
+  // (A descendant that moved out locally keeps its row, and so does everything below it.)
+  const below =
+    outcome.remoteId === null ? new Set<RemoteId>() : baseDescendants(trees.base, outcome.remoteId, elsewhereTest(trees, outcome.path));
+  const doomed = [...trees.base].filter(([id, b]) => {
+    if (id === outcome.remoteId) return true;
+    const item = trees.local.get(b.path);
+    if (isWithin(b.path, outcome.path) && isRecordedItem(item, b)) return true;
+    return below.has(id) && !trees.remote.has(id);
+  });
+  for (const path of [...trees.local.keys()]) if (isWithin(path, outcome.path)) trees.local.delete(path);
+  for (const [id] of doomed) trees.base.delete(id);
+}
+
+function applyDropped(trees: MutableTrees, outcome: OutcomeOf<'dropped'>): void {
+  const kept = new Set(outcome.kept);
+  for (const id of outcome.remoteIds) {
+    const b = trees.base.get(id);
+    if (b && !kept.has(b.path)) trees.local.delete(b.path);
+    trees.base.delete(id);
+  }
+}
+
+function applyConflicted(trees: MutableTrees, outcome: OutcomeOf<'conflicted'>): void {
+  retire(trees, outcome.replaces);
+  moveLocalSubtree(trees, outcome.movedFrom, outcome.copy.path);
+  trees.local.set(outcome.copy.path, outcome.copy);
+  trees.remote.set(outcome.remote.id, outcome.remote);
+  if (outcome.local) {
+    trees.local.set(outcome.local.path, outcome.local);
+    trees.base.set(outcome.remote.id, baseFrom(outcome.remote, outcome.local));
+  } else {
+    trees.base.delete(outcome.remote.id);
   }
 }
 

@@ -1,28 +1,30 @@
 /**
  * One synced folder's engine: its loop (folder-loop.ts), the timers that feed it (polls, rescans, the wake check,
- * held disappearances, locked items) and the watcher's wiring. A pass itself — scan, list, adopt, plan, guard,
- * execute — is pass.ts. It tells the CLI and the window what happens through typed events.
+ * held disappearances, locked items) and the watcher's wiring. It owns what outlives a pass: its state, the user's
+ * answers about deletions, when the next full listing is due. A pass itself — scan, list, adopt, plan, guard,
+ * execute — is pass/folder-passes.ts. It tells the CLI and the window what happens through typed events.
  */
 import { EventEmitter } from 'node:events';
-import type { DriveClient } from '../api/client.js';
 import { pruneVersions } from '../api/versions.js';
 import type { TransferEvent } from './execute.js';
 import { STATE_DIR } from './local.js';
 import { Mirror } from './mirror.js';
-import { nodeFileSystem, systemClock, type Clock, type FileSystem, type RandomId } from './ports.js';
+import { nodeFileSystem, systemClock, type Clock, type FileSystem } from './ports.js';
 import { collectGarbage } from './process-flags.js';
 import { RemoteChangeCheck } from './remote-changes.js';
-import { DEFAULT_HOLD, DisappearanceHold, type HoldLimits } from './hold.js';
+import { DEFAULT_HOLD, DisappearanceHold } from './hold.js';
 import { FolderLoop, type FolderRequest, type PassRequest, type Work } from './folder-loop.js';
-import { describeError, emptySummary, FolderPasses, type Activity, type DeletionQuestion, type ItemError, type PassSummary, type SharedWithMe } from './pass.js';
+import { FolderPasses } from './pass/folder-passes.js';
+import { answersAfter, NO_ANSWERS } from './pass/guard.js';
+import type { DeletionAnswers, PassOptions } from './pass/inputs.js';
+import { describeError, emptySummary, type Activity, type DeletionQuestion, type ItemError, type PassSummary, type SharedWithMe } from './pass/summary.js';
 import { watchTree, type Watcher, type WatchTree } from './watcher.js';
 import type { EngineState, RemoteId } from './types.js';
-import type { Selection } from './selective.js';
-import { listSharedArea, listSharedTops, NO_SHARED_AREA, probeSharedFolders, topsKey, type SharedArea, type SharedPlace } from './shared.js';
+import { listSharedArea, listSharedTops, NO_SHARED_AREA, probeSharedFolders, topsKey, type SharedArea } from './shared.js';
 
 export type { EngineState } from './types.js';
-export { deletionNeedsConsent } from './pass.js';
-export type { Activity, DeletionQuestion, ItemError, PassSummary, SharedWithMe } from './pass.js';
+export { deletionNeedsConsent } from './pass/guard.js';
+export type { Activity, DeletionQuestion, ItemError, PassSummary, SharedWithMe } from './pass/summary.js';
 export type { Selection } from './selective.js';
 
 export interface SyncOptions {
@@ -44,46 +46,23 @@ export interface EngineEvents {
   pass: [summary: PassSummary];
 }
 
-export interface EngineOptions {
-  /** The local folder kept in sync. */
-  root: string;
-  /** The remote folder it mirrors; null is the whole drive. */
-  remoteRootId?: RemoteId | null;
-  client: DriveClient;
+export interface EngineOptions extends PassOptions {
   /** Path of the mirror database of this root. */
   mirrorPath: string;
-  trash(absolutePath: string): Promise<void>;
   clock?: Clock;
-  hostname: string;
   pollIntervalMs?: number;
-  concurrency?: number;
-  /** Deletions above this many items stop the pass and ask. */
-  maxDeletions?: number;
-  /** Passes within one sync before giving up on convergence. */
-  maxIterations?: number;
-  /** Names that differ only by case are one name on the folder's volume; by default the volume is asked (FileSystem.volume). */
-  caseInsensitive?: boolean;
   /** The Watcher port; one `fs.watch` per folder by default. */
   watch?: WatchTree;
   /** What the executor does to the disk; node:fs by default. */
   fs?: FileSystem;
-  /** Names of temp files; random UUIDs by default. */
-  randomId?: RandomId;
   /** How often the clock is read to notice that the machine slept (then a full scan runs); 30 s by default. */
   wakeCheckMs?: number;
-  /** How long a local disappearance waits for the folder to settle before it counts as a deletion (live mode). */
-  hold?: HoldLimits;
   /** The watcher's stability wait; 300 ms by default. */
   stabilityMs?: number;
   /** How often the folder is scanned in full while its watcher has failed; every minute by default. */
   fallbackRescanMs?: number;
   /** How long after its last pass an idle engine lets base go (kept in the mirror only); a minute by default. */
   releaseBaseAfterMs?: number;
-  /**
-   * When items another program held locked are first tried again (live mode; closing a file is no change to watch);
-   * 10 s by default, then twice as long each time they are still locked, up to 5 minutes.
-   */
-  busyRetryMs?: number;
   /**
    * Earlier versions of files (entries a saved edit replaced) in this folder are deleted for good this many days after
    * they were replaced (read when due: a changed setting applies without a restart); undefined keeps them until someone
@@ -92,15 +71,6 @@ export interface EngineOptions {
   keepVersionsDays?: () => number | undefined;
   /** How often the engine looks for earlier versions past their days; every 6 hours by default. */
   versionsCheckMs?: number;
-  /** What this computer leaves out of the folder (selective sync), read at the start of every pass. */
-  selection?: () => Selection;
-  /** New top-level folders the folder's setting leaves out were found: keep them excluded (the selection's owner). */
-  excludeNewFolders?: (ids: RemoteId[]) => void;
-  /**
-   * Where what others share with the account arrives (a folder at the top) and who the account is, read at every pass
-   * and look; null or absent: nothing shared with the account is synced here. Only a folder synced with the whole drive.
-   */
-  sharedPlace?: () => SharedPlace | null;
   /** How long after a listing of what the shared entries hold the next is due, given how many entries it found. */
   sharedWalkSpacingMs?: (entries: number) => number;
 }
@@ -141,6 +111,17 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private live = false;
   /** The passes, and what each leaves the next (the trees, the scans' findings, the guard's memory). */
   private readonly passes: FolderPasses;
+  /** Synced items gone from where the watcher looked, waiting to be found elsewhere before they count as deleted. */
+  private readonly hold: DisappearanceHold;
+  /** Tells from three small requests whether the drive changed (remote-changes.ts). */
+  private readonly remoteCheck: RemoteChangeCheck;
+  /** What the user said about the deletions the guard stopped at (a pass gets them as they stand when it begins). */
+  private answers: DeletionAnswers = { ...NO_ANSWERS };
+  /** When the next full listing is due, even if the cheap check shows nothing. */
+  private nextFullListing = 0;
+  /** How long the last full scan took. */
+  private lastFullScanMs = 0;
+  private lastSyncValue: Date | null = null;
   /** Every request for work goes through it: one job (a pass, a look at the drive) at a time. */
   private readonly loop: FolderLoop<PassSummary>;
   readonly recent: Activity[] = [];
@@ -155,17 +136,16 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     this.mirror = new Mirror(options.mirrorPath);
     // The engine as a pass sees it: its flags, its events, its watcher and its timers.
     const engine = this;
+    this.hold = new DisappearanceHold(options.hold ?? DEFAULT_HOLD);
+    this.remoteCheck = new RemoteChangeCheck(options.client, options.remoteRootId ?? null);
     this.passes = new FolderPasses(
       options,
       this.clock,
       this.fs,
       this.mirror,
-      new DisappearanceHold(options.hold ?? DEFAULT_HOLD),
-      new RemoteChangeCheck(options.client, options.remoteRootId ?? null),
+      this.hold,
+      this.remoteCheck,
       {
-        get live() {
-          return engine.live;
-        },
         get paused() {
           return engine.paused;
         },
@@ -189,8 +169,14 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
           this.errors.length = Math.min(this.errors.length, 200);
           this.emit('item-error', error);
         },
-        askConsent: (question) => this.emit('confirm-deletions', question),
+        askConsent: (question) => {
+          // Said at once: an answer that comes before the pass ends is for the question asked.
+          this.answers.askedFor = question.count;
+          this.emit('confirm-deletions', question);
+        },
         watcherPending: () => this.watcher?.pending() ?? null,
+        untilQuiet: (limitMs) => this.untilQuiet(limitMs),
+        takeLocalChanges: () => this.loop.takePaths(),
         startWatching: () => this.startWatching(),
         stopWatching: () => this.stopWatching(),
         checkDrive: () => this.schedulePoll(0),
@@ -200,7 +186,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     this.loop = new FolderLoop<PassSummary>({
       take: (request) => this.take(request),
       check: () => this.check(),
-      pass: (request) => this.passes.run(request),
+      pass: (request) => this.runPass(request),
       passed: (summary) => {
         // Listeners may ask for another pass from here: the finished one no longer counts as running.
         queueMicrotask(() => this.emit('pass', summary));
@@ -216,6 +202,17 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     return this.stateValue;
   }
 
+  /** One pass with the user's answers as they stand; what it returns for the next is kept here. */
+  private async runPass(request: PassRequest): Promise<PassSummary> {
+    const answers = { ...this.answers };
+    const result = await this.passes.run({ ...request, live: this.live, answers });
+    this.answers = answersAfter(answers, result.answers, result.guarded, this.answers);
+    if (result.fullListingDue !== undefined) this.nextFullListing = result.fullListingDue;
+    if (result.fullScanMs !== undefined) this.lastFullScanMs = result.fullScanMs;
+    if (result.ended) this.lastSyncValue = result.ended;
+    return result.summary;
+  }
+
   /** Items the mirror holds as synced. */
   get syncedCount(): number {
     return this.passes.syncedCount;
@@ -228,7 +225,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
 
   /** When the last pass that reached its end ended. */
   get lastSync(): Date | null {
-    return this.passes.lastSync;
+    return this.lastSyncValue;
   }
 
   /**
@@ -241,7 +238,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       this.loop.idle &&
       !this.timers.has('verify') &&
       !this.passes.watcherBusy() &&
-      !this.passes.hold.holding
+      !this.hold.holding
     );
   }
 
@@ -306,10 +303,12 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private take(request: FolderRequest): Work {
     switch (request.kind) {
       case 'local-change':
-        this.passes.hold.changed(this.clock.now().getTime());
-        for (const path of request.paths) this.passes.dirtyPaths.add(path);
+        this.hold.changed(this.clock.now().getTime());
         this.verifyWhenSettled();
-        return { pass: { fullScan: false, listRemote: false } };
+        return { pass: { fullScan: false, listRemote: false, paths: new Set(request.paths) } };
+      case 'quiet':
+        this.quietNow();
+        return null;
       case 'poll':
         return { check: true };
       case 'look': {
@@ -336,19 +335,19 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       case 'resume':
         this.paused = false;
         // A question left unanswered (the user paused instead) is asked again.
-        this.passes.askedFor = null;
+        this.answers.askedFor = null;
         return { pass: { fullScan: request.fullScan, listRemote: true } };
       case 'consent':
       case 'keep':
-        if (request.kind === 'consent') this.passes.consent = true;
-        else this.passes.keep = true;
+        if (request.kind === 'consent') this.answers.consent = true;
+        else this.answers.keep = true;
         // A running engine that was waiting for the answer goes on at once (a paused one, once resumed).
         if (request.kind === 'keep' && this.paused) {
           this.paused = false;
-          this.passes.askedFor = null;
+          this.answers.askedFor = null;
           return { pass: { fullScan: false, listRemote: true } };
         }
-        return this.live && this.passes.askedFor !== null ? { pass: { fullScan: false, listRemote: false } } : null;
+        return this.live && this.answers.askedFor !== null ? { pass: { fullScan: false, listRemote: false } } : null;
       case 'release':
         // Never under a pass, which holds the trees; a look may run (it asks for what is synced when it starts).
         if (!this.loop.passing && this.passes.releaseBase()) collectGarbage();
@@ -356,6 +355,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       case 'stop':
         this.stopped = true;
         this.abort.abort();
+        this.quietNow();
         for (const cancel of this.timers.values()) cancel();
         this.timers.clear();
         return null;
@@ -369,13 +369,13 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
    */
   private verifyWhenSettled(): void {
     const settle = (this.options.hold ?? DEFAULT_HOLD).settleMs;
-    this.setTimer('verify', Math.max(settle, this.passes.lastFullScanMs * 100), () => void this.loop.submit({ kind: 'rescan', listRemote: false }));
+    this.setTimer('verify', Math.max(settle, this.lastFullScanMs * 100), () => void this.loop.submit({ kind: 'rescan', listRemote: false }));
   }
 
   /** While disappearances wait, a pass looks again when the folder may have settled. */
   private scheduleHoldCheck(): void {
     this.cancelTimer('hold');
-    const due = this.passes.hold.nextCheck();
+    const due = this.hold.nextCheck();
     if (this.stopped || this.paused || due === null) return;
     this.setTimer('hold', Math.max(0, due - this.clock.now().getTime()), () => void this.loop.submit({ kind: 'retry' }));
   }
@@ -394,6 +394,33 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private cancelTimer(name: TimerName): void {
     this.timers.get(name)?.();
     this.timers.delete(name);
+  }
+
+  /** Passes waiting for the watcher to report every path it saw change. */
+  private readonly quietWaiters = new Set<() => void>();
+
+  /**
+   * Until the watcher has reported what it saw change, at most `limitMs`. The folder counts as changing until then,
+   * for the deletions the hold keeps back (hold.ts).
+   */
+  private untilQuiet(limitMs: number): Promise<void> {
+    if ((this.watcher?.pending() ?? 0) === 0 || this.stopped) return Promise.resolve();
+    this.hold.changed(this.clock.now().getTime());
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        cancel();
+        this.quietWaiters.delete(done);
+        this.hold.changed(this.clock.now().getTime());
+        resolve();
+      };
+      const cancel = this.clock.after(limitMs, done);
+      this.quietWaiters.add(done);
+    });
+  }
+
+  /** The folder is quiet (or no longer watched): the passes waiting for it go on. */
+  private quietNow(): void {
+    for (const done of [...this.quietWaiters]) done();
   }
 
   /** Syncs now, then keeps the folder in sync: local changes from the watcher, remote ones by polling. */
@@ -438,6 +465,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       clock: this.clock,
       ...(this.options.stabilityMs !== undefined ? { stabilityMs: this.options.stabilityMs } : {}),
       onChange: (paths) => void this.loop.submit({ kind: 'local-change', paths }),
+      onQuiet: () => void this.loop.submit({ kind: 'quiet' }),
       onError: (error, failure) => {
         if (this.stopped) return;
         if (failure?.fallback !== 'rescan') {
@@ -466,6 +494,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private async stopWatching(): Promise<void> {
     const watcher = this.watcher;
     this.watcher = null;
+    this.quietNow();
     this.watchDegraded = false;
     this.cancelTimer('fallback');
     await watcher?.close();
@@ -493,8 +522,8 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private async check(): Promise<PassRequest | null> {
     const listing = { fullScan: false, listRemote: true };
     const now = this.clock.now().getTime();
-    const { remoteCheck } = this.passes;
-    if (!remoteCheck.usable || now >= this.passes.nextFullListing || this.stateValue === 'offline') return listing;
+    const { remoteCheck } = this;
+    if (!remoteCheck.usable || now >= this.nextFullListing || this.stateValue === 'offline') return listing;
     try {
       const synced = this.passes.synced();
       const signals = await remoteCheck.read(this.abort.signal);
@@ -539,8 +568,8 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
    * cheap signals do not cover (they are of the account's own drive), at an interval that grows with its size.
    */
   private async lookAtShared(now: number, force = false): Promise<SharedArea | undefined> {
-    const place = this.passes.sharedPlace();
-    const current = this.passes.sharedArea;
+    const place = this.passes.shared.place();
+    const current = this.passes.shared.area;
     if (!place) return current.key === '' ? undefined : NO_SHARED_AREA;
     const tops = await listSharedTops(this.options.client, place.me, this.abort.signal);
     const key = topsKey(tops, place);

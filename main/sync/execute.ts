@@ -128,6 +128,9 @@ export class BusyError extends Error {
 /** The disk refuses to create this name or a path this long (Windows' name rules and MAX_PATH). */
 export class RefusedPathError extends Error {}
 
+/** The operation of one kind. */
+type Op<K extends Operation['kind']> = Extract<Operation, { kind: K }>;
+
 const errorCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | null)?.code;
 
 export class Executor {
@@ -363,32 +366,10 @@ export class Executor {
   private async perform(op: Operation, signal?: AbortSignal): Promise<Outcome | Outcome[]> {
     const { client } = this.ports;
     switch (op.kind) {
-      case 'upload': {
-        const folders = op.folders ?? [];
-        const relativePath = folders.length > 0 ? [...folders.map((f) => f.name), op.name].join('/') : undefined;
-        const folderItems = await Promise.all(folders.map((folder) => this.localItem(folder.path, false)));
-        const { entry, local } = await this.uploadFile(op.path, op.name, op.parentId, signal, relativePath);
-        const file: Outcome = { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local, madeHere: true };
-        if (folders.length === 0) return file;
-        // The folders the upload made on its way are synced with it, parents first.
-        const ids = await this.foldersMade(entry, op.parentId, folders, signal);
-        const made: Outcome[] = [];
-        for (const [i, folder] of folders.entries()) {
-          const remote: RemoteItem = { id: ids[i]!, parentId: i === 0 ? op.parentId : ids[i - 1]!, name: folder.name, type: 'folder', size: 0, updatedAt: '' };
-          made.push({ kind: 'synced', remote, local: folderItems[i]! });
-        }
-        return [...made, file];
-      }
-      case 'replace-remote': {
-        const old = this.remoteOf(op.remoteId);
-        // What the old entry carries is read first, so that the new entry and the old one's trash follow each other at
-        // once: another computer that lists the drive between them sees two entries of one name.
-        const carried = await readCarried(client, op.remoteId, this.remoteParent(old.parentId), old.name);
-        const { entry, local } = await this.uploadFile(op.path, old.name, old.parentId, signal);
-        await client.entries.trash([op.remoteId]);
-        await carryOver(client, carried, entry, op.path, (message) => this.events.notice?.(message, op.path));
-        return { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local, replaces: op.remoteId, madeHere: true };
-      }
+      case 'upload':
+        return this.upload(op, signal);
+      case 'replace-remote':
+        return this.replaceRemote(op, signal);
       case 'create-remote-folder': {
         const local = await this.localItem(op.path, false);
         const folder = await client.entries.createFolder(op.name, this.remoteParent(op.parentId));
@@ -401,52 +382,18 @@ export class Executor {
         const entry = await client.entries.rename(op.remoteId, op.name);
         return { kind: 'remote-moved', remote: toRemoteItem(entry, this.rootId), local };
       }
-      case 'move-remote': {
-        const local = await this.localItem(op.path, false);
-        const current = this.remoteOf(op.remoteId);
-        const [moved] = await client.entries.move([op.remoteId], this.remoteParent(op.parentId));
-        // Without the entry in the answer its new updated_at is unknown (a move changes it): '' until the next listing.
-        let item: RemoteItem = moved ? toRemoteItem(moved, this.rootId) : { ...current, parentId: op.parentId, updatedAt: '' };
-        if (item.name !== op.name) item = toRemoteItem(await client.entries.rename(op.remoteId, op.name), this.rootId);
-        // Deployed versions may answer an empty `entries`; the parent is what we asked for.
-        item = { ...item, parentId: op.parentId };
-        return { kind: 'remote-moved', remote: item, local };
-      }
-      case 'trash-remote': {
-        if (this.trees.remote.get(op.remoteId)?.type === 'folder') await this.unchangedRemoteFolder(op.remoteId, signal);
-        try {
-          await client.entries.trash([op.remoteId]);
-        } catch (error) {
-          if (!(error instanceof NotFoundError)) throw error;
-        }
-        const b = this.trees.base.get(op.remoteId);
-        if (b) this.mirror.recordTrashed({ remoteId: op.remoteId, path: b.path, type: b.type, at: this.ports.clock.now().toISOString() });
-        return { kind: 'remote-trashed', remoteId: op.remoteId };
-      }
-      case 'download': {
-        const remote = this.remoteOf(op.remoteId);
-        const expected = this.trees.base.get(op.replaces ?? op.remoteId);
-        const seen = this.trees.local.get(op.path);
-        const local = await this.fetchInto(remote, op.path, signal, (current) => {
-          // C2 replaces a file only while it is the synced version as the plan saw it (same item, size and time);
-          // N1/D4 only fill an empty place.
-          if (!current) return true;
-          return !!expected && expected.path === op.path && !changedSince(seen, current);
-        });
-        return { kind: 'synced', remote, local, ...(op.replaces !== undefined ? { replaces: op.replaces } : {}) };
-      }
+      case 'move-remote':
+        return this.moveRemote(op);
+      case 'trash-remote':
+        return this.trashRemote(op, signal);
+      case 'download':
+        return this.download(op, signal);
       case 'create-local-folder': {
         await this.placing(op.path, () => this.ports.fs.mkdir(this.abs(op.path)));
         return { kind: 'synced', remote: this.remoteOf(op.remoteId), local: await this.localItem(op.path, false) };
       }
-      case 'move-local': {
-        const from = await this.unchangedLocal(op.from);
-        // On a volume that folds case, a rename that changes only case finds the item itself at its new name.
-        const there = await this.ports.fs.stat(this.abs(op.to)).catch(() => null);
-        if (there && !(from && sameItem({ inode: there.ino, ...birthField(birthTimeOf(there)) }, from))) throw new StaleError(`${op.to} already exists`);
-        await this.placing(op.to, () => this.ports.fs.rename(this.abs(op.from), this.abs(op.to)), this.abs(op.from));
-        return { kind: 'local-moved', from: op.from, to: op.to, remote: this.remoteOf(op.remoteId) };
-      }
+      case 'move-local':
+        return this.moveLocal(op);
       case 'trash-local': {
         const current = await this.unchangedLocal(op.path);
         if (current) await this.trashAsPlanned(op.path, this.trees.local.get(op.path) ?? current);
@@ -455,18 +402,7 @@ export class Executor {
       case 'forget':
         return { kind: 'forgotten', remoteId: op.remoteId };
       case 'drop-local':
-        return dropLocalCopy(
-          {
-            ...this.asideContext(),
-            base: this.trees.base.values(),
-            local: this.trees.local,
-            abs: (p) => this.abs(p),
-            ...(this.ports.scanFolder ? { scanFolder: this.ports.scanFolder } : {}),
-          },
-          op,
-        ).catch((error: unknown) => {
-          throw error instanceof DropStaleError ? new StaleError(error.message) : error;
-        });
+        return this.dropLocal(op);
       case 'record': {
         const remote = this.remoteOf(op.remoteId);
         return { kind: 'synced', remote, local: await this.localItem(op.path, true) };
@@ -477,6 +413,97 @@ export class Executor {
       case 'resolve-twin':
         return this.resolveTwin(op, signal);
     }
+  }
+
+  private async upload(op: Op<'upload'>, signal?: AbortSignal): Promise<Outcome | Outcome[]> {
+    const folders = op.folders ?? [];
+    const relativePath = folders.length > 0 ? [...folders.map((f) => f.name), op.name].join('/') : undefined;
+    const folderItems = await Promise.all(folders.map((folder) => this.localItem(folder.path, false)));
+    const { entry, local } = await this.uploadFile(op.path, op.name, op.parentId, signal, relativePath);
+    const file: Outcome = { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local, madeHere: true };
+    if (folders.length === 0) return file;
+    // The folders the upload made on its way are synced with it, parents first.
+    const ids = await this.foldersMade(entry, op.parentId, folders, signal);
+    const made: Outcome[] = [];
+    for (const [i, folder] of folders.entries()) {
+      const remote: RemoteItem = { id: ids[i]!, parentId: i === 0 ? op.parentId : ids[i - 1]!, name: folder.name, type: 'folder', size: 0, updatedAt: '' };
+      made.push({ kind: 'synced', remote, local: folderItems[i]! });
+    }
+    return [...made, file];
+  }
+
+  private async replaceRemote(op: Op<'replace-remote'>, signal?: AbortSignal): Promise<Outcome> {
+    const { client } = this.ports;
+    const old = this.remoteOf(op.remoteId);
+    // What the old entry carries is read first, so that the new entry and the old one's trash follow each other at
+    // once: another computer that lists the drive between them sees two entries of one name.
+    const carried = await readCarried(client, op.remoteId, this.remoteParent(old.parentId), old.name);
+    const { entry, local } = await this.uploadFile(op.path, old.name, old.parentId, signal);
+    await client.entries.trash([op.remoteId]);
+    await carryOver(client, carried, entry, op.path, (message) => this.events.notice?.(message, op.path));
+    return { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local, replaces: op.remoteId, madeHere: true };
+  }
+
+  private async moveRemote(op: Op<'move-remote'>): Promise<Outcome> {
+    const { client } = this.ports;
+    const local = await this.localItem(op.path, false);
+    const current = this.remoteOf(op.remoteId);
+    const [moved] = await client.entries.move([op.remoteId], this.remoteParent(op.parentId));
+    // Without the entry in the answer its new updated_at is unknown (a move changes it): '' until the next listing.
+    let item: RemoteItem = moved ? toRemoteItem(moved, this.rootId) : { ...current, parentId: op.parentId, updatedAt: '' };
+    if (item.name !== op.name) item = toRemoteItem(await client.entries.rename(op.remoteId, op.name), this.rootId);
+    // Deployed versions may answer an empty `entries`; the parent is what we asked for.
+    item = { ...item, parentId: op.parentId };
+    return { kind: 'remote-moved', remote: item, local };
+  }
+
+  private async trashRemote(op: Op<'trash-remote'>, signal?: AbortSignal): Promise<Outcome> {
+    if (this.trees.remote.get(op.remoteId)?.type === 'folder') await this.unchangedRemoteFolder(op.remoteId, signal);
+    try {
+      await this.ports.client.entries.trash([op.remoteId]);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
+    const b = this.trees.base.get(op.remoteId);
+    if (b) this.mirror.recordTrashed({ remoteId: op.remoteId, path: b.path, type: b.type, at: this.ports.clock.now().toISOString() });
+    return { kind: 'remote-trashed', remoteId: op.remoteId };
+  }
+
+  private async download(op: Op<'download'>, signal?: AbortSignal): Promise<Outcome> {
+    const remote = this.remoteOf(op.remoteId);
+    const expected = this.trees.base.get(op.replaces ?? op.remoteId);
+    const seen = this.trees.local.get(op.path);
+    const local = await this.fetchInto(remote, op.path, signal, (current) => {
+      // C2 replaces a file only while it is the synced version as the plan saw it (same item, size and time);
+      // N1/D4 only fill an empty place.
+      if (!current) return true;
+      return !!expected && expected.path === op.path && !changedSince(seen, current);
+    });
+    return { kind: 'synced', remote, local, ...(op.replaces !== undefined ? { replaces: op.replaces } : {}) };
+  }
+
+  private async moveLocal(op: Op<'move-local'>): Promise<Outcome> {
+    const from = await this.unchangedLocal(op.from);
+    // On a volume that folds case, a rename that changes only case finds the item itself at its new name.
+    const there = await this.ports.fs.stat(this.abs(op.to)).catch(() => null);
+    if (there && !(from && sameItem({ inode: there.ino, ...birthField(birthTimeOf(there)) }, from))) throw new StaleError(`${op.to} already exists`);
+    await this.placing(op.to, () => this.ports.fs.rename(this.abs(op.from), this.abs(op.to)), this.abs(op.from));
+    return { kind: 'local-moved', from: op.from, to: op.to, remote: this.remoteOf(op.remoteId) };
+  }
+
+  private dropLocal(op: Op<'drop-local'>): Promise<Outcome> {
+    return dropLocalCopy(
+      {
+        ...this.asideContext(),
+        base: this.trees.base.values(),
+        local: this.trees.local,
+        abs: (p) => this.abs(p),
+        ...(this.ports.scanFolder ? { scanFolder: this.ports.scanFolder } : {}),
+      },
+      op,
+    ).catch((error: unknown) => {
+      throw error instanceof DropStaleError ? new StaleError(error.message) : error;
+    });
   }
 
   /**

@@ -3,10 +3,11 @@
  * (the watcher, the timers, the user through either front end) submits a typed request here, and the loop does the
  * work one job at a time: a pass, or a cheap look at the drive.
  *
- * A request is taken at once, in the order it comes: what it changes (pause, consent, paths the watcher named, stop)
- * holds from then on, and a pass under way sees it at its next step, as it sees an abort. What a request asks of the
- * folder is queued: a pass asked while one waits in the queue is merged into it (Syncthing's buffer of one), so every
- * caller gets the summary of the pass that did what it asked; a look asked while one waits is that look.
+ * A request is taken at once, in the order it comes: what it changes (pause, consent, stop) holds from then on, and a
+ * pass under way sees it at its next step, as it sees an abort. What a request asks of the folder is queued: a pass
+ * asked while one waits in the queue is merged into it (Syncthing's buffer of one; the paths the watcher named, as a
+ * set), so every caller gets the summary of the pass that did what it asked; a look asked while one waits is that
+ * look. A pass under way takes the paths named since it began out of the pass that waits (`takePaths`).
  */
 import type { RemoteDelta } from './remote-changes.js';
 import type { SharedArea } from './shared.js';
@@ -18,6 +19,8 @@ import type { RelPath } from './types.js';
  */
 export interface PassRequest {
   fullScan: boolean;
+  /** Paths the watcher named: looked at again (a full scan looks at everything). */
+  paths?: ReadonlySet<RelPath>;
   listRemote: boolean;
   remoteDelta?: RemoteDelta;
   /** What is shared with the account, as a look at it found it changed (a full listing lists it too). */
@@ -27,6 +30,8 @@ export interface PassRequest {
 export type FolderRequest =
   /** The watcher named paths that changed. */
   | { kind: 'local-change'; paths: readonly RelPath[] }
+  /** The watcher has reported every path it saw change: a pass waiting for the folder to be quiet goes on. */
+  | { kind: 'quiet' }
   /** The poll timer: is there news on the drive? */
   | { kind: 'poll' }
   /** The user opened the window or the tray menu: the drive is looked at now, not at the next tick. */
@@ -85,7 +90,13 @@ type Job<S> = { kind: 'pass'; request: PassRequest; done: Deferred<S> } | { kind
 
 const merge = (a: PassRequest, b: PassRequest): PassRequest => {
   const sharedArea = b.sharedArea ?? a.sharedArea;
-  const merged = { fullScan: a.fullScan || b.fullScan, listRemote: a.listRemote || b.listRemote, ...(sharedArea ? { sharedArea } : {}) };
+  const paths = a.paths && b.paths ? new Set([...a.paths, ...b.paths]) : (a.paths ?? b.paths);
+  const merged = {
+    fullScan: a.fullScan || b.fullScan,
+    listRemote: a.listRemote || b.listRemote,
+    ...(sharedArea ? { sharedArea } : {}),
+    ...(paths && paths.size > 0 ? { paths } : {}),
+  };
   if (merged.listRemote || !(a.remoteDelta || b.remoteDelta)) return merged;
   const deltas = [a.remoteDelta, b.remoteDelta].filter((d) => d !== undefined);
   // The later answer about an entry is the one that holds.
@@ -127,6 +138,15 @@ export class FolderLoop<S> {
     if (work === null) return Promise.resolve(null);
     if (this.stopped) return Promise.resolve('pass' in work ? this.work.empty() : null);
     return 'pass' in work ? this.queuePass(work.pass) : this.queueCheck();
+  }
+
+  /** The paths the watcher named for the pass that waits, taken out of it by the pass under way. */
+  takePaths(): ReadonlySet<RelPath> {
+    const waiting = this.queue.find((job) => job.kind === 'pass');
+    if (waiting?.kind !== 'pass' || !waiting.request.paths) return new Set();
+    const { paths, ...rest } = waiting.request;
+    waiting.request = rest;
+    return paths;
   }
 
   private queuePass(request: PassRequest): Promise<S> {

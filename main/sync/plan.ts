@@ -16,7 +16,7 @@ import { addTo } from './grouping.js';
 import { baseName, givenNames, isGivenName, nameKey, parentOf } from './names.js';
 import { byDepthThenPath, classify, type Classified } from './plan/classify.js';
 import { CONSTRAINTS } from './plan/constraints.js';
-import { Pass } from './plan/pass.js';
+import { PlanState } from './plan/plan-state.js';
 import { NEW_LOCAL, NEW_REMOTE, SYNCED_TABLE, remoteLeaving } from './plan/table.js';
 import type { LocalItem, Plan, RelPath, RemoteId, RemoteItem, Trees } from './types.js';
 
@@ -31,6 +31,11 @@ export interface PlanOptions {
   excludedRoots?: ReadonlySet<RemoteId>;
   /** Remote entries new inside an excluded folder whose local changes are synced first: no row places them. */
   heldBack?: ReadonlySet<RemoteId>;
+  /**
+   * Local items of excluded folders' copies still here (E1): ignored names that are no synced item, not even one
+   * recorded at their path (a folder deleted here whose place such a copy took is not that folder made again).
+   */
+  leftOutCopies?: ReadonlySet<RelPath>;
 }
 
 /**
@@ -98,8 +103,8 @@ export function plan(trees: Trees, options: PlanOptions = {}): Plan {
 export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
   const caseInsensitive = options.caseInsensitive ?? false;
   const isIgnored = options.isIgnored ?? (() => false);
-  const classified = classify(trees, { isIgnored });
-  const pass = new Pass(trees, classified, { caseInsensitive, isIgnored, ...(options.excludedRoots ? { excludedRoots: options.excludedRoots } : {}) });
+  const classified = classify(trees, { isIgnored, ...(options.leftOutCopies ? { leftOutCopies: options.leftOutCopies } : {}) });
+  const pass = new PlanState(trees, classified, { caseInsensitive, isIgnored, ...(options.excludedRoots ? { excludedRoots: options.excludedRoots } : {}) });
 
   // Synced items, shallowest first by where they are now (their local path if they exist locally), so that a folder
   // moved or trashed this pass is decided before anything inside it now, even an item that moved in.

@@ -33,6 +33,8 @@ export interface SelectedView {
   excludedRoots: ReadonlySet<RemoteId>;
   /** New on the drive inside a copy whose changes are synced first (E2): seen by the table, never placed here. */
   heldBack: ReadonlySet<RemoteId>;
+  /** The local items of the copies left out (E1): they keep their places, and are no synced item the table sees. */
+  copies: ReadonlySet<RelPath>;
   /** Local paths never uploaded: local folders at an excluded folder's place, and what they hold (E3). */
   leftOut: (path: RelPath) => boolean;
   /** Local copies of excluded folders that can go now (E1). */
@@ -172,7 +174,7 @@ export function selectView(
 ): SelectedView {
   const outside = entriesOutside(trees.remote, selection.excluded);
   if (outside.size === 0) {
-    return { trees, settledTrees: trees, excludedRoots: new Set(), heldBack: new Set(), leftOut: () => false, operations: [], skipped: [], outside };
+    return { trees, settledTrees: trees, excludedRoots: new Set(), heldBack: new Set(), copies: new Set(), leftOut: () => false, operations: [], skipped: [], outside };
   }
   const view = new Selecting(trees, selection, outside, isIgnored);
   for (const unit of view.units.values()) view.decide(unit);
@@ -189,6 +191,8 @@ class Selecting {
   /** Local items inside each copy, by the copy's path. */
   private readonly localWithin = new Map<RelPath, RelPath[]>();
   private readonly hiddenBase = new Set<RemoteId>();
+  /** Synced items of the copies out of the table's sight (E1). */
+  private readonly copyRows = new Set<RemoteId>();
   private readonly hiddenRemote: Set<RemoteId>;
   /** Synced items of E2 copies, which the table plans. */
   private readonly planned = new Set<RemoteId>();
@@ -316,17 +320,21 @@ class Selecting {
 
   /**
    * Out of the table's sight, but not of its names: the copy here keeps its place (never uploaded, as an ignored
-   * name), and the drive's entry, where it is an excluded folder's own, keeps its name among its siblings.
+   * name), and the drive's entries that are excluded folders themselves keep their names among their siblings — the
+   * copy's own, and one the drive moved out of it to a folder synced here.
    */
   private hideCopy(unit: Unit): void {
-    for (const m of unit.members) this.hiddenBase.add(m.remoteId);
+    for (const m of unit.members) {
+      this.hiddenBase.add(m.remoteId);
+      this.copyRows.add(m.remoteId);
+      const r = this.trees.remote.get(m.remoteId);
+      if (r && (r.parentId === null || !this.outside.has(r.parentId))) {
+        this.hiddenRemote.delete(r.id);
+        this.excludedRoots.add(r.id);
+      }
+    }
     this.leftOutPaths.push(unit.root.path);
     this.unitPaths.push(unit.root.path);
-    const r = this.trees.remote.get(unit.root.remoteId);
-    if (r && (r.parentId === null || !this.outside.has(r.parentId))) {
-      this.hiddenRemote.delete(r.id);
-      this.excludedRoots.add(r.id);
-    }
   }
 
   /**
@@ -352,14 +360,23 @@ class Selecting {
     if (this.planned.size === 0) return;
     const { base, remote } = this.trees;
     for (const id of this.outside) {
-      if (base.has(id)) continue;
+      if (base.has(id)) {
+        // A folder synced elsewhere and moved in there on the drive, whose own copy goes by E1: the drive refuses a
+        // new folder of its name beside it, so one made here is numbered (N2). (The drive takes a file's name twice;
+        // a file in sight would pass for the new entry of a synced file gone from its place, C2.)
+        const r = remote.get(id);
+        if (this.copyRows.has(id) && r?.type === 'folder' && r.parentId !== null && this.planned.has(r.parentId)) this.holdBack(id);
+        continue;
+      }
       let cur = remote.get(id);
       for (let hops = 0; cur && !base.has(cur.id) && hops < 10_000; hops++) cur = cur.parentId === null ? undefined : remote.get(cur.parentId);
-      if (cur && this.planned.has(cur.id)) {
-        this.heldBack.add(id);
-        this.hiddenRemote.delete(id);
-      }
+      if (cur && this.planned.has(cur.id)) this.holdBack(id);
     }
+  }
+
+  private holdBack(id: RemoteId): void {
+    this.heldBack.add(id);
+    this.hiddenRemote.delete(id);
   }
 
   /**
@@ -384,9 +401,24 @@ class Selecting {
       if (parentPath === undefined) continue;
       if (!given.has(r.parentId)) given.set(r.parentId, givenNames(siblings.get(r.parentId) ?? [], caseInsensitive));
       const path = joinPath(parentPath, given.get(r.parentId)!.get(r.id) ?? r.name);
+      // A local folder there that holds what this computer synced is no copy of the excluded one (a folder whose
+      // entry the drive deleted, with synced items moved in: D5): left out, those items would count as deleted. It
+      // goes up as a new folder (N2), and the drive's names number the two (M6).
+      if (local.has(path) && this.holdsSynced(path)) continue;
       this.leftOutPaths.push(path);
       if (local.has(path) && !this.visitorPaths.has(path)) this.skipped.push({ path, reason: LEFT_OUT_PLACE(r.name), fails: false });
     }
+  }
+
+  /** A synced item the table sees is at `path` or below it here: recorded there, or moved in. */
+  private holdsSynced(path: RelPath): boolean {
+    for (const b of this.trees.base.values()) {
+      if (this.hiddenBase.has(b.remoteId)) continue;
+      if (isWithin(b.path, path)) return true;
+      const now = this.movedTo(b);
+      if (now !== undefined && isWithin(now, path)) return true;
+    }
+    return false;
   }
 
   /** The trees the table plans and `settled` compares, and what the rows decided. */
@@ -409,7 +441,8 @@ class Selecting {
     const hiddenForSettled = new Set<RelPath>();
     if (this.leftOutPaths.length > 0) for (const path of local.keys()) if (leftOut(path)) hiddenForSettled.add(path);
     const settledTrees: Trees = { base: planTrees.base, local: hide(local, hiddenForSettled), remote: hide(remote, withoutRoots) };
-    return { trees: planTrees, settledTrees, excludedRoots: this.excludedRoots, heldBack: this.heldBack, leftOut, operations: this.operations, skipped: this.skipped, outside: this.outside };
+    const copies = new Set(masked.keys());
+    return { trees: planTrees, settledTrees, excludedRoots: this.excludedRoots, heldBack: this.heldBack, copies, leftOut, operations: this.operations, skipped: this.skipped, outside: this.outside };
   }
 }
 
@@ -510,7 +543,7 @@ export function planSelected(trees: Trees, selection: Selection, options: PlanOp
     !namesClashWithExcluded(trees.remote, view.excludedRoots, caseInsensitive);
   if (quiet) return { operations: [], deletions: 0, skipped: [], notes: [], quiet, outside: view.outside };
   const isIgnored = view.outside.size > 0 ? (path: RelPath, type: LocalItem['type']) => view.leftOut(path) || ignored(path, type) : ignored;
-  const table = planChanges(view.trees, { ...options, isIgnored, excludedRoots: view.excludedRoots, heldBack: view.heldBack });
+  const table = planChanges(view.trees, { ...options, isIgnored, excludedRoots: view.excludedRoots, heldBack: view.heldBack, leftOutCopies: view.copies });
   // A local copy inside a folder the table moves or moves aside this pass goes next pass, from where it is then; one
   // whose entry goes to the drive's trash with a folder this pass is no longer on the drive: it waits, and then it is
   // a deletion on the drive like any other (D1, to the OS trash).

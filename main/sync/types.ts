@@ -139,14 +139,7 @@ export interface Plan {
   notes: Array<{ path: RelPath; message: string; /** The local change is kept as a conflicted copy (S2): the note tells it. */ keptAsCopy?: boolean }>;
 }
 
-/**
- * What a synced folder's engine is doing. It moves between these on transition events (the engine's `state` event
- * tells each one): starting → scanning → syncing → idle, and back to scanning for the next pass; a pass ends in
- * `error` when something failed, `offline` when the server could not be reached, `waiting-for-consent` when it
- * stopped at the mass-delete guard; `paused` from pause until resume; `stopped` once it stopped for good.
- */
-export const ENGINE_STATES = ['starting', 'idle', 'scanning', 'syncing', 'paused', 'waiting-for-consent', 'offline', 'error', 'stopped'] as const;
-export type EngineState = (typeof ENGINE_STATES)[number];
+export { ENGINE_STATES, type EngineState } from './states.js';
 
 /** A synced entry as the drive had it when last synced. */
 export interface SyncedEntry {

@@ -37,6 +37,8 @@ export interface WatchOptions {
   /** The timers of the stability wait; the system clock by default. */
   clock?: Clock;
   onChange(paths: RelPath[]): void;
+  /** Every path seen changing has been reported (none waits to hold still or to be looked at): the folder is quiet. */
+  onQuiet?(): void;
   /** A failure, as one sentence for the user; with `failure` when the engine must rescan instead. */
   onError(error: Error, failure?: WatchFailure): void;
 }
@@ -85,187 +87,285 @@ export function explainWatchError(error: unknown): string {
 /** Reports paths in batches, each once it has stopped changing. */
 export function createWatchTree(load: () => Promise<NativeWatcher> = parcelWatcher): WatchTree {
   return async (root, options) => {
-    const stability = options.stabilityMs ?? 300;
-    const clock = options.clock ?? systemClock;
-    const pending = new Map<RelPath, { cancel: () => void; signature: string | null }>();
-    const ready = new Set<RelPath>();
-    /** Subscriptions of folders below the root (see `watchesPerFolder`), by path. */
-    const folders = new Map<RelPath, { subscription: Promise<Subscription | null>; since: number }>();
-    const subscriptions = new Set<Promise<Subscription | null>>();
-    /** Changes seen and not yet looked at (stat, and a folder's subscription). */
-    let looking = 0;
-    /** Numbers each batch of events, so a folder's subscription knows which batches came before it. */
-    let batch = 0;
-    let cancelFlush: (() => void) | null = null;
-    let closed = false;
-    let failed = false;
+    const watch = new TreeWatch(root, options);
+    await watch.start(load);
+    return { pending: () => watch.pending(), close: () => watch.close() };
+  };
+}
 
-    // FSEvents names paths under the real path of the root (/private/var for /var on macOS).
-    const prefixes = [...new Set([resolve(root), realPath(root)])].map((p) => (p.endsWith(sep) ? p : p + sep));
-    const relativeOf = (abs: string): RelPath | null => {
-      for (const prefix of prefixes) {
-        if (abs.startsWith(prefix)) {
-          const path = abs.slice(prefix.length).split(sep).join('/');
-          const top = path.split('/', 1)[0]!;
-          return path === '' || options.ignoreDirs.includes(top) ? null : path;
-        }
-      }
-      return null;
-    };
-    const absolute = (path: RelPath) => join(root, ...path.split('/'));
+/** One watched tree: the native events turned into looks at the paths they name. */
+class TreeWatch {
+  private readonly stable: StabilityWait;
+  private readonly relativeOf: (abs: string) => RelPath | null;
+  /** Null until the native watcher is loaded, and for good if it cannot be. */
+  private subscriptions: Subscriptions | null = null;
+  /** Changes seen and not yet looked at (stat, and a folder's subscription). */
+  private looking = 0;
+  private closed = false;
+  private failed = false;
 
-    /** Tells the user once; whatever still works goes on reporting. */
-    const fail = (error: unknown) => {
-      if (failed || closed) return;
-      failed = true;
-      options.onError(new Error(explainWatchError(error)), { fallback: 'rescan' });
-    };
-
-    const flush = () => {
-      cancelFlush = null;
-      if (closed || ready.size === 0) return;
-      const paths = [...ready];
-      ready.clear();
+  constructor(
+    private readonly root: string,
+    private readonly options: WatchOptions,
+  ) {
+    this.stable = new StabilityWait(root, options.stabilityMs ?? 300, options.clock ?? systemClock, (paths) => {
       options.onChange(paths);
-    };
-    const markReady = (path: RelPath) => {
-      ready.add(path);
-      cancelFlush ??= clock.after(20, flush);
-    };
-    const statOf = (path: RelPath) => lstat(absolute(path)).catch(() => null);
-    const signatureOf = async (path: RelPath) => {
-      const s = await statOf(path);
-      return s && `${s.size}:${s.mtimeMs}`;
-    };
-    /** (Re)starts a path's quiet period; it is ready when size and mtime are the same at both ends of one. */
-    const settle = (path: RelPath, signature: string | null) => {
-      pending.get(path)?.cancel();
-      const entry = {
-        signature,
-        cancel: clock.after(stability, async () => {
-          const now = await signatureOf(path);
-          if (pending.get(path) !== entry || closed) return;
-          if (now === entry.signature) {
-            pending.delete(path);
-            markReady(path);
-          } else settle(path, now); // still changing: another quiet period
-        }),
-      };
-      pending.set(path, entry);
-    };
+      this.quietNow();
+    });
+    this.relativeOf = relativeWithin(root, options.ignoreDirs);
+  }
 
+  async start(load: () => Promise<NativeWatcher>): Promise<void> {
     const native = await load().catch((error: unknown) => {
-      fail(error);
+      this.fail(error);
       return null;
     });
-    const subscribe = (dir: string): Promise<Subscription | null> => {
-      const made = native!
-        .subscribe(dir, onEvents, { ignore: dir === root ? [...options.ignoreDirs] : [] })
-        .catch(async (error: unknown) => {
-          subscriptions.delete(made);
-          // A folder gone before it could be watched is reported as deleted; anything else is a failure.
-          const gone = dir !== root && (await lstat(dir).catch(() => null)) === null;
-          if (!gone) fail(error);
-          return null;
-        });
-      subscriptions.add(made);
-      return made;
-    };
-    const unsubscribe = async (made: Promise<Subscription | null>) => {
-      subscriptions.delete(made);
-      // The Linux backend refuses to remove a watch the kernel already dropped (its folder was deleted).
-      await (await made)?.unsubscribe().catch(() => undefined);
-    };
+    if (native === null) return;
+    this.subscriptions = new Subscriptions(
+      native,
+      this.root,
+      this.options.ignoreDirs,
+      (error, events) => this.onEvents(error, events),
+      (error) => this.fail(error),
+    );
+    await this.subscriptions.subscribe(this.root);
+  }
 
-    /** Stops the subscriptions of a folder and of the folders below it (it was deleted or moved away). */
-    const forget = (dir: RelPath) => {
-      for (const [path, folder] of folders) {
-        if (path === dir || isBelow(path, dir)) {
-          folders.delete(path);
-          void unsubscribe(folder.subscription);
-        }
-      }
-    };
-    /** Whether a subscription made after this batch arrived watches the folder and what is below it. */
-    const covered = (dir: RelPath, seen: number) => {
-      for (const [path, folder] of folders) if ((path === dir || isBelow(dir, path)) && folder.since > seen) return true;
-      return false;
-    };
-    const watchFolder = async (dir: RelPath, seen: number) => {
-      if (covered(dir, seen) || !(await hasSubfolder(absolute(dir))) || closed) return;
-      forget(dir);
-      const folder = { subscription: subscribe(absolute(dir)), since: ++batch };
-      folders.set(dir, folder);
-      await folder.subscription;
-    };
+  pending(): number {
+    return this.stable.size() + this.looking;
+  }
 
-    /** Folders are looked at one after another, parents first, so a parent's subscription covers its children. */
-    let folderQueue: Promise<void> = Promise.resolve();
-    const look = async (path: RelPath, seen: number) => {
-      const stats = await statOf(path);
-      if (closed) return;
-      if (stats === null) {
-        forget(path);
-        // Below a folder that is gone too, the folder's own deletion (reported by its parent) says it all; and on
-        // Linux such a path may be one a renamed folder had (its subfolders' watches keep the old paths).
-        const parent = parentOf(path);
-        if (parent !== '' && (await statOf(parent)) === null) return;
-        // Deletions are reported at once.
-        pending.get(path)?.cancel();
-        pending.delete(path);
-        markReady(path);
-        return;
-      }
-      // A folder (new, moved in, or replaced) is reported, so the engine scans what it holds.
-      if (stats.isDirectory() && watchesPerFolder) {
-        const turn = folderQueue.then(() => watchFolder(path, seen));
-        folderQueue = turn.catch(() => undefined);
-        await turn;
-      }
-      settle(path, `${stats.size}:${stats.mtimeMs}`);
-    };
-    const changed = (path: RelPath, seen: number) => {
-      looking++;
-      void look(path, seen).finally(() => looking--);
-    };
+  async close(): Promise<void> {
+    this.closed = true;
+    this.stable.close();
+    await this.subscriptions?.close();
+  }
 
-    function onEvents(error: Error | null, events: Array<{ path: string }>): void {
-      if (closed) return;
-      if (error) {
-        // The backend stopped this subscription.
-        fail(error);
-        return;
-      }
-      const seen = ++batch;
-      const paths = new Set<RelPath>();
-      for (const event of events) {
-        const path = relativeOf(event.path);
-        if (path !== null) paths.add(path);
-      }
-      for (const path of [...paths].sort((a, b) => a.length - b.length)) changed(path, seen);
+  /** Tells the user once; whatever still works goes on reporting. */
+  private fail(error: unknown): void {
+    if (this.failed || this.closed) return;
+    this.failed = true;
+    this.options.onError(new Error(explainWatchError(error)), { fallback: 'rescan' });
+  }
+
+  private onEvents(error: Error | null, events: Array<{ path: string }>): void {
+    if (this.closed) return;
+    if (error) {
+      // The backend stopped this subscription.
+      this.fail(error);
+      return;
     }
-
-    if (native !== null) {
-      const main = subscribe(root);
-      await main;
+    const seen = this.subscriptions!.nextBatch();
+    const paths = new Set<RelPath>();
+    for (const event of events) {
+      const path = this.relativeOf(event.path);
+      if (path !== null) paths.add(path);
     }
-    return {
-      pending: () => pending.size + ready.size + looking,
-      close: async () => {
-        closed = true;
-        for (const entry of pending.values()) entry.cancel();
-        pending.clear();
-        cancelFlush?.();
-        folders.clear();
-        await Promise.all([...subscriptions].map(unsubscribe));
-      },
+    for (const path of [...paths].sort((a, b) => a.length - b.length)) {
+      this.looking++;
+      void this.look(path, seen).finally(() => {
+        this.looking--;
+        this.quietNow();
+      });
+    }
+  }
+
+  /** Tells the engine when nothing is left to report: a pass waiting for the folder to be quiet goes on. */
+  private quietNow(): void {
+    if (!this.closed && this.pending() === 0) this.options.onQuiet?.();
+  }
+
+  private async look(path: RelPath, seen: number): Promise<void> {
+    const stats = await statAt(this.root, path);
+    if (this.closed) return;
+    if (stats === null) {
+      this.subscriptions!.forget(path);
+      // Below a folder that is gone too, the folder's own deletion (reported by its parent) says it all; and on
+      // Linux such a path may be one a renamed folder had (its subfolders' watches keep the old paths).
+      const parent = parentOf(path);
+      if (parent !== '' && (await statAt(this.root, parent)) === null) return;
+      this.stable.deleted(path);
+      return;
+    }
+    // A folder (new, moved in, or replaced) is reported, so the engine scans what it holds.
+    if (stats.isDirectory() && watchesPerFolder) await this.subscriptions!.watchFolderInTurn(path, seen);
+    this.stable.settle(path, `${stats.size}:${stats.mtimeMs}`);
+  }
+}
+
+/**
+ * The stability wait and the batching: a path is ready once its size and mtime held still for one quiet period, and
+ * the paths ready are reported together shortly after the first of them.
+ */
+class StabilityWait {
+  /** Paths in their quiet period, with the signature (size and mtime) seen when it started. */
+  private readonly waiting = new Map<RelPath, { cancel: () => void; signature: string | null }>();
+  private readonly ready = new Set<RelPath>();
+  private cancelFlush: (() => void) | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly root: string,
+    private readonly stabilityMs: number,
+    private readonly clock: Clock,
+    private readonly onChange: (paths: RelPath[]) => void,
+  ) {}
+
+  size(): number {
+    return this.waiting.size + this.ready.size;
+  }
+
+  /** (Re)starts a path's quiet period; it is ready when size and mtime are the same at both ends of one. */
+  settle(path: RelPath, signature: string | null): void {
+    this.waiting.get(path)?.cancel();
+    const entry = {
+      signature,
+      cancel: this.clock.after(this.stabilityMs, async () => {
+        const s = await statAt(this.root, path);
+        const now = s && `${s.size}:${s.mtimeMs}`;
+        if (this.waiting.get(path) !== entry || this.closed) return;
+        if (now === entry.signature) {
+          this.waiting.delete(path);
+          this.markReady(path);
+        } else this.settle(path, now); // still changing: another quiet period
+      }),
     };
-  };
+    this.waiting.set(path, entry);
+  }
+
+  /** Deletions are reported at once. */
+  deleted(path: RelPath): void {
+    this.waiting.get(path)?.cancel();
+    this.waiting.delete(path);
+    this.markReady(path);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const entry of this.waiting.values()) entry.cancel();
+    this.waiting.clear();
+    this.cancelFlush?.();
+  }
+
+  private markReady(path: RelPath): void {
+    this.ready.add(path);
+    this.cancelFlush ??= this.clock.after(20, () => this.flush());
+  }
+
+  private flush(): void {
+    this.cancelFlush = null;
+    if (this.closed || this.ready.size === 0) return;
+    const paths = [...this.ready];
+    this.ready.clear();
+    this.onChange(paths);
+  }
+}
+
+/** The native subscriptions: the root's, and on Linux those of folders below it (see `watchesPerFolder`). */
+class Subscriptions {
+  private readonly all = new Set<Promise<Subscription | null>>();
+  /** Subscriptions of folders below the root, by path. */
+  private readonly folders = new Map<RelPath, { subscription: Promise<Subscription | null>; since: number }>();
+  /** Numbers each batch of events, so a folder's subscription knows which batches came before it. */
+  private batch = 0;
+  /** Folders are looked at one after another, parents first, so a parent's subscription covers its children. */
+  private folderQueue: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(
+    private readonly native: NativeWatcher,
+    private readonly root: string,
+    private readonly ignoreDirs: readonly string[],
+    private readonly onEvents: Parameters<NativeWatcher['subscribe']>[1],
+    private readonly fail: (error: unknown) => void,
+  ) {}
+
+  nextBatch(): number {
+    return ++this.batch;
+  }
+
+  subscribe(dir: string): Promise<Subscription | null> {
+    const made = this.native
+      .subscribe(dir, this.onEvents, { ignore: dir === this.root ? [...this.ignoreDirs] : [] })
+      .catch(async (error: unknown) => {
+        this.all.delete(made);
+        // A folder gone before it could be watched is reported as deleted; anything else is a failure.
+        const gone = dir !== this.root && (await lstat(dir).catch(() => null)) === null;
+        if (!gone) this.fail(error);
+        return null;
+      });
+    this.all.add(made);
+    return made;
+  }
+
+  /** Stops the subscriptions of a folder and of the folders below it (it was deleted or moved away). */
+  forget(dir: RelPath): void {
+    for (const [path, folder] of this.folders) {
+      if (path === dir || isBelow(path, dir)) {
+        this.folders.delete(path);
+        void this.unsubscribe(folder.subscription);
+      }
+    }
+  }
+
+  /** Gives a folder reported in batch `seen` a subscription of its own, after the folders reported before it. */
+  async watchFolderInTurn(dir: RelPath, seen: number): Promise<void> {
+    const turn = this.folderQueue.then(() => this.watchFolder(dir, seen));
+    this.folderQueue = turn.catch(() => undefined);
+    await turn;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.folders.clear();
+    await Promise.all([...this.all].map((made) => this.unsubscribe(made)));
+  }
+
+  private async unsubscribe(made: Promise<Subscription | null>): Promise<void> {
+    this.all.delete(made);
+    // The Linux backend refuses to remove a watch the kernel already dropped (its folder was deleted).
+    await (await made)?.unsubscribe().catch(() => undefined);
+  }
+
+  /** Whether a subscription made after this batch arrived watches the folder and what is below it. */
+  private covered(dir: RelPath, seen: number): boolean {
+    for (const [path, folder] of this.folders) if ((path === dir || isBelow(dir, path)) && folder.since > seen) return true;
+    return false;
+  }
+
+  private async watchFolder(dir: RelPath, seen: number): Promise<void> {
+    if (this.covered(dir, seen) || !(await hasSubfolder(absoluteIn(this.root, dir))) || this.closed) return;
+    this.forget(dir);
+    const folder = { subscription: this.subscribe(absoluteIn(this.root, dir)), since: ++this.batch };
+    this.folders.set(dir, folder);
+    await folder.subscription;
+  }
 }
 
 export const watchTree: WatchTree = createWatchTree();
 
 const isBelow = (path: RelPath, dir: RelPath) => path.length > dir.length && path.startsWith(dir) && path[dir.length] === '/';
+
+/** The path of an absolute one relative to the root, or null for the root itself and what the engine ignores. */
+function relativeWithin(root: string, ignoreDirs: readonly string[]): (abs: string) => RelPath | null {
+  // FSEvents names paths under the real path of the root (/private/var for /var on macOS).
+  const prefixes = [...new Set([resolve(root), realPath(root)])].map((p) => (p.endsWith(sep) ? p : p + sep));
+  return (abs) => {
+    for (const prefix of prefixes) {
+      if (abs.startsWith(prefix)) {
+        const path = abs.slice(prefix.length).split(sep).join('/');
+        const top = path.split('/', 1)[0]!;
+        return path === '' || ignoreDirs.includes(top) ? null : path;
+      }
+    }
+    return null;
+  };
+}
+
+const absoluteIn = (root: string, path: RelPath) => join(root, ...path.split('/'));
+
+/** A path's stats, or null when it is gone or cannot be read. */
+const statAt = (root: string, path: RelPath) => lstat(absoluteIn(root, path)).catch(() => null);
 
 function realPath(path: string): string {
   try {

@@ -1,4 +1,4 @@
-import type { App, Context } from '../app.js';
+import type { App, Context } from '../context.js';
 import { sendContent } from '../content.js';
 import { EntryIdParams } from './common.js';
 

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { copyFileSync, constants as fsConstants, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { App, Context } from '../app.js';
+import type { App, Context } from '../context.js';
 import { timestamp } from '../clock.js';
 import { forbidden, invalid } from '../errors.js';
 import type { EntryRow } from '../entries.js';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import type { App, Context } from '../app.js';
+import type { App, Context } from '../context.js';
 import { timestamp } from '../clock.js';
 import { HttpError, invalid, notFound } from '../errors.js';
 import { sendContent } from '../content.js';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { App, Context } from '../app.js';
+import type { App, Context } from '../context.js';
 import { timestamp } from '../clock.js';
 import { conflict, forbidden, invalid, notFound } from '../errors.js';
 import { listStyleId } from '../secrets.js';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { App, Context } from '../app.js';
+import type { App, Context } from '../context.js';
 import { timestamp } from '../clock.js';
 import { invalid } from '../errors.js';
 import { serializeUser, type UserRow } from '../serialize.js';

@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { App, Context } from '../app.js';
+import type { App, Context } from '../context.js';
 import { HttpError, invalid } from '../errors.js';
 import { mimeForUpload, type EntryRow } from '../entries.js';
 import { serializeEntry } from '../serialize.js';

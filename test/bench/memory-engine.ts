@@ -100,7 +100,7 @@ const synced = engine.syncedCount;
 // Where the memory is: stop the engine (watcher closed), then drop its three trees one at a time.
 await engine.stop();
 const stopped = await settle();
-// The trees live in the engine's passes (pass.ts, FolderPasses.trees).
+// The trees live in the engine's passes (pass/folder-passes.ts, FolderPasses.trees).
 const trees = (engine as unknown as { passes: { trees: { base: Map<unknown, unknown>; local: Map<unknown, unknown>; remote: Map<unknown, unknown> } } }).passes.trees;
 const sizes = { base: trees.base.size, local: trees.local.size, remote: trees.remote.size };
 trees.remote = new Map();

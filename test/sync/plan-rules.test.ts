@@ -1010,6 +1010,39 @@ describe('duplicate remote names', () => {
     sim.localMove('a (2).txt', 'b.txt');
     expect(opsOf(sim)).toEqual([{ kind: 'rename-remote', rule: 'M1', remoteId: second, name: 'b.txt', path: 'b.txt' }]);
   });
+
+  it('a file deleted here that comes back (D4) still has its name: its numbered twin is not renamed onto it and back', () => {
+    const build = () => {
+      const s = new Sim();
+      const first = s.addSynced('a.txt', 'file', 'first');
+      s.addSynced('a (2).txt', 'file', 'second', 'a.txt');
+      s.localDelete('a.txt');
+      s.remoteEdit(first, 'edited there');
+      return s;
+    };
+    const { sim, plans } = expectConverges(build);
+    expect(plans.map((p) => p.operations)).toEqual([[{ kind: 'download', rule: 'D4', remoteId: 1, path: 'a.txt' }]]);
+    expect(sim.localContent.get('a (2).txt')).toBe('second');
+  });
+
+  it('a folder deleted here that comes back (D6) and one moved on both sides to its name (M3) are named by id at once', () => {
+    const build = () => {
+      const s = new Sim();
+      const docs = s.addSynced('Docs', 'folder');
+      const other = s.addSynced('Other', 'folder');
+      s.localDelete('Docs');
+      s.remoteCreate(docs, 'theirs.txt', 'file', 'theirs');
+      s.localMove('Other', 'Moved');
+      s.remoteMove(other, null, 'Docs');
+      return s;
+    };
+    expect(opsOf(build())).toEqual([
+      { kind: 'create-local-folder', rule: 'D6', remoteId: 1, path: 'Docs' },
+      { kind: 'move-local', rule: 'M3', remoteId: 2, from: 'Moved', to: 'Docs (2)' },
+    ]);
+    const { sim } = expectConverges(build);
+    expect(localPaths(sim)).toEqual(['Docs', 'Docs (2)', 'Docs/theirs.txt']);
+  });
 });
 
 describe('case-only renames', () => {

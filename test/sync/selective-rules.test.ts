@@ -4,6 +4,7 @@
  * the end in both orders: nothing is lost, and the trees end as the selection says.
  */
 import { describe, expect, it } from 'vitest';
+import type { PlanOptions } from '../../main/sync/plan.js';
 import { entriesOutside, excludedTakenBy, LEFT_OUT_PLACE, newTopFolders, planSelected, type Selection } from '../../main/sync/selective.js';
 import type { Operation, RemoteId } from '../../main/sync/types.js';
 import { Sim, contentsKept, convergenceProblems, syncUntilQuiet } from './sim.js';
@@ -12,14 +13,17 @@ const excluding = (...ids: RemoteId[]): Selection => ({ excluded: new Set(ids) }
 const opsOf = (sim: Sim, selection: Selection): Operation[] => planSelected(sim.snapshot(), selection).operations;
 const kinds = (ops: Operation[]) => ops.map((op) => `${op.kind}[${op.rule}]`).sort();
 
-/** Runs to the end in both orders; every content is still somewhere, and the trees are as the selection says. */
-function expectSettles(build: () => { sim: Sim; selection: Selection }): Sim {
+/**
+ * Runs to the end in both orders; every content of `keep` (by default all there is) is still somewhere, and the trees
+ * are as the selection says.
+ */
+function expectSettles(build: () => { sim: Sim; selection: Selection }, options: PlanOptions = {}, keep?: string[]): Sim {
   let first: Sim | undefined;
   for (const order of ['forward', 'reverse'] as const) {
     const { sim, selection } = build();
-    const wanted = [...new Set([...sim.localContent.values(), ...sim.remoteContent.values()])];
-    syncUntilQuiet(sim, { selection: () => selection }, order);
-    expect(convergenceProblems(sim, () => false, selection), `${order}:\n${sim.log.join('\n')}\n${sim.dump()}`).toEqual([]);
+    const wanted = keep ?? [...new Set([...sim.localContent.values(), ...sim.remoteContent.values()])];
+    syncUntilQuiet(sim, { ...options, selection: () => selection }, order);
+    expect(convergenceProblems(sim, options.isIgnored, selection), `${order}:\n${sim.log.join('\n')}\n${sim.dump()}`).toEqual([]);
     const kept = contentsKept(sim);
     expect(wanted.filter((c) => !kept.has(c)), `${order}: content lost`).toEqual([]);
     first ??= sim;
@@ -97,6 +101,47 @@ describe('E1: an excluded folder whose local copy is as synced → drop-local', 
     const done = expectSettles(build);
     expect(done.trees.local.size).toBe(0);
   });
+
+  it('the copy is no synced item, not even at the recorded place of one: a folder deleted here is not made again there', () => {
+    const build = () => {
+      const sim = new Sim();
+      const docs = sim.addSynced('Docs', 'folder');
+      sim.addSynced('Docs/keep.txt', 'file', 'keep');
+      const photos = sim.addSynced('Photos', 'folder');
+      sim.addSynced('Photos/a.jpg', 'file', 'aaaa');
+      // Docs goes from the drive once what moved out of it has (D2 waits); the copy, renamed here, takes its place.
+      sim.localMove('Docs/keep.txt', 'keep.txt');
+      sim.localDelete('Docs');
+      sim.localMove('Photos', 'Docs');
+      return { sim, selection: excluding(photos), docs, photos };
+    };
+    const { sim, selection, docs, photos } = build();
+    expect(kinds(opsOf(sim, selection))).toEqual(['move-remote[M1]', 'rename-remote[M1]']);
+    for (const op of opsOf(sim, selection)) sim.apply(op);
+    expect(opsOf(sim, selection)).toEqual([{ kind: 'trash-remote', rule: 'D2', remoteId: docs, count: 1 }]);
+    const done = expectSettles(build);
+    expect([...done.trees.local.keys()]).toEqual(['keep.txt']);
+    expect(done.remotePath(photos)).toBe('Docs');
+  });
+
+  it('an excluded folder in the copy, moved on the drive into a folder synced here, keeps its name there: a new one is numbered', () => {
+    const build = () => {
+      const sim = new Sim();
+      const photos = sim.addSynced('Photos', 'folder');
+      const year = sim.addSynced('Photos/2019', 'folder');
+      sim.localMkdir('2019');
+      sim.remoteMove(year, null, '2019');
+      return { sim, selection: excluding(photos, year), photos };
+    };
+    const { sim, selection, photos } = build();
+    // The drive refuses a second folder of one name in a folder: the new one is made as `2019 (2)` (N2).
+    expect(opsOf(sim, selection)).toEqual([
+      { kind: 'drop-local', rule: 'E1', path: 'Photos', remoteId: photos, count: 2, bytes: 0 },
+      { kind: 'create-remote-folder', rule: 'N2', path: '2019', parentId: null, name: '2019 (2)' },
+    ]);
+    const done = expectSettles(build);
+    expect([...done.trees.local.keys()]).toEqual(['2019 (2)']);
+  });
 });
 
 describe('E2: an excluded folder with changes made here → they are synced first, then E1', () => {
@@ -130,6 +175,28 @@ describe('E2: an excluded folder with changes made here → they are synced firs
     const included = planSelected(sim.snapshot(), excluding());
     expect(kinds(included.operations)).toEqual(['replace-remote[C1]']);
     expect([...sim.trees.base.keys()].sort()).toEqual(ids);
+  });
+
+  it('a folder synced elsewhere that the drive moved into the copy keeps its name there: a new folder made here of it is numbered', () => {
+    const build = () => {
+      const sim = new Sim();
+      const photos = sim.addSynced('Photos', 'folder');
+      const box = sim.addSynced('Box', 'folder');
+      sim.localMkdir('Photos/Box');
+      sim.localWrite('Photos/Box/new.txt', 'made here');
+      sim.remoteMove(box, photos, 'Box');
+      return { sim, selection: excluding(photos), photos, box };
+    };
+    const { sim, selection, photos, box } = build();
+    // Box's own copy goes (E1); the drive refuses a second folder of one name in a folder, so the new one is numbered.
+    expect(opsOf(sim, selection)).toEqual([
+      { kind: 'drop-local', rule: 'E1', path: 'Box', remoteId: box, count: 1, bytes: 0 },
+      { kind: 'create-remote-folder', rule: 'N2', path: 'Photos/Box', parentId: photos, name: 'Box (2)' },
+    ]);
+    const done = expectSettles(build);
+    expect(done.trees.local.size).toBe(0);
+    const onDrive = [...done.trees.remote.values()].map((r) => done.remotePath(r.id)).sort();
+    expect(onDrive).toEqual(['Photos', 'Photos/Box', 'Photos/Box (2)', 'Photos/Box (2)/new.txt']);
   });
 });
 
@@ -179,6 +246,27 @@ describe('E3: a local folder at the place of an excluded folder that is not here
     // Included: it arrives.
     syncUntilQuiet(sim, { selection: () => excluding() });
     expect([...sim.trees.local.keys()].sort()).toEqual(['Photos', 'Photos/Inner', 'Photos/Inner/a.jpg', 'top.txt']);
+  });
+
+  it('a folder of this computer\'s own at that place, holding synced items, is no copy: it goes up as new, then is numbered', () => {
+    const build = () => {
+      const sim = new Sim();
+      const box = sim.addSynced('Box_', 'folder');
+      const docs = sim.addSynced('Docs', 'folder');
+      sim.addSynced('Docs/a.txt', 'file', 'a');
+      // Excluded, never synced here; its safe name is Box_ too, Box_'s own once that is gone from the drive.
+      const other = sim.remoteCreate(null, 'Box.', 'folder');
+      sim.localMove('Docs', 'Box_/Docs');
+      sim.remoteDelete(box);
+      return { sim, selection: excluding(other), docs };
+    };
+    const { sim, selection, docs } = build();
+    // Docs moved in keeps Box_ here (D5), and is not taken for deleted: nothing goes to either trash.
+    expect(opsOf(sim, selection)).toEqual([{ kind: 'forget', rule: 'D5', remoteId: 1 }]);
+    const done = expectSettles(build);
+    expect(done.trash).toEqual([]);
+    expect([...done.trees.local.keys()].sort()).toEqual(['Box_ (2)', 'Box_ (2)/Docs', 'Box_ (2)/Docs/a.txt']);
+    expect(done.remotePath(docs)).toBe('Box_/Docs');
   });
 });
 
@@ -242,5 +330,94 @@ describe('the guards of selective sync', () => {
     // A folder made here at the same moment with its name is matched with it (N3), not left out.
     sim.localMkdir('Music');
     expect(newTopFolders(sim.snapshot(), { excluded: new Set(), newFolders: 'exclude' })).toEqual([]);
+  });
+});
+
+describe('regressions found by the convergence property', () => {
+  /** The folding volume's runs: case- and normalisation-insensitive names, temp names ignored. */
+  const folding: PlanOptions = { caseInsensitive: true, isIgnored: (path) => path.split('/').some((segment) => segment.endsWith('.tmp')) };
+
+  it('E2: a folder made here in the copy, beside one the drive moved in whose own copy goes (E1), is numbered (seed -616237196)', () => {
+    const build = () => {
+      const sim = new Sim({ caseInsensitive: true, birthTimes: false });
+      sim.addSynced('alpha', 'file', 'init0', 'alpha');
+      sim.addSynced('Alpha (2)', 'file', 'init1', 'Alpha');
+      sim.addSynced('été', 'folder', '', 'été');
+      sim.addSynced('été (2)', 'file', 'init3', 'e\u0301te\u0301');
+      sim.addSynced('alpha (3)', 'folder', '', 'alpha');
+      sim.addSynced('alpha (4)', 'file', 'init5', 'alpha');
+      sim.addSynced('gamma.txt', 'folder', '', 'gamma.txt');
+      sim.addSynced('alpha (3)/alpha', 'folder', '', 'alpha');
+      sim.addSynced('alpha (5)', 'file', 'init8', 'alpha');
+      sim.addSynced('alpha (6)', 'file', 'init9', 'alpha');
+      sim.addSynced('alpha (3)/alpha/gamma.txt', 'folder', '', 'gamma.txt');
+      sim.addSynced('alpha (3)/alpha/gamma.txt/alpha', 'file', 'init11', 'alpha');
+      sim.localWrite('alpha (3)/alpha/gamma.txt/gamma.txt', 'v0');
+      sim.remoteDelete(11);
+      sim.remoteMove(7, 8, 'gamma.txt');
+      // Excluded after the first pass.
+      for (const op of planSelected(sim.snapshot(), excluding(), folding).operations) sim.apply(op);
+      return { sim, selection: excluding(8) };
+    };
+    const { sim, selection } = build();
+    expect(planSelected(sim.snapshot(), selection, folding).operations).toContainEqual({
+      kind: 'create-remote-folder',
+      rule: 'N2',
+      path: 'alpha (3)/alpha/gamma.txt',
+      parentId: 8,
+      name: 'gamma (2).txt',
+    });
+    expectSettles(build, folding);
+  });
+
+  it('E1: a copy the drive renamed to a twin of a folder deleted here is not taken for that folder (seed -400109479)', () => {
+    const build = () => {
+      const sim = new Sim({ caseInsensitive: true, birthTimes: false });
+      sim.addSynced('alpha', 'file', 'init0', 'alpha');
+      sim.addSynced('Alpha (2)', 'file', 'init1', 'Alpha');
+      sim.addSynced('été', 'folder', '', 'été');
+      sim.addSynced('été (2)', 'file', 'init3', 'e\u0301te\u0301');
+      sim.addSynced('été (3)', 'folder', '', 'e\u0301te\u0301');
+      sim.addSynced('été/alpha', 'folder', '', 'alpha');
+      sim.addSynced('été (3)/alpha', 'folder', '', 'alpha');
+      sim.addSynced('alpha (3)', 'folder', '', 'alpha');
+      sim.addSynced('alpha (3)/alpha', 'folder', '', 'alpha');
+      sim.addSynced('alpha (4)', 'file', 'init9', 'alpha');
+      sim.localMove('alpha (3)', 'gamma.txt');
+      sim.remoteMove(8, null, 'gamma.txt');
+      sim.localDelete('Alpha (2)');
+      sim.localMove('été', 'gamma.txt/notes.tmp');
+      sim.remoteCreate(null, 'alpha', 'file', 'v0');
+      sim.remoteCreate(3, 'alpha', 'file', 'v1');
+      sim.remoteDelete(1);
+      sim.remoteCreate(null, 'alpha', 'file', 'v2');
+      sim.remoteMove(8, null, 'été');
+      return { sim, selection: excluding(8) };
+    };
+    // The drive replaced `alpha` (init0) with a new entry: its copy here may go.
+    const done = expectSettles(build, folding, ['init1', 'init3', 'init9', 'v0', 'v1', 'v2']);
+    // Folder 3, deleted here with something new inside on the drive, comes back at its own name; the copy of 8 goes.
+    expect(done.trees.base.get(3)?.path).toBe('été');
+    expect(done.localContent.get('été/alpha')).toBe('v1');
+  });
+
+  it('E3: a folder the drive deleted, kept here for what was moved in (D5), is not an excluded twin\'s place (seed 2116983868)', () => {
+    const build = () => {
+      const sim = new Sim({ caseInsensitive: false, birthTimes: false });
+      sim.addSynced('gamma.txt', 'folder', '', 'gamma.txt');
+      sim.addSynced('alpha_', 'folder', '', 'alpha_');
+      sim.addSynced('été', 'folder', '', 'été');
+      sim.addSynced('alpha', 'file', 'init3', 'alpha');
+      sim.addSynced('été/alpha', 'folder', '', 'alpha');
+      sim.addSynced('alpha (2)', 'file', 'init5', 'alpha');
+      sim.addSynced('alpha_ (2)', 'folder', '', 'alpha.');
+      sim.localMove('été', 'alpha_/alpha');
+      sim.remoteCreate(3, 'alpha', 'file', 'v0');
+      sim.remoteDelete(2);
+      return { sim, selection: excluding(7) };
+    };
+    const done = expectSettles(build);
+    expect(done.trash).toEqual([]);
+    expect(done.localContent.get('alpha_ (2)/alpha/alpha (2)')).toBe('v0');
   });
 });

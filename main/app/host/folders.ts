@@ -18,7 +18,7 @@ import type { Feed, FolderRun } from './feed.js';
 import { HostError } from './failures.js';
 import { entryMarkers, sharedMarkers } from './markers.js';
 import { inSharedFolder, SharedWithMeList, sharedByOf } from './shared-with-me.js';
-import { syncedChildrenOf, syncedItemAt, type MirrorEntry } from '../../sync/mirror-read.js';
+import { syncedChildrenOf, syncedItemAt, type MirrorEntry } from '../../state/mirror-view.js';
 
 export class Folders {
   readonly runs = new Map<string, FolderRun>();

@@ -5,7 +5,7 @@
  */
 import type { DriveClient } from '../../api/client.js';
 import type { EntryMarkers } from '../../contract/index.js';
-import type { MirrorEntry } from '../../sync/mirror-read.js';
+import type { MirrorEntry } from '../../state/mirror-view.js';
 import { isGroupingFolder, type SharedByPaths } from './shared-with-me.js';
 
 /** Entries looked at for links at most; a bigger folder shows no link marker past them. */

@@ -16,7 +16,7 @@ import type { Feed } from './feed.js';
 import type { Folders } from './folders.js';
 import { HostError } from './failures.js';
 import { isGroupingFolder } from './shared-with-me.js';
-import { syncedItemAt } from '../../sync/mirror-read.js';
+import { syncedItemAt } from '../../state/mirror-view.js';
 
 const IGNORE_FILE = '.syncignore';
 

@@ -8,7 +8,7 @@ import type { SharedBy, SharedWithMeItem } from '../../contract/index.js';
 import { isPlacedFolder, sharedWithMe, type SharedWithMe } from '../../state/access.js';
 import type { Config } from '../../state/config.js';
 import { sharedFolderOf } from '../../state/shared-folder.js';
-import { readMirror, type MirrorReader } from '../../sync/mirror-read.js';
+import { readMirror, type MirrorReader } from '../../state/mirror-view.js';
 import type { HostContext } from './context.js';
 
 export type SharedTop = SharedWithMe & { entry: FileEntry };

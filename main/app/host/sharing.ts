@@ -9,11 +9,10 @@ import type { FileEntry, LinkSettings, ShareableLink, User } from '../../api/ind
 import type { EntryAccess, EntryRef, InvokeArg, LinkInput, LinkView, ListShareOutcome, Permission, Person } from '../../contract/index.js';
 import { accessOf, myPermissions } from '../../state/access.js';
 import { listsSharedWith } from '../../state/saved-lists.js';
-import { readMirror } from '../../sync/mirror-read.js';
+import { readMirror, type MirrorEntry } from '../../state/mirror-view.js';
 import type { HandlersOf, HostContext } from './context.js';
 import type { Folders } from './folders.js';
 import { HostError } from './failures.js';
-import type { MirrorEntry } from '../../sync/mirror-read.js';
 import { onlyTheOwner } from './plain-words.js';
 import { countSubscribed, forgetList, listsInOrder, loadSavedLists, rememberList } from './saved-lists.js';
 import { inSharedFolder, isGroupingFolder, nearestTop, type SharedTop } from './shared-with-me.js';

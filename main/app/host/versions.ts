@@ -3,7 +3,7 @@ import type { DriveClient } from '../../api/client.js';
 import type { FileEntry } from '../../api/schemas.js';
 import { currentFile, restoreVersion, versionsOf } from '../../api/versions.js';
 import type { FileVersions } from '../../contract/index.js';
-import type { MirrorEntry } from '../../sync/mirror-read.js';
+import type { MirrorEntry } from '../../state/mirror-view.js';
 import type { HandlersOf, HostContext } from './context.js';
 import { HostError } from './failures.js';
 import type { Folders } from './folders.js';

@@ -4,9 +4,8 @@
  * account shares, and what others share with it).
  */
 import type { Command } from 'commander';
-import { accessOf, ownerOf, sharedByMe, sharedWithMe, type Access, type Person } from '../../state/access.js';
+import { accessOf, mayDo, ownerOf, sharedByMe, sharedWithMe, type Access, type Person } from '../../state/access.js';
 import { listsSharedWith } from '../../state/saved-lists.js';
-import { mayDo } from '../../sync/shared.js';
 import { failure } from '../errors.js';
 import { print, printJson, printTable, safe } from '../output.js';
 import { savedLists } from '../remembered-lists.js';

@@ -4,8 +4,7 @@
  */
 import type { Command } from 'commander';
 import { findEntry as findEntryOnDrive } from '../../api/carry.js';
-import { ownerOf } from '../../state/access.js';
-import { listSharedTops } from '../../sync/shared.js';
+import { listSharedTops, ownerOf } from '../../state/access.js';
 import type { FileEntry, Permission } from '../../api/schemas.js';
 import { ApiError } from '../../api/errors.js';
 import { CliError, failure, usageError } from '../errors.js';

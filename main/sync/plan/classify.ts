@@ -56,12 +56,14 @@ export interface Classified {
 
 export interface ClassifyOptions {
   isIgnored: (path: RelPath, type: LocalItem['type']) => boolean;
+  /** Local items no synced item is, whatever their path (the copies selective sync leaves out, E1). */
+  leftOutCopies?: ReadonlySet<RelPath>;
 }
 
-export function classify(trees: Trees, { isIgnored }: ClassifyOptions): Classified {
+export function classify(trees: Trees, { isIgnored, leftOutCopies = new Set() }: ClassifyOptions): Classified {
   const { base, local } = trees;
   const remote = reachableRemote(trees.remote);
-  const { statuses, claimedLocal } = findLocal(base, local, remote, isIgnored);
+  const { statuses, claimedLocal } = findLocal(base, local, remote, isIgnored, leftOutCopies);
   for (const s of statuses.values()) s.followedFolder = s.localMoved && followedItsFolder(s, statuses);
   const replacing = pairReplacements(base, remote, statuses);
   for (const s of statuses.values()) {
@@ -105,37 +107,78 @@ function findLocal(
   local: Trees['local'],
   remote: ReadonlyMap<RemoteId, RemoteItem>,
   isIgnored: ClassifyOptions['isIgnored'],
+  leftOutCopies: ReadonlySet<RelPath>,
 ): { statuses: Map<RemoteId, Status>; claimedLocal: Set<RelPath> } {
   // Each synced item read once from the (compact) tree.
   const bases = [...base.values()];
-  const basePaths = new Set<RelPath>();
+  const recorded = indexBase(bases);
+  const owners = new InodeOwners(bases, local);
+  const f: Finding = {
+    local,
+    isIgnored,
+    leftOutCopies,
+    recorded,
+    owners,
+    byInode: movedCandidates(local, recorded, owners),
+    claimedLocal: new Set(),
+    statuses: new Map(),
+  };
+  // Parents before children (a child's status looks at its folder's).
+  for (const b of byDepthThenPath(bases, (b) => b.path, (b) => b.remoteId)) {
+    const { item, moved } = placeOf(b, f);
+    if (item) f.claimedLocal.add(item.path);
+    f.statuses.set(b.remoteId, statusOf(b, item, moved, remote.get(b.remoteId)));
+  }
+  return { statuses: f.statuses, claimedLocal: f.claimedLocal };
+}
+
+/** What base records, by path: the paths, the types at each, and where each synced folder's children are. */
+interface BaseIndex {
+  paths: Set<RelPath>;
+  /** The TYPE_BITs of the synced items recorded at each path. */
+  typesAt: Map<RelPath, number>;
   /** Where each synced folder's children are recorded (their rows' parent paths), by the folder's id. */
+  childrenRecordedIn: Map<RemoteId, Set<RelPath>>;
+}
+
+function indexBase(bases: readonly BaseItem[]): BaseIndex {
+  const paths = new Set<RelPath>();
+  const typesAt = new Map<RelPath, number>();
   const childrenRecordedIn = new Map<RemoteId, Set<RelPath>>();
   for (const b of bases) {
-    basePaths.add(b.path);
+    paths.add(b.path);
+    typesAt.set(b.path, (typesAt.get(b.path) ?? 0) | TYPE_BIT[b.type]);
     if (b.parentId !== null) childrenRecordedIn.set(b.parentId, (childrenRecordedIn.get(b.parentId) ?? new Set()).add(parentOf(b.path)));
   }
-  const claimedLocal = new Set<RelPath>(); // local paths explained by a base item
-  // Which synced item a local item is: at the recorded path of a synced item of its type, that item (even with a
-  // new inode, as after an atomic save) — unless it is another synced item (its inode and birth time), which then
-  // moved over it. Anything else may be a synced item that moved, found by inode and birth time.
-  const baseTypesAt = new Map<RelPath, number>();
-  for (const b of bases) baseTypesAt.set(b.path, (baseTypesAt.get(b.path) ?? 0) | TYPE_BIT[b.type]);
-  // One synced item an inode number, but for rows another item's birth time tells apart (a row not yet updated).
-  const inodeOwner = new Map<number, BaseItem>();
-  const otherOwners = new Map<number, BaseItem[]>();
-  for (const b of bases) {
-    if (b.inode <= 0) continue;
-    const first = inodeOwner.get(b.inode);
-    if (first === undefined) inodeOwner.set(b.inode, b);
-    else if (birthMatch(first, b) === 'different') addTo(otherOwners, b.inode, b);
+  return { paths, typesAt, childrenRecordedIn };
+}
+
+/**
+ * The synced item a local item is by inode and birth time, wherever it was recorded. One synced item an inode number,
+ * but for rows another item's birth time tells apart (a row not yet updated).
+ */
+class InodeOwners {
+  private readonly first = new Map<number, BaseItem>();
+  private readonly others = new Map<number, BaseItem[]>();
+
+  constructor(
+    bases: readonly BaseItem[],
+    private readonly local: Trees['local'],
+  ) {
+    for (const b of bases) {
+      if (b.inode <= 0) continue;
+      const first = this.first.get(b.inode);
+      if (first === undefined) this.first.set(b.inode, b);
+      else if (birthMatch(first, b) === 'different') addTo(this.others, b.inode, b);
+    }
   }
-  /** The synced item a local item is by inode and birth time, wherever it was recorded. */
-  const ownerOf = (item: LocalItem): BaseItem | undefined => {
-    const first = inodeOwner.get(item.inode);
+
+  ownerOf(item: LocalItem): BaseItem | undefined {
+    const first = this.first.get(item.inode);
     if (first === undefined || sameItem(first, item)) return first;
-    return otherOwners.get(item.inode)?.find((b) => sameItem(b, item));
-  };
+    return this.others.get(item.inode)?.find((b) => sameItem(b, item));
+  }
+
   /**
    * A file system gives a freed inode number to the next file made. Where both birth times are known they tell: the
    * same one is the file moved (and perhaps edited), another one a new file. Where either is unknown, a file with a
@@ -143,114 +186,154 @@ function findLocal(
    * synced file moved in, as in a swap), or kept its size and mtime (a rename keeps both): an atomic save of `a`
    * (its old inode freed) followed by a new file `b` is not `a` moved to `b`.
    */
-  const sameFileMoved = (b: BaseItem, candidate: LocalItem): boolean => {
+  sameFileMoved(b: BaseItem, candidate: LocalItem): boolean {
     const birth = birthMatch(b, candidate);
     if (birth !== 'unknown') return birth === 'same';
     if (b.type !== 'file') return true;
-    const there = local.get(b.path);
+    const there = this.local.get(b.path);
     if (there === undefined || there.type !== 'file') return true;
-    const owner = ownerOf(there);
+    const owner = this.ownerOf(there);
     if (owner !== undefined && owner !== b) return true;
     return candidate.size === b.size && candidate.mtimeMs === b.mtimeMs;
-  };
+  }
+
   /** The synced item (other than one recorded at the item's own path) this local item is by inode. */
-  const movedOver = (item: LocalItem): BaseItem | undefined => {
-    const owner = ownerOf(item);
-    return owner && owner.type === item.type && owner.path !== item.path && sameFileMoved(owner, item) ? owner : undefined;
-  };
+  movedOver(item: LocalItem): BaseItem | undefined {
+    const owner = this.ownerOf(item);
+    return owner && owner.type === item.type && owner.path !== item.path && this.sameFileMoved(owner, item) ? owner : undefined;
+  }
+
   /**
    * Another synced item of the item's type, that it is by inode, recorded at the same path: that one moved here (its
    * row follows its move while the row of the item it replaced waits for the folder to settle in live mode).
    */
-  const recordedHereToo = (item: LocalItem, b: BaseItem): boolean => {
-    const owner = ownerOf(item);
+  recordedHereToo(item: LocalItem, b: BaseItem): boolean {
+    const owner = this.ownerOf(item);
     return owner !== undefined && owner !== b && owner.type === item.type && owner.path === item.path;
-  };
+  }
+}
+
+/**
+ * Which synced item a local item is: at the recorded path of a synced item of its type, that item (even with a new
+ * inode, as after an atomic save) — unless it is another synced item (its inode and birth time), which then moved over
+ * it. Anything else may be a synced item that moved, found by inode and birth time: these, by inode.
+ */
+function movedCandidates(local: Trees['local'], recorded: BaseIndex, owners: InodeOwners): Map<number, LocalItem[]> {
   const byInode = new Map<number, LocalItem[]>();
   for (const item of local.values()) {
-    if (((baseTypesAt.get(item.path) ?? 0) & TYPE_BIT[item.type]) === 0 || movedOver(item)) addTo(byInode, item.inode, item);
+    if (((recorded.typesAt.get(item.path) ?? 0) & TYPE_BIT[item.type]) === 0 || owners.movedOver(item)) addTo(byInode, item.inode, item);
   }
-  const statuses = new Map<RemoteId, Status>();
-  // Parents before children (a child's status looks at its folder's).
-  const ordered = byDepthThenPath(bases, (b) => b.path, (b) => b.remoteId);
-  for (const b of ordered) {
-    let item = local.get(b.path);
-    let moved = false;
-    // Its path says what it is only while its folder is still the one at the parent path (a folder deleted or
-    // replaced takes the meaning of the paths below it along). A row whose folder has no row goes by its path.
-    const folder = b.parentId === null ? undefined : statuses.get(b.parentId);
-    const folderHere = b.parentId === null ? parentOf(b.path) === '' : folder === undefined || folder.local?.path === parentOf(b.path);
-    const atPath =
-      item !== undefined &&
-      item.type === b.type &&
-      !claimedLocal.has(item.path) &&
-      folderHere &&
-      (sameItem(item, b) || (movedOver(item) === undefined && !recordedHereToo(item, b)));
-    // Its inode at a new path means it moved, even when something new now sits at the old path (`mv a b; touch a`).
-    // Without that, the item at its path is itself (an atomic save gives a file a new inode in place).
-    if (!atPath || !sameItem(item!, b)) {
-      // Moved to an ignored path (into a temp name or an ignored folder): it left the synced tree, as if deleted.
-      // (An item synced under an ignored name, as a temp-named file another client uploaded, may keep its name.)
-      // A folder whose synced children are recorded below the new path is there already as far as base goes (an
-      // earlier pass followed it there while its own move waited): it stays in the tree, or base contradicts itself.
-      const baseIgnored = isIgnored(b.path, b.type);
-      const inTree = (path: RelPath, type: LocalItem['type']) =>
-        childrenRecordedIn.get(b.remoteId)?.has(path) === true ||
-        ((parentOf(path) === '' || !isIgnored(parentOf(path), 'folder')) && (baseIgnored || !isIgnored(path, type)));
-      const candidates =
-        b.inode > 0
-          ? (byInode.get(b.inode) ?? []).filter(
-              (c) => c.type === b.type && !claimedLocal.has(c.path) && inTree(c.path, c.type) && sameFileMoved(b, c),
-            )
-          : [];
-      if (candidates.length > 0) {
-        item = candidates[0];
-        moved = true;
-      } else if (!atPath) {
-        item = undefined;
-        // Not at its path and its inode gone (an atomic save), but its folder moved: it is what now has its name in
-        // the folder's new place.
-        const folderNow = folder?.local;
-        if (folderNow && folderNow.path !== parentOf(b.path)) {
-          const expected = joinPath(folderNow.path, baseName(b.path));
-          const found = local.get(expected);
-          if (
-            found !== undefined &&
-            found.type === b.type &&
-            !claimedLocal.has(expected) &&
-            !basePaths.has(expected) &&
-            inTree(expected, found.type)
-          ) {
-            item = found;
-            moved = true;
-          }
-        }
-      }
-    }
-    if (item) claimedLocal.add(item.path);
-    const r = remote.get(b.remoteId);
-    const remoteMoved = r !== undefined && (r.parentId !== b.parentId || r.name !== b.remoteName);
-    // An updated_at recorded as '' is unknown (a move whose answer did not carry the entry): only the size tells.
-    const remoteChanged =
-      r !== undefined &&
-      b.type === 'file' &&
-      (r.size !== b.remoteSize || (!remoteMoved && b.remoteUpdatedAt !== '' && r.updatedAt !== b.remoteUpdatedAt));
-    statuses.set(b.remoteId, {
-      base: b,
-      remote: r,
-      local: item,
-      localContent: item ? localContentOf(b, item) : 'deleted',
-      localMoved: moved,
-      followedFolder: false,
-      remoteChanged,
-      remoteMoved,
-      replacement: undefined,
-      // Set once every item is placed.
-      localState: 'deleted',
-      remoteState: 'deleted',
-    });
-  }
-  return { statuses, claimedLocal };
+  return byInode;
+}
+
+/** What findLocal's steps share: the trees' indexes, and what the walk has placed so far. */
+interface Finding {
+  local: Trees['local'];
+  isIgnored: ClassifyOptions['isIgnored'];
+  leftOutCopies: ReadonlySet<RelPath>;
+  recorded: BaseIndex;
+  owners: InodeOwners;
+  /** Local items that may be a synced item moved there. */
+  byInode: Map<number, LocalItem[]>;
+  /** Local paths explained by a base item. */
+  claimedLocal: Set<RelPath>;
+  /** The synced items placed so far: every folder before what it holds. */
+  statuses: Map<RemoteId, Status>;
+}
+
+/** Where a synced item is locally now and whether it moved there (no item: it is gone). */
+function placeOf(b: BaseItem, f: Finding): { item: LocalItem | undefined; moved: boolean } {
+  const item = f.local.get(b.path);
+  // Its path says what it is only while its folder is still the one at the parent path (a folder deleted or
+  // replaced takes the meaning of the paths below it along). A row whose folder has no row goes by its path.
+  const folder = b.parentId === null ? undefined : f.statuses.get(b.parentId);
+  const folderHere = b.parentId === null ? parentOf(b.path) === '' : folder === undefined || folder.local?.path === parentOf(b.path);
+  const atPath =
+    item !== undefined &&
+    item.type === b.type &&
+    !f.claimedLocal.has(item.path) &&
+    !f.leftOutCopies.has(item.path) &&
+    folderHere &&
+    (sameItem(item, b) || (f.owners.movedOver(item) === undefined && !f.owners.recordedHereToo(item, b)));
+  // Its inode at a new path means it moved, even when something new now sits at the old path (`mv a b; touch a`).
+  // Without that, the item at its path is itself (an atomic save gives a file a new inode in place).
+  if (atPath && sameItem(item!, b)) return { item, moved: false };
+  const inTree = inTreeOf(b, f);
+  const byInode = movedByInode(b, f, inTree);
+  if (byInode !== undefined) return { item: byInode, moved: true };
+  if (atPath) return { item, moved: false };
+  const byName = inMovedFolder(b, folder, f, inTree);
+  return { item: byName, moved: byName !== undefined };
+}
+
+/**
+ * Whether a path the item may have moved to is in the synced tree. Moved to an ignored path (into a temp name or an
+ * ignored folder): it left the synced tree, as if deleted. (An item synced under an ignored name, as a temp-named file
+ * another client uploaded, may keep its name.) A folder whose synced children are recorded below the new path is there
+ * already as far as base goes (an earlier pass followed it there while its own move waited): it stays in the tree, or
+ * base contradicts itself.
+ */
+function inTreeOf(b: BaseItem, f: Finding): (path: RelPath, type: LocalItem['type']) => boolean {
+  const baseIgnored = f.isIgnored(b.path, b.type);
+  return (path, type) =>
+    f.recorded.childrenRecordedIn.get(b.remoteId)?.has(path) === true ||
+    ((parentOf(path) === '' || !f.isIgnored(parentOf(path), 'folder')) && (baseIgnored || !f.isIgnored(path, type)));
+}
+
+/** The local item at a new path in the tree that has the synced item's inode and birth, unless another claimed it. */
+function movedByInode(b: BaseItem, f: Finding, inTree: (path: RelPath, type: LocalItem['type']) => boolean): LocalItem | undefined {
+  if (b.inode <= 0) return undefined;
+  return (f.byInode.get(b.inode) ?? []).find(
+    (c) => c.type === b.type && !f.claimedLocal.has(c.path) && inTree(c.path, c.type) && f.owners.sameFileMoved(b, c),
+  );
+}
+
+/**
+ * Not at its path and its inode gone (an atomic save), but its folder moved: it is what now has its name in the
+ * folder's new place.
+ */
+function inMovedFolder(
+  b: BaseItem,
+  folder: Status | undefined,
+  f: Finding,
+  inTree: (path: RelPath, type: LocalItem['type']) => boolean,
+): LocalItem | undefined {
+  const folderNow = folder?.local;
+  if (!folderNow || folderNow.path === parentOf(b.path)) return undefined;
+  const expected = joinPath(folderNow.path, baseName(b.path));
+  const found = f.local.get(expected);
+  const isIt =
+    found !== undefined &&
+    found.type === b.type &&
+    !f.claimedLocal.has(expected) &&
+    !f.leftOutCopies.has(expected) &&
+    !f.recorded.paths.has(expected) &&
+    inTree(expected, found.type);
+  return isIt ? found : undefined;
+}
+
+/** A synced item's status from where it is locally and what the listing says of it. */
+function statusOf(b: BaseItem, item: LocalItem | undefined, moved: boolean, r: RemoteItem | undefined): Status {
+  const remoteMoved = r !== undefined && (r.parentId !== b.parentId || r.name !== b.remoteName);
+  // An updated_at recorded as '' is unknown (a move whose answer did not carry the entry): only the size tells.
+  const remoteChanged =
+    r !== undefined &&
+    b.type === 'file' &&
+    (r.size !== b.remoteSize || (!remoteMoved && b.remoteUpdatedAt !== '' && r.updatedAt !== b.remoteUpdatedAt));
+  return {
+    base: b,
+    remote: r,
+    local: item,
+    localContent: item ? localContentOf(b, item) : 'deleted',
+    localMoved: moved,
+    followedFolder: false,
+    remoteChanged,
+    remoteMoved,
+    replacement: undefined,
+    // Set once every item is placed.
+    localState: 'deleted',
+    remoteState: 'deleted',
+  };
 }
 
 /** A synced item that is where its synced folder's move took it (same name, the folder moved locally). */

@@ -7,12 +7,12 @@
  */
 import { isWithin } from '../names.js';
 import type { Operation, RelPath, RemoteId } from '../types.js';
-import type { Pass } from './pass.js';
+import type { PlanState } from './plan-state.js';
 import { rows } from './rows.js';
 
 export interface Constraint {
   name: string;
-  apply: (pass: Pass) => void;
+  apply: (pass: PlanState) => void;
 }
 
 /**

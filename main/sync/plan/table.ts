@@ -12,14 +12,14 @@ import { sameItem } from '../birth.js';
 import { baseName, isWithin, joinPath, numberedName, parentOf, safeLocalName } from '../names.js';
 import type { LocalItem, RelPath, RemoteId, RemoteItem, RuleId } from '../types.js';
 import { folderKey, type LocalState, type RemoteState, type Status } from './classify.js';
-import type { Pass } from './pass.js';
+import type { PlanState } from './plan-state.js';
 import { validRemoteName } from './remote-name.js';
 import { rows } from './rows.js';
 
 export interface Cell<T extends unknown[]> {
   /** The rows this cell may apply (in docs/sync-rules.md's order). */
   rows: readonly RuleId[];
-  decide: (pass: Pass, ...item: T) => void;
+  decide: (pass: PlanState, ...item: T) => void;
 }
 type SyncedCell = Cell<[s: Status]>;
 
@@ -72,20 +72,8 @@ const deletedRemotely: SyncedCell = {
 const deletedLocally: SyncedCell = {
   rows: ['D2', 'D4', 'D6'],
   decide: (pass, s) => {
-    const r = s.remote!;
     if (s.base.type === 'folder') {
-      const inside = pass.remoteSubtree(s.base.remoteId);
-      let leaving = false;
-      let survives = false;
-      for (const child of inside) {
-        const synced = pass.statuses.get(child.id);
-        // Something new on the drive keeps the folder; an excluded folder is not new (the engine asks before its trash).
-        if (!synced) survives ||= !pass.excludedRoots.has(child.id);
-        else if (synced.local) {
-          if (synced.remoteMoved) survives = true; // moved in here remotely: keeps the folder
-          else leaving = true; // moved out locally: let it leave first
-        } else if (synced.remoteChanged) survives = true;
-      }
+      const { inside, leaving, survives } = pass.remoteInside(s);
       if (leaving && !survives) return; // trash only once what moved out has left; a folder that survives need not wait
       if (!survives) {
         rows.D2(pass, s, inside);
@@ -101,7 +89,7 @@ const deletedLocally: SyncedCell = {
 };
 
 /** A synced item deleted here comes back (D4, D6) at its given place once free, or a spare one if it waits in a tie. */
-function bringBack(pass: Pass, s: Status, emit: (path: RelPath) => void): void {
+function bringBack(pass: PlanState, s: Status, emit: (path: RelPath) => void): void {
   const r = s.remote!;
   const parent = pass.currentPath(r.parentId);
   if (!pass.parentReady(parent)) return;
@@ -224,7 +212,7 @@ const inPlace: SyncedCell = {
  * saved (or made) the same file at once, each as a new entry. Only the computer that made the later one acts, so two
  * computers never act on one duplicate. Its content is settled first (an edit is uploaded, a remote change fetched).
  */
-function twinToResolve(pass: Pass, s: Status): RemoteItem | undefined {
+function twinToResolve(pass: PlanState, s: Status): RemoteItem | undefined {
   if (s.base.type !== 'file' || !s.base.madeHere || s.localContent === 'changed' || s.remoteChanged) return undefined;
   const twin = pass.olderTwin(s.remote!);
   // A synced twin settles first (an edit, a move, a deletion of it is this pass's): the two are compared as they stay.
@@ -237,7 +225,7 @@ function twinToResolve(pass: Pass, s: Status): RemoteItem | undefined {
  * Where a synced item in place on both sides goes when its given name changed (its duplicate on the drive appeared or
  * went): undefined while it stays (a name the user chose, kept mapped; already there; its place not free yet).
  */
-function givenPlace(pass: Pass, s: Status): RelPath | undefined {
+function givenPlace(pass: PlanState, s: Status): RelPath | undefined {
   const here = s.local!;
   const there = s.remote!;
   const name = baseName(here.path);
@@ -269,7 +257,7 @@ export const SYNCED_TABLE: Record<LocalState, Record<RemoteState, SyncedCell>> =
 const contentChanged = (s: Status): boolean => s.base.type === 'file' && (s.localContent === 'changed' || s.remoteChanged);
 
 /** The content rows, for an item at the same place on both sides (or about to be, with this pass's record). */
-function content(pass: Pass, s: Status): void {
+function content(pass: PlanState, s: Status): void {
   const b = s.base;
   const here = s.local!;
   if (b.type === 'folder') {
@@ -292,7 +280,7 @@ function content(pass: Pass, s: Status): void {
  * inside it locally too, it is stuck until something else moves; should nothing else be able to, the end of the pass
  * breaks the tie (constraints.ts).
  */
-function crossMove(pass: Pass, s: Status, parentId: RemoteId): void {
+function crossMove(pass: PlanState, s: Status, parentId: RemoteId): void {
   let pending = false;
   for (let cur: RemoteId | null = parentId, guard = 0; cur !== null && cur !== s.base.remoteId && guard < 10_000; guard++) {
     const st = pass.statuses.get(cur);
@@ -382,7 +370,7 @@ export const NEW_LOCAL: Cell<[l: LocalItem, remoteLeaving: ReadonlySet<RemoteId>
 };
 
 /** The file that creates a new local folder remotely (N6): the shallowest uploadable file below it, if any. */
-function carrierOf(pass: Pass, folder: string): LocalItem | undefined {
+function carrierOf(pass: PlanState, folder: string): LocalItem | undefined {
   let best: LocalItem | undefined;
   let bestDepth = Infinity;
   for (const l of pass.localSubtree(folder)) {
@@ -401,7 +389,7 @@ function carrierOf(pass: Pass, folder: string): LocalItem | undefined {
 }
 
 /** Remote entries this pass renames, moves or trashes (with their subtrees): their names are free next pass. */
-export function remoteLeaving(pass: Pass): Set<RemoteId> {
+export function remoteLeaving(pass: PlanState): Set<RemoteId> {
   const leaving = new Set<RemoteId>();
   for (const op of pass.operations) {
     if (op.kind === 'rename-remote' || op.kind === 'move-remote') leaving.add(op.remoteId);

@@ -9,21 +9,21 @@ import { baseName, givenNames, isGivenName, isWithin, joinPath, nameKey, numbere
 import type { LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, Trees } from '../types.js';
 import { folderKey, type Classified, type Status } from './classify.js';
 
-export interface PassOptions {
+export interface PlanStateOptions {
   caseInsensitive: boolean;
   isIgnored: (path: RelPath, type: LocalItem['type']) => boolean;
   /** Remote folders left out by selective sync (not synced, never placed here). */
   excludedRoots?: ReadonlySet<RemoteId>;
 }
 
-export class Pass {
+export class PlanState {
   readonly base: Trees['base'];
   readonly local: Trees['local'];
   readonly remote: ReadonlyMap<RemoteId, RemoteItem>;
   readonly statuses: ReadonlyMap<RemoteId, Status>;
   readonly claimedLocal: ReadonlySet<RelPath>;
   readonly replacing: ReadonlySet<RemoteId>;
-  readonly isIgnored: PassOptions['isIgnored'];
+  readonly isIgnored: PlanStateOptions['isIgnored'];
   readonly excludedRoots: ReadonlySet<RemoteId>;
   private readonly caseInsensitive: boolean;
 
@@ -66,8 +66,10 @@ export class Pass {
   private readonly given = new Map<RemoteId | null, Map<RemoteId, string>>();
   /** Per remote folder, the oldest file entry of each name (olderTwin). */
   private readonly oldestFiles = new Map<RemoteId | null, Map<string, RemoteItem>>();
+  /** What the drive holds in each synced folder deleted here (remoteInside), once a pass. */
+  private readonly insideDeleted = new Map<RemoteId, { inside: RemoteItem[]; leaving: boolean; survives: boolean }>();
 
-  constructor(trees: Trees, classified: Classified, options: PassOptions) {
+  constructor(trees: Trees, classified: Classified, options: PlanStateOptions) {
     this.base = trees.base;
     this.local = trees.local;
     this.remote = classified.remote;
@@ -254,19 +256,53 @@ export class Pass {
    * The local name the drive's names give an entry (names.ts `givenNames`): its safe name, or, among entries of its
    * folder whose names clash, numbered in the order of their ids — so every computer names duplicates alike. A synced
    * entry deleted or moved away here is on its way out of the folder on the drive and counts no more (the item renamed
-   * onto its name keeps it).
+   * onto its name keeps it) — unless the drive's side wins (keepsPlace).
    */
   givenName(r: RemoteItem): string {
     let names = this.given.get(r.parentId);
     if (names === undefined) {
       const staying = this.remoteChildrenOf(r.parentId).filter((child) => {
         const synced = this.statuses.get(child.id);
-        return synced === undefined || (synced.local !== undefined && !(synced.localMoved && !synced.followedFolder));
+        return synced === undefined || this.keepsPlace(synced);
       });
       names = givenNames(staying, this.caseInsensitive);
       this.given.set(r.parentId, names);
     }
     return names.get(r.id) ?? safeLocalName(r.name);
+  }
+
+  /**
+   * Whether a synced entry counts among its folder's names: not once deleted or moved away here (its removal is on its
+   * way to the drive), but still where the drive's side wins — it moved there too (M3, M4), or it comes back here
+   * (D4: changed there; D6: a folder the drive's side keeps), so the place it takes is its given one.
+   */
+  private keepsPlace(s: Status): boolean {
+    if (s.local === undefined) return s.base.type === 'file' ? s.remoteChanged : this.remoteInside(s).survives;
+    return !s.localMoved || s.followedFolder || s.remoteMoved;
+  }
+
+  /**
+   * What the drive holds in a synced folder deleted here: something new, edited or moved in there keeps the folder
+   * (`survives`, D6); an item moved out of it here leaves it first (`leaving`).
+   */
+  remoteInside(s: Status): { inside: RemoteItem[]; leaving: boolean; survives: boolean } {
+    const known = this.insideDeleted.get(s.base.remoteId);
+    if (known !== undefined) return known;
+    const inside = this.remoteSubtree(s.base.remoteId);
+    let leaving = false;
+    let survives = false;
+    for (const child of inside) {
+      const synced = this.statuses.get(child.id);
+      // Something new on the drive keeps the folder; an excluded folder is not new (the engine asks before its trash).
+      if (!synced) survives ||= !this.excludedRoots.has(child.id);
+      else if (synced.local) {
+        if (synced.remoteMoved) survives = true; // moved in here remotely: keeps the folder
+        else leaving = true; // moved out locally: let it leave first
+      } else if (synced.remoteChanged) survives = true;
+    }
+    const found = { inside, leaving, survives };
+    this.insideDeleted.set(s.base.remoteId, found);
+    return found;
   }
 
   /** Two names are one on this volume. */

@@ -1,0 +1,123 @@
+/**
+ * What a pass is given and what it gives back. A pass reads the folder's options and ports, the request the folder
+ * loop merged for it (with the user's answers about deletions as they stood when it began), and tells the engine what
+ * happens through `PassHost`; it returns what it did and what the engine needs for the next one (`PassResult`).
+ */
+import type { DriveClient } from '../../api/client.js';
+import type { TransferEvent } from '../execute.js';
+import type { PassRequest } from '../folder-loop.js';
+import type { HoldLimits } from '../hold.js';
+import type { RandomId } from '../ports.js';
+import type { Selection } from '../selective.js';
+import type { SharedPlace } from '../shared.js';
+import type { BaseTree } from '../trees.js';
+import type { EngineState, LocalItem, RelPath, RemoteId, RemoteItem } from '../types.js';
+import type { Activity, DeletionQuestion, ItemError, PassSummary } from './summary.js';
+
+/** The folder's options a pass reads (the engine's options add its timers, watcher and mirror). */
+export interface PassOptions {
+  /** The local folder kept in sync. */
+  root: string;
+  /** The remote folder it mirrors; null is the whole drive. */
+  remoteRootId?: RemoteId | null;
+  client: DriveClient;
+  trash(absolutePath: string): Promise<void>;
+  hostname: string;
+  concurrency?: number;
+  /** Deletions above this many items stop the pass and ask. */
+  maxDeletions?: number;
+  /** Passes within one sync before giving up on convergence. */
+  maxIterations?: number;
+  /** Names that differ only by case are one name on the folder's volume; by default the volume is asked (FileSystem.volume). */
+  caseInsensitive?: boolean;
+  /** Names of temp files; random UUIDs by default. */
+  randomId?: RandomId;
+  /** How long a local disappearance waits for the folder to settle before it counts as a deletion (live mode). */
+  hold?: HoldLimits;
+  /**
+   * When items another program held locked are first tried again (live mode; closing a file is no change to watch);
+   * 10 s by default, then twice as long each time they are still locked, up to 5 minutes.
+   */
+  busyRetryMs?: number;
+  /** What this computer leaves out of the folder (selective sync), read at the start of every pass. */
+  selection?: () => Selection;
+  /** New top-level folders the folder's setting leaves out were found: keep them excluded (the selection's owner). */
+  excludeNewFolders?: (ids: RemoteId[]) => void;
+  /**
+   * Where what others share with the account arrives (a folder at the top) and who the account is, read at every pass
+   * and look; null or absent: nothing shared with the account is synced here. Only a folder synced with the whole drive.
+   */
+  sharedPlace?: () => SharedPlace | null;}
+
+/** The folder's three trees, as the passes keep them from one to the next. */
+export interface FolderTrees {
+  base: BaseTree;
+  local: Map<RelPath, LocalItem>;
+  remote: Map<RemoteId, RemoteItem>;
+}
+
+/** What the engine running a pass gives it. */
+export interface PassHost {
+  /** Paused or stopped: a pass ends at its next step. */
+  readonly paused: boolean;
+  readonly stopped: boolean;
+  /** Aborts what a pass sends when the engine stops. */
+  readonly signal: AbortSignal;
+  readonly pollMs: number;
+  setState(state: EngineState, detail?: string): void;
+  record(activity: Omit<Activity, 'at'>): void;
+  transfer(event: TransferEvent): void;
+  /** The pass's transfers are over (their rates are forgotten). */
+  transfersEnded(): void;
+  notice(message: string): void;
+  conflict(copyPath: string, path: string): void;
+  itemError(error: ItemError): void;
+  /** The pass stopped at the mass-delete guard: the user is asked about `question.count` deletions. */
+  askConsent(question: DeletionQuestion): void;
+  /** Paths the watcher has still settling; null when the folder is not watched. */
+  watcherPending(): number | null;
+  /**
+   * Resolves once the watcher has reported every path it saw change (the loop's `quiet` request), or after `limitMs`
+   * (a file written on and on never settles); at once when nothing is settling.
+   */
+  untilQuiet(limitMs: number): Promise<void>;
+  /** Paths the watcher named since this pass began: taken out of the request the loop holds for the next pass. */
+  takeLocalChanges(): ReadonlySet<RelPath>;
+  startWatching(): Promise<void>;
+  stopWatching(): Promise<void>;
+  /** Looks at the drive at once (to see what this pass sent, and what others changed meanwhile). */
+  checkDrive(): void;
+  /** Items another program locked: a pass tries again in `ms`. */
+  retryIn(ms: number): void;
+}
+
+/** What the user said about the deletions the guard stopped at. */
+export interface DeletionAnswers {
+  /** The number of deletions the user was last asked to consent to; asked again only when it changes. */
+  askedFor: number | null;
+  /** The user consented: the next pass may make them. */
+  consent: boolean;
+  /** The user refused them: the next pass undoes them where they were made (deletions.ts). */
+  keep: boolean;
+}
+
+/** One pass's inputs: the merged request, whether the engine is live (watching and polling), the user's answers. */
+export interface PassInput extends PassRequest {
+  live: boolean;
+  answers: Readonly<DeletionAnswers>;
+}
+
+/** What a pass did, and what the engine keeps for the next one. */
+export interface PassResult {
+  summary: PassSummary;
+  /** The user's answers as the pass leaves them (a consent used, a refusal carried out, the count asked about). */
+  answers: DeletionAnswers;
+  /** The guard weighed deletions: `answers.askedFor` is what the user was last asked about. */
+  guarded: boolean;
+  /** When the next full listing of the drive is due (absent: as before). */
+  fullListingDue?: number;
+  /** How long the pass's full scan took (absent: it made none). */
+  fullScanMs?: number;
+  /** When it reached its end (absent: it did not). */
+  ended?: Date;
+}

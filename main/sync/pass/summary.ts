@@ -1,0 +1,88 @@
+/**
+ * What a pass tells: its summary, the activity and item errors it reports as it goes, and the words it uses for them.
+ * The engine's events and both front ends speak these types.
+ */
+import { ApiError } from '../../api/errors.js';
+import type { FolderProblem } from '../folder-identity.js';
+import type { EngineRuleId, Operation, RemoteId, RuleId, SelectionRuleId, SharedRuleId } from '../types.js';
+
+export type { DeletionQuestion } from '../deletions.js';
+
+export interface Activity {
+  at: string;
+  /** A duplicate this computer made on the drive, resolved (rule C5), is told as a conflict or a merge. */
+  kind: Exclude<Operation['kind'], 'resolve-twin'> | 'conflict' | 'notice';
+  path: string;
+  rule?: RuleId | EngineRuleId | SelectionRuleId | SharedRuleId;
+  /** The entry a deletion put in the drive's trash (here or elsewhere): what "Restore" brings back. */
+  remoteId?: RemoteId;
+}
+
+export interface ItemError {
+  path: string;
+  message: string;
+  /**
+   * Left out by design, not a failure (a symbolic link, an empty folder the drive cannot hold): told once as it is
+   * found, and listed in each pass's `skipped` while it is there. A front end that keeps a list of errors leaves it
+   * out of that list.
+   */
+  leftOut?: true;
+}
+
+export interface SharedWithMe {
+  /** The folder at the top of the synced folder it arrives in. */
+  folder: string;
+  entries: number;
+  viewOnly: number;
+}
+
+export interface PassSummary {
+  /**
+   * Changes carried out, on either side. A `record` is not one: it only brings base up to date with what both sides
+   * already agree on (a deployed server's move answers no time stamp; the next listing's is recorded), and a running
+   * sync that said "in sync" after the move would otherwise say it again for the record.
+   */
+  done: number;
+  /** What could not be synced: operations that failed, names the service refuses, folders the scan cannot read. */
+  failed: ItemError[];
+  /**
+   * What is left out by design, reported and not a failure: symbolic links, ignored names (temp files,
+   * `.syncignore`; the first IGNORED_LISTED of them), empty folders with a name the drive refuses.
+   */
+  skipped: ItemError[];
+  /** How many names the ignore rules left out in all. */
+  ignored: number;
+  /** The server could not be reached: nothing was compared, and nothing failed. */
+  offline: boolean;
+  /** Synced items gone locally whose deletion waits for the folder to settle (live mode): they may have moved. */
+  waiting: number;
+  /** True when the pass stopped at the mass-delete guard. */
+  needsConfirmation: boolean;
+  inSync: boolean;
+  /** The pass did nothing because the synced folder is gone, or another folder is at its path (folder-identity.ts). */
+  folder?: FolderProblem['kind'];
+  /** A remote delta planned in its scope (scope.ts): how many synced items the plan looked at. */
+  scoped?: number;
+}
+
+export const emptySummary = (): PassSummary => ({
+  done: 0,
+  failed: [],
+  skipped: [],
+  ignored: 0,
+  offline: false,
+  waiting: 0,
+  needsConfirmation: false,
+  inSync: false,
+});
+
+/** The idle state's detail when items failed: the folder goes on, and says how many it left out. */
+export const itemsNotSynced = (n: number): string => `${n} item${n === 1 ? '' : 's'} not synced`;
+export const ITEMS_NOT_SYNCED = /^\d+ items? not synced$/;
+
+/** A failure as the state's detail says it: where, then what. */
+export function describeError(error: unknown): string {
+  if (error instanceof ApiError) return error.summary;
+  if (error instanceof Error) return error.message.split('\n')[0]!;
+  return String(error);
+}

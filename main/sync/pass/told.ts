@@ -1,0 +1,23 @@
+import type { RelPath } from '../types.js';
+import type { PassHost } from './inputs.js';
+
+/** What the user needs to hear once, not on every pass: notices, and items left out or that cannot be read. */
+export class ToldOnce {
+  private readonly notices = new Set<string>();
+  private readonly skips = new Set<string>();
+
+  constructor(private readonly host: Pick<PassHost, 'notice' | 'itemError'>) {}
+
+  notice(message: string): void {
+    if (this.notices.has(message)) return;
+    this.notices.add(message);
+    this.host.notice(message);
+  }
+
+  skipped(path: RelPath, reason: string, leftOut: boolean): void {
+    const key = `${path}\u0000${reason}`;
+    if (this.skips.has(key)) return;
+    this.skips.add(key);
+    this.host.itemError(leftOut ? { path, message: reason, leftOut } : { path, message: reason });
+  }
+}
