@@ -231,6 +231,9 @@ export function toApiError(endpoint: string, error: unknown, signal?: AbortSigna
  * The one HTTP client of an account: base URL, bearer token, timeouts per phase, user agent, and retries with
  * exponential backoff and full jitter for idempotent methods (POST is never retried here).
  */
+/** A JSON call's request line and headers (the token among them), about. */
+const REQUEST_BYTES = 400;
+
 export class Http {
   readonly origin: string;
   readonly api: Got;
@@ -239,6 +242,11 @@ export class Http {
   private readonly maxResponseBytes: number;
   readonly timeouts: Timeouts;
   readonly bandwidth: BandwidthLimit;
+  /**
+   * Bytes the JSON calls moved so far: each answer's body and headers, and about what its request took (what an idle
+   * engine counts against its traffic budget, as the network sees it rather than as the parsed entries are).
+   */
+  jsonBytes = 0;
 
   constructor(options: HttpOptions) {
     const origin = new URL(options.origin);
@@ -378,6 +386,7 @@ export class Http {
       const response = await promise;
       status = response.statusCode;
       text = response.body as string;
+      this.jsonBytes += REQUEST_BYTES + Buffer.byteLength(text) + response.rawHeaders.reduce((n, h) => n + h.length + 2, 0);
     } catch (error) {
       if (tooLarge) throw new BadResponseError(endpoint, `the answer is larger than ${this.maxResponseBytes} bytes`);
       const answer = (error as { name?: string; response?: { statusCode: number; body: unknown } }).response;

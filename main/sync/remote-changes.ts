@@ -98,6 +98,7 @@ export class RemoteChangeCheck {
   /** The signals, in at most four small requests. */
   async read(signal?: AbortSignal): Promise<RemoteSignals> {
     const entries = this.client.entries;
+    const sent = this.client.http?.jsonBytes ?? 0;
     const [recent, trashedCount, total] = await Promise.all([
       this.trusted.has('recent') ? entries.page({ recentOnly: true, perPage: PAGE }, 1, signal) : null,
       // How many entries the trash holds, from an empty page: deployed versions answer 50 entries a page whatever
@@ -118,10 +119,14 @@ export class RemoteChangeCheck {
       }
       trashed = this.trashedPage;
     }
+    // As the network carried them where the client counts them (entries the parser leaves out of an answer cost too).
+    const moved = (this.client.http?.jsonBytes ?? 0) - sent;
     const bytes =
-      (recent === null ? 0 : REQUEST_OVERHEAD + JSON.stringify(recent.entries).length) +
-      (trashedCount === null ? trashedBytes : REQUEST_OVERHEAD + trashedBytes) +
-      (total === null ? 0 : REQUEST_OVERHEAD);
+      moved > 0
+        ? moved
+        : (recent === null ? 0 : REQUEST_OVERHEAD + JSON.stringify(recent.entries).length) +
+          (trashedCount === null ? trashedBytes : REQUEST_OVERHEAD + trashedBytes) +
+          (total === null ? 0 : REQUEST_OVERHEAD);
     // On average: the trash's page costs a check only now and then.
     this.checkBytes = this.checkBytes === 0 ? bytes : 0.9 * this.checkBytes + 0.1 * bytes;
     return { recent: recent?.entries ?? null, trashed, total };
@@ -298,6 +303,7 @@ export class RemoteChangeCheck {
   /** Every folder of the drive below the sync root, and when the next listing of them is due. */
   async readFolders(now: number, pollMs: number, signal?: AbortSignal): Promise<FileEntry[]> {
     const folders: FileEntry[] = [];
+    const sent = this.client.http?.jsonBytes ?? 0;
     let bytes = 0;
     for await (const entry of this.client.entries.tree({ rootId: this.rootId, perPage: 1000, type: 'folder', ...(signal ? { signal } : {}) })) {
       if (entry.type !== 'folder' || entry.deleted_at) continue;
@@ -305,6 +311,8 @@ export class RemoteChangeCheck {
       bytes += JSON.stringify(entry).length;
     }
     bytes += REQUEST_OVERHEAD * Math.ceil(Math.max(1, folders.length) / 1000);
+    const moved = (this.client.http?.jsonBytes ?? 0) - sent;
+    if (moved > 0) bytes = moved;
     this.folderCount = folders.length;
     const perMinute = listingBudget(this.checkBytes, pollMs) * FOLDERS_SHARE;
     this.nextFolders = now + Math.max(pollMs, (bytes / perMinute) * 60_000);
