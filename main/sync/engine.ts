@@ -179,8 +179,6 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         takeLocalChanges: () => this.loop.takePaths(),
         startWatching: () => this.startWatching(),
         stopWatching: () => this.stopWatching(),
-        checkDrive: () => this.schedulePoll(0),
-        retryIn: (ms) => this.setTimer('busy', ms, () => void this.loop.submit({ kind: 'retry' })),
       },
     );
     this.loop = new FolderLoop<PassSummary>({
@@ -210,6 +208,10 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     if (result.fullListingDue !== undefined) this.nextFullListing = result.fullListingDue;
     if (result.fullScanMs !== undefined) this.lastFullScanMs = result.fullScanMs;
     if (result.ended) this.lastSyncValue = result.ended;
+    // What the pass asks for next (nothing, once the engine stopped: no timer may outlive it).
+    if (this.stopped) return result.summary;
+    if (result.retryInMs !== undefined) this.setTimer('busy', result.retryInMs, () => void this.loop.submit({ kind: 'retry' }));
+    if (result.checkDrive) this.schedulePoll(0);
     return result.summary;
   }
 

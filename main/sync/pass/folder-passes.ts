@@ -59,6 +59,8 @@ interface PassRun {
   guarded: boolean;
   fullListingDue?: number;
   ended?: Date;
+  checkDrive?: true;
+  retryInMs?: number;
 }
 
 export class FolderPasses {
@@ -147,6 +149,8 @@ export class FolderPasses {
       ...(run.fullListingDue !== undefined ? { fullListingDue: run.fullListingDue } : {}),
       ...(this.local.fullScanMs !== undefined ? { fullScanMs: this.local.fullScanMs } : {}),
       ...(run.ended ? { ended: run.ended } : {}),
+      ...(run.checkDrive ? { checkDrive: true as const } : {}),
+      ...(run.retryInMs !== undefined ? { retryInMs: run.retryInMs } : {}),
     };
   }
 
@@ -255,7 +259,7 @@ export class FolderPasses {
     }
     // What this pass sent is checked at once (others may have changed something meanwhile): cheap, as it knows
     // what it sent.
-    if (input.live && summary.done > 0 && this.remoteCheck.usable) this.host.checkDrive();
+    if (input.live && summary.done > 0 && this.remoteCheck.usable) run.checkDrive = true;
   }
 
   /** The summary's last words and the state the pass leaves; the trees kept as base when nothing differs from it. */
@@ -429,7 +433,7 @@ export class FolderPasses {
         await this.local.scan(true);
       }
     }
-    this.retryLockedItems(failures.busy, run.input.live);
+    this.retryLockedItems(failures.busy, run);
     // Nothing went through and every failure was the server out of reach: the folder is offline, its items did not
     // fail; they are tried again when the server answers.
     if (failures.allUnreachable(run.summary.done)) {
@@ -476,11 +480,9 @@ export class FolderPasses {
   }
 
   /** Items another program locked are tried again on their own, less often while they stay locked (each try that fails is reported again). */
-  private retryLockedItems(busy: boolean, live: boolean): void {
-    if (busy && live) {
-      const wait = Math.min((this.options.busyRetryMs ?? 10_000) * 2 ** this.busyRetries++, 5 * 60_000);
-      this.host.retryIn(wait);
-    } else if (!busy) this.busyRetries = 0;
+  private retryLockedItems(busy: boolean, run: PassRun): void {
+    if (busy && run.input.live) run.retryInMs = Math.min((this.options.busyRetryMs ?? 10_000) * 2 ** this.busyRetries++, 5 * 60_000);
+    else if (!busy) this.busyRetries = 0;
   }
 
   /**

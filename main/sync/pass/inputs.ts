@@ -85,10 +85,6 @@ export interface PassHost {
   takeLocalChanges(): ReadonlySet<RelPath>;
   startWatching(): Promise<void>;
   stopWatching(): Promise<void>;
-  /** Looks at the drive at once (to see what this pass sent, and what others changed meanwhile). */
-  checkDrive(): void;
-  /** Items another program locked: a pass tries again in `ms`. */
-  retryIn(ms: number): void;
 }
 
 /** What the user said about the deletions the guard stopped at. */
@@ -120,4 +116,8 @@ export interface PassResult {
   fullScanMs?: number;
   /** When it reached its end (absent: it did not). */
   ended?: Date;
+  /** Look at the drive at once: to see what this pass sent, and what others changed meanwhile. */
+  checkDrive?: true;
+  /** Items another program locked: try again in this many milliseconds. */
+  retryInMs?: number;
 }
