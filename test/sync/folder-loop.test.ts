@@ -192,14 +192,13 @@ describe('the engine state, live', () => {
     engine.pause();
     expect(engine.state).toBe('paused');
     for (let i = 0; i < 12; i++) rmSync(join(a.root, `f${i}.txt`));
-    // The watcher names the deletions while paused (all of them reported, none still settling); resuming acts on all
-    // of them at once.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const watcher = () => (engine as unknown as { watcher?: { pending(): number } }).watcher;
-    for (let quiet = 0, tries = 0; quiet < 5 && tries < 500; tries++) {
-      quiet = watcher()?.pending() === 0 ? quiet + 1 : 0;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    // The watcher names the deletions while paused; resuming acts on all of them at once. Under load the file system
+    // may tell them in several batches: resumed only once every one has reached the engine (else the first batch, half
+    // of the folder or less, would go without a question, as the guard's rule says).
+    const named = () => (engine as unknown as { passes: { local: { named: Set<string> } } }).passes.local.named;
+    const allNamed = () => Array.from({ length: 12 }, (_, i) => `f${i}.txt`).every((path) => named().has(path));
+    for (let tries = 0; !allNamed() && tries < 1500; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(allNamed()).toBe(true);
     const asked = new Promise((resolve) => engine.once('confirm-deletions', resolve));
     void engine.resume();
     expect(await asked).toMatchObject({ count: 12, synced: 12, bytes: 14 });
