@@ -23,6 +23,21 @@ export async function findEntry(client: Pick<DriveClient, 'entries'>, id: EntryI
   return undefined;
 }
 
+/**
+ * An entry as the drive has it now, wherever another client put it meanwhile: in its folder (renamed there, maybe),
+ * else among the account's most recently changed files (a move changes `updated_at`, so one just made is on the first
+ * page). Undefined when neither holds it: trashed, deleted, or moved long ago.
+ */
+export async function locateEntry(client: Pick<DriveClient, 'entries'>, id: EntryId, parentId: EntryId | null, name: string): Promise<FileEntry | undefined> {
+  const inFolder = await findEntry(client, id, parentId, name);
+  if (inFolder) return inFolder;
+  const recent = await client.entries.page({ recentOnly: true, perPage: RECENT_LOOKED_AT }, 1);
+  return recent.entries.find((e) => e.id === id);
+}
+
+/** How many of the most recently changed files `locateEntry` reads (deployed versions answer 50 a page whatever is asked). */
+const RECENT_LOOKED_AT = 50;
+
 async function isStarred(client: DriveClient, id: EntryId): Promise<boolean> {
   for await (const e of client.entries.list({ starredOnly: true })) if (e.id === id) return true;
   return false;
@@ -30,7 +45,11 @@ async function isStarred(client: DriveClient, id: EntryId): Promise<boolean> {
 
 /** Reads what `oldId` carries; `entry` when the caller has it as listed already. */
 export async function readCarried(client: DriveClient, oldId: EntryId, parentId: EntryId | null, name: string, entry?: FileEntry): Promise<Carried> {
-  const old = entry ?? (await findEntry(client, oldId, parentId, name));
+  return carriedBy(client, oldId, entry ?? (await findEntry(client, oldId, parentId, name)));
+}
+
+/** What `oldId` carries, its entry as the caller found it (undefined: not on the drive as listed). */
+export async function carriedBy(client: DriveClient, oldId: EntryId, old: FileEntry | undefined): Promise<Carried> {
   const link = await client.links.get(oldId).catch((error: unknown) => {
     if (error instanceof ApiError && (error.kind === 'forbidden' || error.kind === 'not-found')) return null;
     throw error;

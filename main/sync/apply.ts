@@ -20,7 +20,11 @@ export interface MutableTrees {
 export type Outcome =
   /** upload, create-remote-folder, download, create-local-folder, record, merge (same content): now in sync. */
   /** `madeHere`: this computer made the entry (an upload); otherwise the row keeps what it said. */
-  | { kind: 'synced'; remote: RemoteItem; local: LocalItem; replaces?: RemoteId; madeHere?: true }
+  /**
+   * `agreedPlace`: a new version went where another computer had just renamed or moved the entry; the row keeps the
+   * place both sides last agreed on, so the next plan moves the file here to the entry's new place.
+   */
+  | { kind: 'synced'; remote: RemoteItem; local: LocalItem; replaces?: RemoteId; madeHere?: true; agreedPlace?: { parentId: RemoteId | null; remoteName: string } }
   /** rename-remote, move-remote: the entry's new remote state. */
   | { kind: 'remote-moved'; remote: RemoteItem; local: LocalItem }
   /** move-local: where the item is now. */
@@ -192,7 +196,7 @@ function applySynced(trees: MutableTrees, outcome: OutcomeOf<'synced'>): void {
   const before = trees.base.get(outcome.remote.id);
   trees.remote.set(outcome.remote.id, outcome.remote);
   trees.local.set(outcome.local.path, outcome.local);
-  trees.base.set(outcome.remote.id, baseFrom(outcome.remote, outcome.local, outcome.madeHere ?? before?.madeHere));
+  trees.base.set(outcome.remote.id, { ...baseFrom(outcome.remote, outcome.local, outcome.madeHere ?? before?.madeHere), ...outcome.agreedPlace });
   if (before?.type === 'folder') descendantsFollow(trees, outcome.remote.id, before.path, outcome.local.path);
 }
 

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import PQueue from 'p-queue';
-import { carryOver, readCarried } from '../api/carry.js';
+import { carriedBy, carryOver, locateEntry } from '../api/carry.js';
 import type { DriveClient } from '../api/client.js';
 import { ApiError, isTransient, NotFoundError, RateLimitedError } from '../api/errors.js';
 import type { FileEntry } from '../api/schemas.js';
@@ -435,13 +435,21 @@ export class Executor {
   private async replaceRemote(op: Op<'replace-remote'>, signal?: AbortSignal): Promise<Outcome> {
     const { client } = this.ports;
     const old = this.remoteOf(op.remoteId);
+    // Another computer may have renamed or moved the entry since it was listed: the new version goes where the entry
+    // is now, and the base row keeps the place both sides last agreed on, so the next plan moves the file here too.
+    const now = await locateEntry(client, op.remoteId, this.remoteParent(old.parentId), old.name);
+    // (An entry shared with the account on its own sits in a folder of drivesync's making: its place is that one.)
+    const placed = old.parentId !== null && old.parentId < 0;
+    const place = now && !placed ? toRemoteItem(now, this.rootId) : old;
+    const moved = place.parentId !== old.parentId || place.name !== old.name;
     // What the old entry carries is read first, so that the new entry and the old one's trash follow each other at
     // once: another computer that lists the drive between them sees two entries of one name.
-    const carried = await readCarried(client, op.remoteId, this.remoteParent(old.parentId), old.name);
-    const { entry, local } = await this.uploadFile(op.path, old.name, old.parentId, signal);
+    const carried = await carriedBy(client, op.remoteId, now);
+    const { entry, local } = await this.uploadFile(op.path, place.name, place.parentId, signal);
     await client.entries.trash([op.remoteId]);
     await carryOver(client, carried, entry, op.path, (message) => this.events.notice?.(message, op.path));
-    return { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local, replaces: op.remoteId, madeHere: true };
+    const agreed = moved ? { agreedPlace: { parentId: old.parentId, remoteName: old.name } } : {};
+    return { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local, replaces: op.remoteId, madeHere: true, ...agreed };
   }
 
   private async moveRemote(op: Op<'move-remote'>): Promise<Outcome> {

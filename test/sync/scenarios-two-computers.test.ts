@@ -9,7 +9,7 @@
  * The same cases run once (`sync --once` on each computer in turn, the race made inside a pass) where they can arise.
  * Both server profiles.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -286,6 +286,34 @@ describe.each(PROFILES)('two computers in turn, the race inside a pass (once, %s
     expect(sorted(localTree(a.root))).toEqual(expected);
     expect(sorted(localTree(b.root))).toEqual(expected);
     expect(sorted(await account.remoteTree())).toEqual(expected);
+  });
+
+  it.each([
+    ['renamed', 'f5.txt', 'fifth.txt'],
+    ['moved into another folder and renamed', 'f5.txt', 'docs/fifth.txt'],
+    ['moved out of its folder', 'docs/f5.txt', 'f5.txt'],
+  ])('an edit here while another computer %s the file: the edit goes to the new place, and the file follows here', async (_, from, to) => {
+    const a = account.computer('alpha');
+    const b = account.computer('beta');
+    mkdirSync(join(a.root, 'docs'));
+    writeFileSync(join(a.root, from), 'v0');
+    await a.sync();
+    await b.sync();
+    // Alpha moves it and tells the drive; beta saves it before it hears of the move (a pass over what its watcher
+    // named, with no listing between).
+    renameSync(join(a.root, from), join(a.root, to));
+    await a.sync();
+    writeFileSync(join(b.root, from), 'edited on beta');
+    await b.engine.syncOnce({ fullScan: true, listRemote: false });
+    const expected = { docs: '/', [to]: 'edited on beta' };
+    expect(sorted(localTree(b.root))).toEqual(expected);
+    expect(sorted(await account.remoteTree())).toEqual(expected);
+    await a.sync();
+    expect(sorted(localTree(a.root))).toEqual(expected);
+    expect(a.trashed).toEqual([]);
+    expect(b.trashed).toEqual([]);
+    expect((await b.sync()).done).toBe(0);
+    expect((await a.sync()).done).toBe(0);
   });
 
   it('duplicate names another client made are named by entry id on every computer, and the number goes when the clash does', async () => {
