@@ -16,7 +16,7 @@ import { DEFAULT_HOLD, DisappearanceHold } from './hold.js';
 import { FolderLoop, type FolderRequest, type PassRequest, type Work } from './folder-loop.js';
 import { FolderPasses } from './pass/folder-passes.js';
 import { answersAfter, NO_ANSWERS } from './pass/guard.js';
-import type { DeletionAnswers, PassOptions } from './pass/inputs.js';
+import type { DeletionAnswers, PassEvent, PassOptions } from './pass/inputs.js';
 import { describeError, emptySummary, type Activity, type DeletionQuestion, type ItemError, type PassSummary, type SharedWithMe } from './pass/summary.js';
 import { watchTree, type Watcher, type WatchTree } from './watcher.js';
 import type { EngineState, RemoteId } from './types.js';
@@ -99,8 +99,11 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private readonly fs: FileSystem;
   private readonly mirror: Mirror;
   private stateValue: EngineState = 'starting';
-  private paused = false;
-  private stopped = false;
+  /** What the user or the host asked the engine to be, beside what it is doing (`state`): a stop outlasts a pause. */
+  private halt: 'paused' | 'stopped' | null = null;
+  private get stopped(): boolean {
+    return this.halt === 'stopped';
+  }
   private abort = new AbortController();
   /** Cancels the timers of polls, rescans, the wake check and the next look at held disappearances. */
   private readonly timers = new Map<TimerName, () => void>();
@@ -146,11 +149,8 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       this.hold,
       this.remoteCheck,
       {
-        get paused() {
-          return engine.paused;
-        },
-        get stopped() {
-          return engine.stopped;
+        get halt() {
+          return engine.halt;
         },
         get signal() {
           return engine.abort.signal;
@@ -158,27 +158,14 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         get pollMs() {
           return engine.pollMs;
         },
-        setState: (state, detail) => this.setState(state, detail),
-        record: (activity) => this.record(activity),
-        transfer: (event) => this.emit('transfer', this.withRate(event)),
-        transfersEnded: () => this.transferStarts.clear(),
-        notice: (message) => this.emit('notice', message),
-        conflict: (copyPath, path) => this.emit('conflict', copyPath, path),
-        itemError: (error) => {
-          this.errors.unshift(error);
-          this.errors.length = Math.min(this.errors.length, 200);
-          this.emit('item-error', error);
+        tell: (event) => this.told(event),
+        watcher: {
+          pending: () => this.watcher?.pending() ?? null,
+          untilQuiet: (limitMs) => this.untilQuiet(limitMs),
+          takeLocalChanges: () => this.loop.takePaths(),
+          start: () => this.startWatching(),
+          stop: () => this.stopWatching(),
         },
-        askConsent: (question) => {
-          // Said at once: an answer that comes before the pass ends is for the question asked.
-          this.answers.askedFor = question.count;
-          this.emit('confirm-deletions', question);
-        },
-        watcherPending: () => this.watcher?.pending() ?? null,
-        untilQuiet: (limitMs) => this.untilQuiet(limitMs),
-        takeLocalChanges: () => this.loop.takePaths(),
-        startWatching: () => this.startWatching(),
-        stopWatching: () => this.stopWatching(),
       },
     );
     this.loop = new FolderLoop<PassSummary>({
@@ -198,6 +185,32 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
 
   get state(): EngineState {
     return this.stateValue;
+  }
+
+  /** What a pass tells, told on to the engine's listeners. */
+  private told(event: PassEvent): void {
+    switch (event.kind) {
+      case 'state':
+        return this.setState(event.state, event.detail);
+      case 'activity':
+        return this.record(event.activity);
+      case 'transfer':
+        return void this.emit('transfer', this.withRate(event.transfer));
+      case 'transfers-ended':
+        return this.transferStarts.clear();
+      case 'notice':
+        return void this.emit('notice', event.message);
+      case 'conflict':
+        return void this.emit('conflict', event.copyPath, event.path);
+      case 'item-error':
+        this.errors.unshift(event.error);
+        this.errors.length = Math.min(this.errors.length, 200);
+        return void this.emit('item-error', event.error);
+      case 'consent-asked':
+        // Said at once: an answer that comes before the pass ends is for the question asked.
+        this.answers.askedFor = event.question.count;
+        return void this.emit('confirm-deletions', event.question);
+    }
   }
 
   /** One pass with the user's answers as they stand; what it returns for the next is kept here. */
@@ -315,7 +328,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         return { check: true };
       case 'look': {
         const now = this.clock.now().getTime();
-        if (!this.live || this.stopped || this.paused || now - this.lookedAt < LOOK_SPACING_MS) return null;
+        if (!this.live || this.halt !== null || now - this.lookedAt < LOOK_SPACING_MS) return null;
         this.lookedAt = now;
         // The poll timer fires now, and counts its interval from this look.
         this.schedulePoll(0);
@@ -331,11 +344,12 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       case 'sync':
         return { pass: { fullScan: request.fullScan, listRemote: request.listRemote } };
       case 'pause':
-        this.paused = true;
+        if (this.stopped) return null;
+        this.halt = 'paused';
         this.setState('paused');
         return null;
       case 'resume':
-        this.paused = false;
+        if (this.halt === 'paused') this.halt = null;
         // A question left unanswered (the user paused instead) is asked again.
         this.answers.askedFor = null;
         return { pass: { fullScan: request.fullScan, listRemote: true } };
@@ -344,8 +358,8 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         if (request.kind === 'consent') this.answers.consent = true;
         else this.answers.keep = true;
         // A running engine that was waiting for the answer goes on at once (a paused one, once resumed).
-        if (request.kind === 'keep' && this.paused) {
-          this.paused = false;
+        if (request.kind === 'keep' && this.halt === 'paused') {
+          this.halt = null;
           this.answers.askedFor = null;
           return { pass: { fullScan: false, listRemote: true } };
         }
@@ -355,7 +369,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         if (!this.loop.passing && this.passes.releaseBase()) collectGarbage();
         return null;
       case 'stop':
-        this.stopped = true;
+        this.halt = 'stopped';
         this.abort.abort();
         this.quietNow();
         for (const cancel of this.timers.values()) cancel();
@@ -378,7 +392,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private scheduleHoldCheck(): void {
     this.cancelTimer('hold');
     const due = this.hold.nextCheck();
-    if (this.stopped || this.paused || due === null) return;
+    if (this.halt !== null || due === null) return;
     this.setTimer('hold', Math.max(0, due - this.clock.now().getTime()), () => void this.loop.submit({ kind: 'retry' }));
   }
 

@@ -9,7 +9,7 @@ import type { Mirror } from '../mirror.js';
 import { baseName, conflictOriginal, isGivenName, joinPath, parentOf } from '../names.js';
 import type { Clock, FileSystem } from '../ports.js';
 import type { BaseItem, LocalItem, Operation, RelPath, RemoteId } from '../types.js';
-import type { FolderTrees, PassHost, PassOptions } from './inputs.js';
+import type { FolderTrees, PassEvent, PassHost, PassOptions } from './inputs.js';
 import { describeError, type ItemError } from './summary.js';
 
 /** The server could not be reached (no connection, or no answer in time). */
@@ -50,39 +50,41 @@ export interface ExecutorParts {
 
 /** The executor of one pass, its events told to the engine as activity, notices and conflicts. */
 export function passExecutor(parts: ExecutorParts, telling: PassTelling): Executor {
-  const { host, options } = parts;
+  const { options } = parts;
   const { labels, keptAsCopy } = telling;
+  const tell = (event: PassEvent) => parts.host.tell(event);
+  const notice = (message: string) => tell({ kind: 'notice', message });
   const done = (op: Operation, outcome: Parameters<NonNullable<ExecutorEvents['done']>>[1]) => {
     // A resolved duplicate that was a conflict is told by `conflict`; the same bytes twice, as a merge.
     if (op.kind === 'resolve-twin') {
-      if (outcome.kind === 'synced') host.record({ kind: 'merge', path: labels.get(op) ?? op.path, rule: op.rule });
+      if (outcome.kind === 'synced') tell({ kind: 'activity', activity: { kind: 'merge', path: labels.get(op) ?? op.path, rule: op.rule } });
       return;
     }
     if (op.kind === 'drop-local' && outcome.kind === 'dropped') {
       const kept = outcome.kept.length > 0 ? `; ${outcome.kept.length} item${outcome.kept.length === 1 ? '' : 's'} not on the drive stay here` : '';
-      host.notice(`${op.path} is excluded: its copy here is removed (it stays on the drive), ${humanBytes(outcome.freed)} freed${kept}`);
+      notice(`${op.path} is excluded: its copy here is removed (it stays on the drive), ${humanBytes(outcome.freed)} freed${kept}`);
     }
     const deleted = (op.kind === 'trash-remote' || op.kind === 'trash-local') && op.remoteId !== null ? { remoteId: op.remoteId } : {};
-    host.record({ kind: op.kind, path: labels.get(op) ?? opPath(op), rule: op.rule, ...deleted });
+    tell({ kind: 'activity', activity: { kind: op.kind, path: labels.get(op) ?? opPath(op), rule: op.rule, ...deleted } });
     // Another computer resolved a file saved on two computers at once (C5): its version, here under a number
     // until then, follows the drive's rename to the conflicted copy. Told as the conflict it is.
     if (op.kind === 'move-local' && op.rule === 'M2' && isConflictOf(op.to, op.from)) {
       const original = joinPath(parentOf(op.to), conflictOriginal(baseName(op.to)));
-      host.notice(`${original} was saved on two computers at the same time; the other version is kept as ${op.to}`);
-      host.conflict(op.to, original);
+      notice(`${original} was saved on two computers at the same time; the other version is kept as ${op.to}`);
+      tell({ kind: 'conflict', copyPath: op.to, path: original });
     }
   };
   const conflict = (path: RelPath, copy: RelPath, twice = false) => {
-    host.conflict(copy, path);
+    tell({ kind: 'conflict', copyPath: copy, path });
     // A change to what the account may only view, kept as a copy: its note said so (S2), and the drive's side did
     // not change.
     if (!twice && keptAsCopy.delete(path)) return;
-    host.notice(
+    notice(
       twice
         ? `${path} was saved on this computer and another at the same time; this computer's version is kept as ${copy}, here and on the drive`
         : `both sides changed ${path}; your version is kept as ${copy}`,
     );
-    host.record({ kind: 'conflict', path: copy, ...(twice ? { rule: 'C5' as const } : {}) });
+    tell({ kind: 'activity', activity: { kind: 'conflict', path: copy, ...(twice ? { rule: 'C5' as const } : {}) } });
   };
   return new Executor(
     parts.root,
@@ -98,7 +100,7 @@ export function passExecutor(parts: ExecutorParts, telling: PassTelling): Execut
       randomId: parts.randomId,
       scanFolder: parts.scanFolder,
     },
-    { transfer: (event) => host.transfer(event), done, notice: (message) => host.notice(message), conflict },
+    { transfer: (transfer) => tell({ kind: 'transfer', transfer }), done, notice, conflict },
     options.concurrency ?? 4,
   );
 }

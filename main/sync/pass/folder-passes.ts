@@ -19,7 +19,7 @@ import { deltaScope, scopedTrees, type PlanScope } from '../scope.js';
 import { newTopFolders, NO_SELECTION, planSelected, type SelectedPlan, type Selection } from '../selective.js';
 import { rowsOfAccess } from '../shared.js';
 import { BaseTree, LocalTree, RemoteTree } from '../trees.js';
-import type { Operation, RemoteId, RemoteItem, SyncedIds } from '../types.js';
+import type { EngineState, Operation, RemoteId, RemoteItem, SyncedIds } from '../types.js';
 import { isUnreachable, opPath, passExecutor, PassFailures, type PassTelling } from './execute-stage.js';
 import { DeletionGuard } from './guard.js';
 import type { DeletionAnswers, FolderTrees, PassHost, PassInput, PassOptions, PassResult } from './inputs.js';
@@ -120,13 +120,13 @@ export class FolderPasses {
   async run(input: PassInput): Promise<PassResult> {
     const run: PassRun = { input, summary: emptySummary(), answers: { ...input.answers }, guarded: false };
     for (const path of input.paths ?? []) this.local.named.add(path);
-    if (this.host.paused || this.host.stopped) return this.result(run);
+    if (this.host.halt !== null) return this.result(run);
     // The folder is the one synced here, or nothing is done: a folder gone or replaced is not everything deleted.
     if (await this.folderProblem(run.summary)) return this.result(run);
-    if (input.live && this.host.watcherPending() === null) await this.host.startWatching();
+    if (input.live && this.host.watcher.pending() === null) await this.host.watcher.start();
     await this.untilWatcherReported();
     try {
-      this.host.setState('scanning');
+      this.setState('scanning');
       const failed = await this.stages(run);
       this.finish(run, failed);
     } catch (error) {
@@ -134,11 +134,15 @@ export class FolderPasses {
       const message = describeError(error);
       if (offline) run.summary.offline = true;
       else run.summary.failed.push({ path: '', message });
-      this.host.setState(offline ? 'offline' : 'error', message);
+      this.setState(offline ? 'offline' : 'error', message);
     }
     if (this.scope) run.summary.scoped = this.scopedSize;
     this.scope = null;
     return this.result(run);
+  }
+
+  private setState(state: EngineState, detail?: string): void {
+    this.host.tell({ kind: 'state', state, detail });
   }
 
   private result(run: PassRun): PassResult {
@@ -159,11 +163,11 @@ export class FolderPasses {
     const problem = await checkFolderIdentity(this.root, this.fs, this.mirror, this.syncedCount);
     if (!problem) return false;
     // Its watcher died with it: when the folder is back, it is watched afresh and scanned in full.
-    await this.host.stopWatching();
+    await this.host.watcher.stop();
     this.local.forget();
     this.hold.clear();
     this.localAsBase = true;
-    this.host.setState('error', problem.message);
+    this.setState('error', problem.message);
     summary.failed.push({ path: '', message: problem.message });
     summary.folder = problem.kind;
     return true;
@@ -183,19 +187,19 @@ export class FolderPasses {
     if (settled) unreadable = settled;
     let adopted = false;
     for (const path of await adoptLostUploads(this.root, this.trees, this.mirror, this.options.client, this.fs)) {
-      this.host.record({ kind: 'record', path, rule: 'adopt' });
+      this.host.tell({ kind: 'activity', activity: { kind: 'record', path, rule: 'adopt' } });
       adopted = true;
     }
     this.selection = this.selectionForPass();
     if (listed.applied && quietBefore && !settled && !adopted && unreadable.length === 0 && this.scopeAllowed()) {
       this.scope = deltaScope(this.trees.base, this.trees.remote, listed.touched);
     }
-    this.host.setState('syncing');
+    this.setState('syncing');
     const { failures, last } = await this.planAndExecute(run);
     // A consent given during this pass (when it asked) is for the next one.
     if (input.answers.consent) run.answers.consent = false;
-    this.host.transfersEnded();
-    for (const failure of failures) this.host.itemError(failure);
+    this.host.tell({ kind: 'transfers-ended' });
+    for (const error of failures) this.host.tell({ kind: 'item-error', error });
     await this.afterExecute(run, listed);
     return { failures, unreadable, last };
   }
@@ -233,7 +237,7 @@ export class FolderPasses {
   private async settleLocal(): Promise<ItemError[] | null> {
     let unreadable: ItemError[] | null = null;
     this.takeLocalChanges();
-    for (let round = 0; round < 5 && this.host.watcherPending() !== null && this.watcherBusy(); round++) {
+    for (let round = 0; round < 5 && this.host.watcher.pending() !== null && this.watcherBusy(); round++) {
       await this.untilWatcherReported();
       if (this.local.named.size > 0) unreadable = await this.local.scan(false);
     }
@@ -302,14 +306,14 @@ export class FolderPasses {
   private endState(summary: PassSummary, held: number): void {
     if (summary.needsConfirmation) {
       // The state says so already (waiting for consent).
-    } else if (this.host.paused) this.host.setState('paused');
-    else if (this.spaceProblem) this.host.setState('error', this.spaceProblem);
+    } else if (this.host.halt === 'paused') this.setState('paused');
+    else if (this.spaceProblem) this.setState('error', this.spaceProblem);
     else if (summary.failed.length > 0) {
       // An item that fails is the item's problem: the folder goes on syncing everything else, and says how many
       // are left out (each item's error is reported on its own). The error state is for the folder as a whole.
-      this.host.setState('idle', itemsNotSynced(summary.failed.length));
-    } else if (held > 0) this.host.setState('syncing', `looking for where ${held} item${held === 1 ? '' : 's'} went`);
-    else this.host.setState('idle');
+      this.setState('idle', itemsNotSynced(summary.failed.length));
+    } else if (held > 0) this.setState('syncing', `looking for where ${held} item${held === 1 ? '' : 's'} went`);
+    else this.setState('idle');
   }
 
   /**
@@ -360,7 +364,7 @@ export class FolderPasses {
     if (fresh.length === 0) return selection;
     this.options.excludeNewFolders?.(fresh.map((r) => r.id));
     for (const r of fresh) {
-      this.host.notice(`${r.name} is a new folder on the drive; this folder leaves new folders out, so it is not synced here (drivesync include to sync it)`);
+      this.host.tell({ kind: 'notice', message: `${r.name} is a new folder on the drive; this folder leaves new folders out, so it is not synced here (drivesync include to sync it)` });
     }
     return { ...selection, excluded: new Set([...selection.excluded, ...fresh.map((r) => r.id)]) };
   }
@@ -392,7 +396,7 @@ export class FolderPasses {
     let sharedLookedAgain = false;
     this.spaceProblem = null;
     for (let iteration = 0; iteration < maxIterations; iteration++) {
-      if (this.host.stopped || this.host.paused) break;
+      if (this.host.halt !== null) break;
       const step = await this.nextStep(telling, failures);
       last = step.plan;
       if (step.operations.length === 0) break;
@@ -491,13 +495,13 @@ export class FolderPasses {
    * settles (a file written on and on) holds a pass back by the hold's settle time at most.
    */
   private async untilWatcherReported(): Promise<void> {
-    await this.host.untilQuiet((this.options.hold ?? DEFAULT_HOLD).settleMs);
+    await this.host.watcher.untilQuiet((this.options.hold ?? DEFAULT_HOLD).settleMs);
     this.takeLocalChanges();
   }
 
   /** The paths the watcher named while this pass ran are this pass's to look at. */
   private takeLocalChanges(): void {
-    for (const path of this.host.takeLocalChanges()) this.local.named.add(path);
+    for (const path of this.host.watcher.takeLocalChanges()) this.local.named.add(path);
   }
 
   /**
@@ -520,7 +524,7 @@ export class FolderPasses {
 
   /** The watcher has paths settling, or named paths no scan has looked at yet. */
   watcherBusy(): boolean {
-    return (this.host.watcherPending() ?? 0) > 0 || this.local.named.size > 0;
+    return (this.host.watcher.pending() ?? 0) > 0 || this.local.named.size > 0;
   }
 
   /** Base was let go while the folder was idle (releaseBase); the next pass reads it back from the mirror. */

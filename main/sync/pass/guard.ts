@@ -16,7 +16,7 @@ export const NO_ANSWERS: Readonly<DeletionAnswers> = { askedFor: null, consent: 
 /**
  * The engine's answers once a pass that began with `before` left `after` (`guarded`: it weighed deletions), given
  * what the user said meanwhile (`now`): a consent or refusal the pass used is spent; one given during the pass is for
- * the next. The count asked about is the engine's from the moment it is asked (PassHost.askConsent; a resume since
+ * the next. The count asked about is the engine's from the moment it is asked (the pass's `consent-asked`; a resume since
  * forgets it); a pass whose deletions went through clears it.
  */
 export function answersAfter(before: Readonly<DeletionAnswers>, after: Readonly<DeletionAnswers>, guarded: boolean, now: Readonly<DeletionAnswers>): DeletionAnswers {
@@ -62,7 +62,7 @@ export class DeletionGuard {
   ) {}
 
   /** Weighs one step; `answers` is the pass's copy of the user's answers, updated as the guard uses them. */
-  async check(step: GuardStep, answers: DeletionAnswers, host: Pick<PassHost, 'notice' | 'setState' | 'askConsent'>): Promise<GuardVerdict> {
+  async check(step: GuardStep, answers: DeletionAnswers, host: Pick<PassHost, 'tell'>): Promise<GuardVerdict> {
     const { operations, plan, trees } = step;
     const deletions = plan.deletions - step.heldDeletions;
     this.recent = this.recent.filter((d) => step.now - d.at < DELETION_WINDOW_MS);
@@ -79,13 +79,14 @@ export class DeletionGuard {
         answers.keep = false;
         answers.askedFor = null;
         this.recent = [];
-        host.notice(`kept ${kept} item${kept === 1 ? '' : 's'}: what was deleted on the drive is restored there, and what was deleted here comes back from the drive`);
+        const message = `kept ${kept} item${kept === 1 ? '' : 's'}: what was deleted on the drive is restored there, and what was deleted here comes back from the drive`;
+        host.tell({ kind: 'notice', message });
         return 'kept';
       }
-      host.setState('waiting-for-consent', `waiting for your answer to delete ${count} items`);
+      host.tell({ kind: 'state', state: 'waiting-for-consent', detail: `waiting for your answer to delete ${count} items` });
       if (answers.askedFor !== count) {
         const question = deletionQuestion(operations, trees, trees.base.size + recent, step.firstPass, plan.outside);
-        host.askConsent({ ...question, count, ...(excluded.items > 0 ? { excluded } : {}) });
+        host.tell({ kind: 'consent-asked', question: { ...question, count, ...(excluded.items > 0 ? { excluded } : {}) } });
       }
       answers.askedFor = count;
       return 'asked';

@@ -56,35 +56,43 @@ export interface FolderTrees {
   remote: Map<RemoteId, RemoteItem>;
 }
 
+/** What a pass tells the engine as it happens (the engine tells its listeners). */
+export type PassEvent =
+  | { kind: 'state'; state: EngineState; detail?: string | undefined }
+  | { kind: 'activity'; activity: Omit<Activity, 'at'> }
+  | { kind: 'transfer'; transfer: TransferEvent }
+  /** The pass's transfers are over (their rates are forgotten). */
+  | { kind: 'transfers-ended' }
+  | { kind: 'notice'; message: string }
+  | { kind: 'conflict'; copyPath: RelPath; path: RelPath }
+  | { kind: 'item-error'; error: ItemError }
+  /** The pass stopped at the mass-delete guard: the user is asked about `question.count` deletions. */
+  | { kind: 'consent-asked'; question: DeletionQuestion };
+
+/** The folder's watcher, as a pass sees it (the engine owns it). */
+export interface PassWatcher {
+  /** Paths it has still settling; null when the folder is not watched. */
+  pending(): number | null;
+  /**
+   * Resolves once it has reported every path it saw change (the loop's `quiet` request), or after `limitMs` (a file
+   * written on and on never settles); at once when nothing is settling.
+   */
+  untilQuiet(limitMs: number): Promise<void>;
+  /** Paths it named since this pass began: taken out of the request the loop holds for the next pass. */
+  takeLocalChanges(): ReadonlySet<RelPath>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
 /** What the engine running a pass gives it. */
 export interface PassHost {
-  /** Paused or stopped: a pass ends at its next step. */
-  readonly paused: boolean;
-  readonly stopped: boolean;
+  /** The engine was paused or stopped: a pass ends at its next step. */
+  readonly halt: 'paused' | 'stopped' | null;
   /** Aborts what a pass sends when the engine stops. */
   readonly signal: AbortSignal;
   readonly pollMs: number;
-  setState(state: EngineState, detail?: string): void;
-  record(activity: Omit<Activity, 'at'>): void;
-  transfer(event: TransferEvent): void;
-  /** The pass's transfers are over (their rates are forgotten). */
-  transfersEnded(): void;
-  notice(message: string): void;
-  conflict(copyPath: string, path: string): void;
-  itemError(error: ItemError): void;
-  /** The pass stopped at the mass-delete guard: the user is asked about `question.count` deletions. */
-  askConsent(question: DeletionQuestion): void;
-  /** Paths the watcher has still settling; null when the folder is not watched. */
-  watcherPending(): number | null;
-  /**
-   * Resolves once the watcher has reported every path it saw change (the loop's `quiet` request), or after `limitMs`
-   * (a file written on and on never settles); at once when nothing is settling.
-   */
-  untilQuiet(limitMs: number): Promise<void>;
-  /** Paths the watcher named since this pass began: taken out of the request the loop holds for the next pass. */
-  takeLocalChanges(): ReadonlySet<RelPath>;
-  startWatching(): Promise<void>;
-  stopWatching(): Promise<void>;
+  tell(event: PassEvent): void;
+  readonly watcher: PassWatcher;
 }
 
 /** What the user said about the deletions the guard stopped at. */

@@ -28,7 +28,7 @@ export class SharedStage {
     private readonly options: PassOptions,
     private readonly fs: FileSystem,
     private readonly trees: FolderTrees,
-    private readonly host: Pick<PassHost, 'notice' | 'signal'>,
+    private readonly host: Pick<PassHost, 'tell' | 'signal'>,
   ) {}
 
   /** Where what is shared with the account arrives here; null when nowhere (or the folder is not the whole drive). */
@@ -50,7 +50,7 @@ export class SharedStage {
 
   /** The remote tree with the shared area `area` in place of the one it held. */
   put(area: SharedArea): void {
-    for (const message of sharingNews(this.area, area, (id) => this.trees.base.has(id))) this.host.notice(message);
+    for (const message of sharingNews(this.area, area, (id) => this.trees.base.has(id))) this.host.tell({ kind: 'notice', message });
     placeSharedArea(this.trees.remote, this.area, area);
     this.area = area;
     this.ids = new Set(area.items.map((r) => r.id));

@@ -6,18 +6,18 @@ export class ToldOnce {
   private readonly notices = new Set<string>();
   private readonly skips = new Set<string>();
 
-  constructor(private readonly host: Pick<PassHost, 'notice' | 'itemError'>) {}
+  constructor(private readonly host: Pick<PassHost, 'tell'>) {}
 
   notice(message: string): void {
     if (this.notices.has(message)) return;
     this.notices.add(message);
-    this.host.notice(message);
+    this.host.tell({ kind: 'notice', message });
   }
 
   skipped(path: RelPath, reason: string, leftOut: boolean): void {
     const key = `${path}\u0000${reason}`;
     if (this.skips.has(key)) return;
     this.skips.add(key);
-    this.host.itemError(leftOut ? { path, message: reason, leftOut } : { path, message: reason });
+    this.host.tell({ kind: 'item-error', error: leftOut ? { path, message: reason, leftOut } : { path, message: reason } });
   }
 }
