@@ -23,6 +23,16 @@ export async function findEntry(client: Pick<DriveClient, 'entries'>, id: EntryI
   return undefined;
 }
 
+/** The newest file named `name` in a folder (at the root, found by its name), other than `except`. */
+export async function findByName(client: Pick<DriveClient, 'entries'>, parentId: EntryId | null, name: string, except: EntryId): Promise<FileEntry | undefined> {
+  let found: FileEntry | undefined;
+  for await (const e of client.entries.list(parentId === null ? { query: name, perPage: 1000 } : { parentIds: [parentId], perPage: 1000 })) {
+    const here = (e.parent_id ?? null) === parentId && e.name === name && e.type !== 'folder' && e.id !== except;
+    if (here && (!found || e.id > found.id)) found = e;
+  }
+  return found;
+}
+
 /**
  * An entry as the drive has it now, wherever another client put it meanwhile: in its folder (renamed there, maybe),
  * else among the account's most recently changed files (a move changes `updated_at`, so one just made is on the first

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import PQueue from 'p-queue';
-import { carriedBy, carryOver, locateEntry } from '../api/carry.js';
+import { carriedBy, carryOver, findByName, locateEntry } from '../api/carry.js';
 import type { DriveClient } from '../api/client.js';
 import { ApiError, isTransient, NotFoundError, RateLimitedError } from '../api/errors.js';
 import type { FileEntry } from '../api/schemas.js';
@@ -380,6 +380,7 @@ export class Executor {
       case 'rename-remote': {
         const local = await this.localItem(op.path, false);
         const entry = await client.entries.rename(op.remoteId, op.name);
+        await this.followReplacement(op, entry);
         return { kind: 'remote-moved', remote: toRemoteItem(entry, this.rootId), local };
       }
       case 'move-remote':
@@ -459,10 +460,29 @@ export class Executor {
     const [moved] = await client.entries.move([op.remoteId], this.remoteParent(op.parentId));
     // Without the entry in the answer its new updated_at is unknown (a move changes it): '' until the next listing.
     let item: RemoteItem = moved ? toRemoteItem(moved, this.rootId) : { ...current, parentId: op.parentId, updatedAt: '' };
-    if (item.name !== op.name) item = toRemoteItem(await client.entries.rename(op.remoteId, op.name), this.rootId);
+    let answer = moved;
+    if (item.name !== op.name) item = toRemoteItem((answer = await client.entries.rename(op.remoteId, op.name)), this.rootId);
+    if (answer) await this.followReplacement(op, answer);
     // Deployed versions may answer an empty `entries`; the parent is what we asked for.
     item = { ...item, parentId: op.parentId };
     return { kind: 'remote-moved', remote: item, local };
+  }
+
+  /**
+   * A rename or move that reached an entry another computer had just trashed, most often because it saved a new
+   * version of the file (a new entry under the old name, the old one trashed): the same rename or move is made to
+   * that new version, so neither change is lost (the next look at the drive brings the new version here, to the
+   * new place). Where no answer says the entry is in the trash (deployed versions answer a move without the entries
+   * moved), nothing is known, and nothing is done.
+   */
+  private async followReplacement(op: Op<'rename-remote'> | Op<'move-remote'>, answer: FileEntry): Promise<void> {
+    const before = this.trees.remote.get(op.remoteId);
+    if (!answer.deleted_at || before?.type !== 'file') return;
+    const { client } = this.ports;
+    const replacement = await findByName(client, this.remoteParent(before.parentId), before.name, op.remoteId);
+    if (!replacement) return;
+    if (op.kind === 'move-remote') await client.entries.move([replacement.id], this.remoteParent(op.parentId));
+    if (replacement.name !== op.name) await client.entries.rename(replacement.id, op.name);
   }
 
   private async trashRemote(op: Op<'trash-remote'>, signal?: AbortSignal): Promise<Outcome> {

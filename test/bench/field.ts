@@ -87,13 +87,15 @@ function residentBreakdown(pid: number): string {
 interface Traffic {
   up: number;
   down: number;
+  /** Request lines, kept only while `recording` (an initial sync of a million files sends a million). */
   requests: string[];
+  recording: boolean;
 }
 
 /** A TCP proxy on 127.0.0.1 in front of `target`, counting bytes each way and the request lines sent. */
 async function countingProxy(target: string): Promise<{ url: string; traffic: Traffic; close(): Promise<void> }> {
   const { hostname, port } = new URL(target);
-  const traffic: Traffic = { up: 0, down: 0, requests: [] };
+  const traffic: Traffic = { up: 0, down: 0, requests: [], recording: false };
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = createConnection({ host: hostname, port: Number(port) });
@@ -102,9 +104,11 @@ async function countingProxy(target: string): Promise<{ url: string; traffic: Tr
     client.on('data', (chunk: Buffer) => {
       traffic.up += chunk.length;
       // Request lines only; upload bodies are binary and large, so only their first bytes are looked at.
-      const text = carry + chunk.subarray(0, 4096).toString('latin1');
-      for (const m of text.matchAll(/(?:^|\r\n)(GET|POST|PUT|DELETE|PATCH) (\S+) HTTP\/1\.1\r\n/g)) traffic.requests.push(`${m[1]} ${m[2]}`);
-      carry = text.slice(-300);
+      if (traffic.recording) {
+        const text = carry + chunk.subarray(0, 4096).toString('latin1');
+        for (const m of text.matchAll(/(?:^|\r\n)(GET|POST|PUT|DELETE|PATCH) (\S+) HTTP\/1\.1\r\n/g)) traffic.requests.push(`${m[1]} ${m[2]}`);
+        carry = text.slice(-300);
+      }
       upstream.write(chunk);
     });
     upstream.on('data', (chunk: Buffer) => {
@@ -346,22 +350,30 @@ async function runProfile(profile: string): Promise<RunFigures> {
   // The command as a user's shell starts it: bin/drivesync.js's first line gives node its flags.
   const child = spawn(BIN, ['sync', dir], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // What the client last printed (its lines about each item would grow without bound on a big tree).
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+  let watching = false;
+  let inSync = false;
+  child.stdout!.on('data', (c: Buffer) => {
+    stdout = (stdout + c.toString()).slice(-16_384);
+    watching ||= /watching .* for changes/.test(stdout);
+    inSync ||= /in sync/.test(stdout);
+  });
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   const pid = child.pid!;
   try {
     const started = performance.now();
-    while (!/watching .* for changes/.test(stdout)) {
+    while (!watching) {
       if (child.exitCode !== null) throw new Error(`sync exited ${child.exitCode}: ${stderr.trim() || stdout.trim()}`);
       await sleep(200);
     }
     const initialMs = performance.now() - started;
     const afterInitial = processFigures(pid);
-    if (!/in sync/.test(stdout)) throw new Error(`the initial sync did not end in sync: ${stdout.split('\n').slice(-5).join(' | ')}`);
+    if (!inSync) throw new Error(`the initial sync did not end in sync: ${stdout.split('\n').slice(-5).join(' | ')}`);
     log(`${profile}: initial sync in ${secs(initialMs)}, peak RSS ${afterInitial.peakMb.toFixed(1)} MB, now ${afterInitial.rssMb.toFixed(1)} MB`);
 
+    proxy.traffic.recording = true;
     // The full listing's cost: one made now through the same proxy (what the engine's own full listing moves).
     const before = { up: proxy.traffic.up, down: proxy.traffic.down, n: proxy.traffic.requests.length };
     let remote = new Map<RemoteId, RemoteItem>();

@@ -316,6 +316,33 @@ describe.each(PROFILES)('two computers in turn, the race inside a pass (once, %s
     expect((await a.sync()).done).toBe(0);
   });
 
+  it.each([
+    ['renames', 'f5.txt', 'fifth.txt'],
+    ['moves and renames', 'f5.txt', 'docs/fifth.txt'],
+  ])('a computer %s a file another computer just saved (its rename reaches the old, trashed entry): both changes hold', async (_, from, to) => {
+    const a = account.computer('alpha');
+    const b = account.computer('beta');
+    mkdirSync(join(a.root, 'docs'));
+    writeFileSync(join(a.root, from), 'v0');
+    await a.sync();
+    await b.sync();
+    // Beta's new version reaches the drive first (the old entry is trashed); alpha renames from a listing before it.
+    renameSync(join(a.root, from), join(a.root, to));
+    writeFileSync(join(b.root, from), 'edited on beta');
+    await b.sync();
+    await a.engine.syncOnce({ fullScan: true, listRemote: false });
+    const expected = { docs: '/', [to]: 'edited on beta' };
+    expect(sorted(await account.remoteTree())).toEqual(expected);
+    await a.sync();
+    await b.sync();
+    expect(sorted(localTree(a.root))).toEqual(expected);
+    expect(sorted(localTree(b.root))).toEqual(expected);
+    expect(a.trashed).toEqual([]);
+    expect(b.trashed).toEqual([]);
+    expect((await a.sync()).done).toBe(0);
+    expect((await b.sync()).done).toBe(0);
+  });
+
   it('duplicate names another client made are named by entry id on every computer, and the number goes when the clash does', async () => {
     const a = account.computer('alpha');
     const b = account.computer('beta');
