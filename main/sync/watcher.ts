@@ -52,15 +52,21 @@ export interface NativeWatcher {
     callback: (error: Error | null, events: Array<{ path: string; type: 'create' | 'update' | 'delete' }>) => unknown,
     options?: { ignore?: string[] },
   ): Promise<{ unsubscribe(): Promise<void> }>;
+  /** It watches folders made, moved in or renamed under their paths on its own (folder-watches.ts). */
+  readonly followsFolders?: boolean;
 }
 
 type Subscription = Awaited<ReturnType<NativeWatcher['subscribe']>>;
 
 /** @parcel/watcher, loaded when first needed: a platform without its native part gets a clear error, not a crash. */
-const parcelWatcher = async (): Promise<NativeWatcher> => (await import('@parcel/watcher')).default;
+export const parcelWatcher = async (): Promise<NativeWatcher> => (await import('@parcel/watcher')).default;
+
+/** On Linux one inotify watch per folder and nothing per file (folder-watches.ts); elsewhere @parcel/watcher. */
+const platformWatcher = async (): Promise<NativeWatcher> =>
+  process.platform === 'linux' ? (await import('./folder-watches.js')).folderWatches : parcelWatcher();
 
 /**
- * The Linux backend watches each folder with inotify and misses two things: the subfolders of a folder moved in
+ * @parcel/watcher's Linux backend watches each folder with inotify and misses two things: the subfolders of a folder moved in
  * (only the folder itself gets a watch), and the subfolders of a renamed folder (their watches keep the old paths).
  * A folder reported with subfolders in it gets a subscription of its own, which watches what is below it under its
  * current path. macOS and Windows watch the whole tree natively, and there a second subscription on a subfolder
@@ -85,7 +91,7 @@ export function explainWatchError(error: unknown): string {
 }
 
 /** Reports paths in batches, each once it has stopped changing. */
-export function createWatchTree(load: () => Promise<NativeWatcher> = parcelWatcher): WatchTree {
+export function createWatchTree(load: () => Promise<NativeWatcher> = platformWatcher): WatchTree {
   return async (root, options) => {
     const watch = new TreeWatch(root, options);
     await watch.start(load);
@@ -103,6 +109,8 @@ class TreeWatch {
   private looking = 0;
   private closed = false;
   private failed = false;
+  /** The backend follows folders itself: no subscription of their own (see `watchesPerFolder`). */
+  private followsFolders = false;
 
   constructor(
     private readonly root: string,
@@ -121,6 +129,7 @@ class TreeWatch {
       return null;
     });
     if (native === null) return;
+    this.followsFolders = native.followsFolders === true;
     this.subscriptions = new Subscriptions(
       native,
       this.root,
@@ -188,7 +197,7 @@ class TreeWatch {
       return;
     }
     // A folder (new, moved in, or replaced) is reported, so the engine scans what it holds.
-    if (stats.isDirectory() && watchesPerFolder) await this.subscriptions!.watchFolderInTurn(path, seen);
+    if (stats.isDirectory() && watchesPerFolder && !this.followsFolders) await this.subscriptions!.watchFolderInTurn(path, seen);
     this.stable.settle(path, `${stats.size}:${stats.mtimeMs}`);
   }
 }

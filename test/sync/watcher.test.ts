@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import parcel from '@parcel/watcher';
 import { systemClock, type Clock } from '../../main/sync/ports.js';
-import { createWatchTree, watchTree, type NativeWatcher, type WatchFailure, type Watcher } from '../../main/sync/watcher.js';
+import { createWatchTree, parcelWatcher, watchTree, type NativeWatcher, type WatchFailure, type Watcher, type WatchTree } from '../../main/sync/watcher.js';
+import { folderWatches } from '../../main/sync/folder-watches.js';
 import { newAccount, type Account } from '../helpers/sync.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -29,7 +30,13 @@ afterAll(() => {
   for (const root of roots) rmSync(root, { recursive: true, force: true });
 });
 
-describe('the watcher port', () => {
+/** Both backends behind the port: one inotify watch per folder (Linux's), and @parcel/watcher (macOS's and Windows'). */
+const BACKENDS: Array<[string, WatchTree]> = [
+  ['one watch per folder', createWatchTree(async () => folderWatches)],
+  ['@parcel/watcher', createWatchTree(parcelWatcher)],
+];
+
+describe.each(BACKENDS)('the watcher port (%s)', (_, watchTree) => {
   let watcher: Watcher | undefined;
   afterEach(async () => {
     await watcher?.close();
@@ -68,7 +75,7 @@ describe('the watcher port', () => {
   });
 });
 
-describe('the watcher on folders', () => {
+describe.each(BACKENDS)('the watcher on folders (%s)', (_, watchTree) => {
   let watcher: Watcher | undefined;
   afterEach(async () => {
     await watcher?.close();
