@@ -39,7 +39,7 @@ export function birthTimeOf(stats: { birthtimeMs?: number }): number {
   return birth !== undefined && birth > 0 && Number.isFinite(birth) && birthTimesAreReal() ? birth : 0;
 }
 
-const known = (birth: number | null | undefined): birth is number => birth !== undefined && birth !== null && birth > 0;
+export const known = (birth: number | null | undefined): birth is number => birth !== undefined && birth !== null && birth > 0;
 
 /** A birth time as an item's optional field: there when known, absent when 0 or missing (unknown). */
 export const birthField = (birth: number | null | undefined): { birthtimeMs?: number } => (known(birth) ? { birthtimeMs: birth } : {});
