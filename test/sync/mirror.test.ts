@@ -148,6 +148,30 @@ describe('schema migrations', () => {
   });
 });
 
+describe('content hashes in the mirror', () => {
+  it('a sha256 is kept as its 32 bytes and reads back as its digits; a hash written as digits before reads back too', () => {
+    const file = join(dir, 'm.sqlite');
+    const mirror = new Mirror(file);
+    const sha = 'ab'.repeat(32);
+    try {
+      mirror.commit(null, [{ ...row(1, null, 'a.txt', 'file', 3), hash: sha }, row(2, null, 'b.txt', 'file', 3)], []);
+      const db = new Database(file, { readonly: true });
+      try {
+        expect(db.prepare('SELECT typeof(hash) AS kind, length(hash) AS bytes FROM base WHERE remote_id = 1').get()).toEqual({ kind: 'blob', bytes: 32 });
+      } finally {
+        db.close();
+      }
+      const writer = new Database(file);
+      writer.prepare("UPDATE base SET hash = ? WHERE remote_id = 2").run('cd'.repeat(32));
+      writer.close();
+      const base = mirror.loadBase();
+      expect([base.get(1)?.hash, base.get(2)?.hash]).toEqual([sha, 'cd'.repeat(32)]);
+    } finally {
+      mirror.close();
+    }
+  });
+});
+
 describe('commitOutcome', () => {
   const remote = (id: number, parentId: number | null, name: string): RemoteItem => ({ id, parentId, name, type: 'file', size: 3, updatedAt: '2026-11-23T11:00:00Z' });
   const local = (path: string): LocalItem => ({ path, type: 'file', inode: 77, size: 3, mtimeMs: 1_700_000_000_500, hash: 'abc' });
