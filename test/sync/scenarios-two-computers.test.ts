@@ -288,46 +288,51 @@ describe.each(PROFILES)('two computers in turn, the race inside a pass (once, %s
     expect(sorted(await account.remoteTree())).toEqual(expected);
   });
 
-  it.each([
-    ['renamed', 'f5.txt', 'fifth.txt'],
-    ['moved into another folder and renamed', 'f5.txt', 'docs/fifth.txt'],
-    ['moved out of its folder', 'docs/f5.txt', 'f5.txt'],
-  ])('an edit here while another computer %s the file: the edit goes to the new place, and the file follows here', async (_, from, to) => {
+  /** Alpha and beta in sync on `from` (and an empty `docs` folder); alpha renames or moves it here to `to`. */
+  const syncedThenMoved = async (from: string, to: string) => {
     const a = account.computer('alpha');
     const b = account.computer('beta');
     mkdirSync(join(a.root, 'docs'));
     writeFileSync(join(a.root, from), 'v0');
     await a.sync();
     await b.sync();
-    // Alpha moves it and tells the drive; beta saves it before it hears of the move (a pass over what its watcher
-    // named, with no listing between).
     renameSync(join(a.root, from), join(a.root, to));
+    return { a, b };
+  };
+  /** Both computers and the drive hold `expected`; nothing went to an OS trash; a further sync does nothing. */
+  const bothHold = async (a: Computer, b: Computer, expected: Record<string, string>) => {
+    expect(sorted(localTree(a.root))).toEqual(expected);
+    expect(sorted(localTree(b.root))).toEqual(expected);
+    expect(sorted(await account.remoteTree())).toEqual(expected);
+    expect(a.trashed).toEqual([]);
+    expect(b.trashed).toEqual([]);
+    expect((await a.sync()).done).toBe(0);
+    expect((await b.sync()).done).toBe(0);
+  };
+
+  it.each([
+    ['renamed', 'f5.txt', 'fifth.txt'],
+    ['moved into another folder and renamed', 'f5.txt', 'docs/fifth.txt'],
+    ['moved out of its folder', 'docs/f5.txt', 'f5.txt'],
+  ])('an edit here while another computer %s the file: the edit goes to the new place, and the file follows here', async (_, from, to) => {
+    const { a, b } = await syncedThenMoved(from, to);
+    // Alpha tells the drive; beta saves the file before it hears of the move (a pass over what it found changed, with
+    // no listing between).
     await a.sync();
     writeFileSync(join(b.root, from), 'edited on beta');
     await b.engine.syncOnce({ fullScan: true, listRemote: false });
     const expected = { docs: '/', [to]: 'edited on beta' };
     expect(sorted(localTree(b.root))).toEqual(expected);
-    expect(sorted(await account.remoteTree())).toEqual(expected);
     await a.sync();
-    expect(sorted(localTree(a.root))).toEqual(expected);
-    expect(a.trashed).toEqual([]);
-    expect(b.trashed).toEqual([]);
-    expect((await b.sync()).done).toBe(0);
-    expect((await a.sync()).done).toBe(0);
+    await bothHold(a, b, expected);
   });
 
   it.each([
     ['renames', 'f5.txt', 'fifth.txt'],
     ['moves and renames', 'f5.txt', 'docs/fifth.txt'],
   ])('a computer %s a file another computer just saved (its rename reaches the old, trashed entry): both changes hold', async (_, from, to) => {
-    const a = account.computer('alpha');
-    const b = account.computer('beta');
-    mkdirSync(join(a.root, 'docs'));
-    writeFileSync(join(a.root, from), 'v0');
-    await a.sync();
-    await b.sync();
+    const { a, b } = await syncedThenMoved(from, to);
     // Beta's new version reaches the drive first (the old entry is trashed); alpha renames from a listing before it.
-    renameSync(join(a.root, from), join(a.root, to));
     writeFileSync(join(b.root, from), 'edited on beta');
     await b.sync();
     await a.engine.syncOnce({ fullScan: true, listRemote: false });
@@ -335,12 +340,7 @@ describe.each(PROFILES)('two computers in turn, the race inside a pass (once, %s
     expect(sorted(await account.remoteTree())).toEqual(expected);
     await a.sync();
     await b.sync();
-    expect(sorted(localTree(a.root))).toEqual(expected);
-    expect(sorted(localTree(b.root))).toEqual(expected);
-    expect(a.trashed).toEqual([]);
-    expect(b.trashed).toEqual([]);
-    expect((await a.sync()).done).toBe(0);
-    expect((await b.sync()).done).toBe(0);
+    await bothHold(a, b, expected);
   });
 
   it('duplicate names another client made are named by entry id on every computer, and the number goes when the clash does', async () => {
