@@ -16,7 +16,8 @@
  *   BENCH_FIELD_PROFILES   server profiles it runs against (default documents,deployed)
  *   BENCH_IDLE_S           seconds it idles after the initial sync (default 120; 20 with BENCH_QUICK)
  *   BENCH_LATENCY_CHANGES  remote changes it times (default 10; 3 with BENCH_QUICK)
- *   BENCH_ONLY             comma-separated ids to run: rescan,poll,upload,save,rename,memory,watch,bigfile,select,field
+ *   BENCH_FILES_VIEW_ENTRIES  entries of the folder the window opens (default 100,000; 2,000 with BENCH_QUICK)
+ *   BENCH_ONLY             comma-separated ids to run: rescan,poll,upload,save,rename,memory,watch,bigfile,select,field,files
  *   BENCH_TIMEOUT_MIN      per-benchmark time limit in minutes (default 30)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -46,6 +47,7 @@ const BENCHMARKS: Benchmark[] = [
   { id: 'select', file: 'select.ts', title: 'what selective sync adds to a pass (planning with exclusions)' },
   { id: 'shared', file: 'shared.ts', title: 'what Shared with me adds to an idle minute' },
   { id: 'field', file: 'field.ts', title: 'sync DIR as users run it: initial sync, idle cost, remote-change latency' },
+  { id: 'files', file: 'files-view.ts', title: 'the window opens a folder of 100,000 entries' },
 ];
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);

@@ -28,7 +28,10 @@ function isConflictOf(to: RelPath, from: RelPath): boolean {
   return original !== baseName(to) && parentOf(to) === parentOf(from) && isGivenName(baseName(from), original);
 }
 
-/** What one pass tells about its operations: their paths as base had them when planned, and changes kept as copies. */
+/**
+ * What one pass tells about its operations: the paths, as base had them when planned, of those that name none (the
+ * rest are told by their own path), and changes kept as copies.
+ */
 export interface PassTelling {
   labels: WeakMap<Operation, string>;
   /** Paths whose change to what the account may only view was told kept as a copy (S2) this pass. */

@@ -414,7 +414,8 @@ export class FolderPasses {
         run.summary.needsConfirmation = true;
         break;
       }
-      for (const op of step.operations) telling.labels.set(op, opPath(op, this.trees.base));
+      // Only an operation that names no path needs base's (an initial sync's million uploads keep no label each).
+      for (const op of step.operations) if (!('path' in op) && op.kind !== 'move-local') telling.labels.set(op, opPath(op, this.trees.base));
       const outcome = await executor.run(step.operations, this.host.signal);
       last = null;
       run.summary.done += outcome.done - outcome.recorded;

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { EntryMarkers, SyncedEntry } from '../../../main/contract/index.js';
 import { call, messageOf } from '../api.js';
 import { folderName, formatBytes, formatWhen } from '../format.js';
@@ -6,6 +6,36 @@ import { Icon } from '../icons.js';
 import { ShareDialog } from './share-dialog.js';
 import { VersionsDialog } from './versions-dialog.js';
 import { ViewMessages } from '../view-messages.js';
+
+/** A folder with more entries than this shows only the rows in sight (and a few either side) as it scrolls. */
+const ROWS_IN_FULL = 300;
+/** Rows kept beyond each edge of the visible ones, so a short scroll or a Tab shows rows already there. */
+const OVERSCAN = 15;
+
+/**
+ * Which rows of a long list to render: those in sight of the scrolling box, by the height of a rendered row (a
+ * windowed list keeps each row to one line). A short list renders whole.
+ */
+function useRowWindow(count: number, list: string) {
+  const box = useRef<HTMLDivElement | null>(null);
+  const [scrollTop, setScrollTop] = useState(0);
+  // Another folder opens at its top.
+  useEffect(() => setScrollTop(0), [list]);
+  const [height, setHeight] = useState(600);
+  const [rowPx, setRowPx] = useState(40);
+  const windowed = count > ROWS_IN_FULL;
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!windowed || !el) return;
+    setHeight(el.clientHeight);
+    const row = el.querySelector<HTMLElement>('tbody tr.entry');
+    if (row && row.offsetHeight > 0 && row.offsetHeight !== rowPx) setRowPx(row.offsetHeight);
+  });
+  if (!windowed) return { box, windowed, first: 0, last: count, rowPx, onScroll: undefined };
+  const first = Math.max(0, Math.floor(scrollTop / rowPx) - OVERSCAN);
+  const last = Math.min(count, Math.ceil((scrollTop + height) / rowPx) + OVERSCAN);
+  return { box, windowed, first, last, rowPx, onScroll: (e: Event) => setScrollTop((e.currentTarget as HTMLElement).scrollTop) };
+}
 
 export function FilesView({ folders }: { folders: string[] }) {
   const [root, setRoot] = useState(folders[0] ?? '');
@@ -18,18 +48,23 @@ export function FilesView({ folders }: { folders: string[] }) {
   const [markersProblem, setMarkersProblem] = useState<string | null>(null);
   const [message, setMessage] = useState('');
   const opener = useRef<HTMLElement | null>(null);
+  const rows = useRowWindow(entries?.length ?? 0, `${root}\n${path}`);
 
   // The drive's markers (shared, starred, link) come after the synced list, which the mirror answers at once.
+  // A star set here while the markers were on their way is not undone by their answer.
+  const starredHere = useRef(new Map<string, boolean>());
   const loadMarkers = () =>
     call('entries:markers', { root, path }).then(
       (list) => {
-        setMarkers(new Map(list.map((m) => [m.path, m])));
+        const here = starredHere.current;
+        setMarkers(new Map(list.map((m) => [m.path, here.has(m.path) ? { ...m, starred: here.get(m.path)! } : m])));
         setMarkersProblem(null);
       },
       (e) => setMarkersProblem(messageOf(e)),
     );
   const load = () => {
     if (!root) return;
+    starredHere.current = new Map();
     setEntries(null);
     setMarkers(new Map());
     call('entries:browse', { root, path }).then(
@@ -50,6 +85,7 @@ export function FilesView({ folders }: { folders: string[] }) {
     setError(null);
     try {
       await call('entries:star', { root, path: entry.path, starred: !was });
+      starredHere.current.set(entry.path, !was);
       setMarkers((m) => new Map(m).set(entry.path, { ...(m.get(entry.path) ?? { path: entry.path, shared: false, hasLink: false }), starred: !was }));
       setMessage(was ? `${entry.name} is no longer starred.` : `${entry.name} is starred.`);
     } catch (e) {
@@ -130,9 +166,10 @@ export function FilesView({ folders }: { folders: string[] }) {
       ) : entries.length === 0 ? (
         <p class="muted">Nothing synced here yet.</p>
       ) : (
-        <table class="entries" data-testid="entries">
+        <div class={rows.windowed ? 'entries-scroll' : undefined} ref={rows.box} onScroll={rows.onScroll}>
+        <table class={rows.windowed ? 'entries windowed' : 'entries'} data-testid="entries" aria-rowcount={entries.length + 1}>
           <thead>
-            <tr>
+            <tr aria-rowindex={1}>
               <th scope="col">Name</th>
               <th scope="col" class="col-modified">Modified</th>
               <th scope="col" class="col-size">Size</th>
@@ -142,10 +179,15 @@ export function FilesView({ folders }: { folders: string[] }) {
             </tr>
           </thead>
           <tbody>
-            {entries.map((entry) => {
+            {rows.first > 0 ? (
+              <tr aria-hidden="true" class="spacer" style={{ height: `${rows.first * rows.rowPx}px` }}>
+                <td colSpan={4} />
+              </tr>
+            ) : null}
+            {entries.slice(rows.first, rows.last).map((entry, i) => {
               const m = markers.get(entry.path);
               return (
-                <tr key={entry.remoteId}>
+                <tr key={entry.remoteId} class="entry" aria-rowindex={rows.first + i + 2}>
                   <td class="name-cell">
                     {entry.type === 'folder' ? (
                       <button type="button" class="link-button entry-name" onClick={() => setPath(entry.path)}>
@@ -225,8 +267,14 @@ export function FilesView({ folders }: { folders: string[] }) {
                 </tr>
               );
             })}
+            {rows.last < entries.length ? (
+              <tr aria-hidden="true" class="spacer" style={{ height: `${(entries.length - rows.last) * rows.rowPx}px` }}>
+                <td colSpan={4} />
+              </tr>
+            ) : null}
           </tbody>
         </table>
+        </div>
       )}
       {sharing ? <ShareDialog entry={sharing} onClose={closeShare} /> : null}
       {history ? <VersionsDialog file={history} onClose={closeHistory} /> : null}
