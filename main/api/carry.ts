@@ -14,19 +14,24 @@ export interface Carried {
   link: Awaited<ReturnType<DriveClient['links']['get']>>;
 }
 
+/**
+ * The entries of a folder as the drive lists them; at the drive's root, those whose names hold `name` (without
+ * `parentIds` a listing is the whole drive on some servers: the name narrows it).
+ */
+function inFolder(client: Pick<DriveClient, 'entries'>, parentId: EntryId | null, name: string): AsyncGenerator<FileEntry> {
+  return client.entries.list(parentId === null ? { query: name, perPage: 1000 } : { parentIds: [parentId], perPage: 1000 });
+}
+
 /** An entry as the drive lists it now: among its folder's children, or at the drive's root by its name. */
 export async function findEntry(client: Pick<DriveClient, 'entries'>, id: EntryId, parentId: EntryId | null, name: string): Promise<FileEntry | undefined> {
-  // Without `parentIds` a listing is the whole drive on some servers: at the root, the name narrows it.
-  for await (const e of client.entries.list(parentId === null ? { query: name, perPage: 1000 } : { parentIds: [parentId], perPage: 1000 })) {
-    if (e.id === id) return e;
-  }
+  for await (const e of inFolder(client, parentId, name)) if (e.id === id) return e;
   return undefined;
 }
 
 /** The newest file named `name` in a folder (at the root, found by its name), other than `except`. */
 export async function findByName(client: Pick<DriveClient, 'entries'>, parentId: EntryId | null, name: string, except: EntryId): Promise<FileEntry | undefined> {
   let found: FileEntry | undefined;
-  for await (const e of client.entries.list(parentId === null ? { query: name, perPage: 1000 } : { parentIds: [parentId], perPage: 1000 })) {
+  for await (const e of inFolder(client, parentId, name)) {
     const here = (e.parent_id ?? null) === parentId && e.name === name && e.type !== 'folder' && e.id !== except;
     if (here && (!found || e.id > found.id)) found = e;
   }
@@ -39,8 +44,8 @@ export async function findByName(client: Pick<DriveClient, 'entries'>, parentId:
  * page). Undefined when neither holds it: trashed, deleted, or moved long ago.
  */
 export async function locateEntry(client: Pick<DriveClient, 'entries'>, id: EntryId, parentId: EntryId | null, name: string): Promise<FileEntry | undefined> {
-  const inFolder = await findEntry(client, id, parentId, name);
-  if (inFolder) return inFolder;
+  const there = await findEntry(client, id, parentId, name);
+  if (there) return there;
   const recent = await client.entries.page({ recentOnly: true, perPage: RECENT_LOOKED_AT }, 1);
   return recent.entries.find((e) => e.id === id);
 }

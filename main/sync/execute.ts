@@ -21,7 +21,7 @@ import type { Clock, FileSystem, RandomId } from './ports.js';
 import type { Mirror } from './mirror.js';
 import type { BaseTree } from './trees.js';
 import { baseName, conflictedCopyName, joinPath, numberedName, parentOf, safeLocalName } from './names.js';
-import type { LocalItem, Operation, RelPath, RemoteId, RemoteItem } from './types.js';
+import { isPlacedFolder, type LocalItem, type Operation, type RelPath, type RemoteId, type RemoteItem } from './types.js';
 
 export interface ExecutorPorts {
   client: DriveClient;
@@ -440,8 +440,7 @@ export class Executor {
     // is now, and the base row keeps the place both sides last agreed on, so the next plan moves the file here too.
     const now = await locateEntry(client, op.remoteId, this.remoteParent(old.parentId), old.name);
     // (An entry shared with the account on its own sits in a folder of drivesync's making: its place is that one.)
-    const placed = old.parentId !== null && old.parentId < 0;
-    const place = now && !placed ? toRemoteItem(now, this.rootId) : old;
+    const place = now && !isPlacedFolder(old.parentId) ? toRemoteItem(now, this.rootId) : old;
     const moved = place.parentId !== old.parentId || place.name !== old.name;
     // What the old entry carries is read first, so that the new entry and the old one's trash follow each other at
     // once: another computer that lists the drive between them sees two entries of one name.

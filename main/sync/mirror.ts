@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { birthField, known } from './birth.js';
-import { BaseTree } from './trees.js';
+import { BaseTree, SHA256_HEX } from './trees.js';
 import type { BaseItem, ItemType, RelPath, RemoteId, SyncedIds } from './types.js';
 
 const MIGRATIONS: readonly string[] = [
@@ -103,7 +103,6 @@ type BaseRowValues = [
  * A sha256 is kept as its 32 bytes, not 64 hex digits: at a million files that is 32 MB of the mirror. Rows written
  * before hold the digits, which read back as they are.
  */
-const SHA256_HEX = /^[0-9a-f]{64}$/;
 const storedHash = (hash: string | null): Buffer | string | null => (hash !== null && SHA256_HEX.test(hash) ? Buffer.from(hash, 'hex') : hash);
 const readHash = (stored: Buffer | string | null): string | null => (Buffer.isBuffer(stored) ? stored.toString('hex') : stored);
 

@@ -14,13 +14,12 @@ import type { FileEntry } from '../api/schemas.js';
 import { toRemoteItem } from './execute.js';
 import { addTo } from './grouping.js';
 import { isWithin } from './names.js';
-import type { BaseItem, Operation, Plan, RelPath, RemoteId, RemoteItem, SyncedIds, Trees } from './types.js';
+import { isPlacedFolder, type BaseItem, type Operation, type Plan, type RelPath, type RemoteId, type RemoteItem, type SyncedIds, type Trees } from './types.js';
 
 /** The shared folder's id; an owner's folder is `-(owner's user id + 1)`. */
 export const SHARED_FOLDER_ID = -1;
 const ownerFolderId = (userId: number): RemoteId => -(userId + 1);
-/** A folder drivesync made up (the shared folder, an owner's): not on the drive. */
-export const isPlacedFolder = (id: RemoteId | null): boolean => id !== null && id < 0;
+export { isPlacedFolder };
 /** What the made-up folders say of their last change: nothing ever changes them on the drive. */
 const NEVER = '1970-01-01T00:00:00.000000Z';
 

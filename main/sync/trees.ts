@@ -183,7 +183,8 @@ class StampColumn {
 }
 
 /** sha256 digests as 32 bytes instead of 64-character strings; any other text is kept as text. */
-const SHA256_HEX = /^[0-9a-f]{64}$/;
+/** A sha256 as lowercase hex digits (what the scan and the transfers compute). */
+export const SHA256_HEX = /^[0-9a-f]{64}$/;
 const NO_HASH = 0;
 const HASH_BYTES = 1;
 const HASH_TEXT = 2;

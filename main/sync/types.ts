@@ -159,3 +159,6 @@ export interface SyncedIds {
   /** Synced entries at the drive's root. */
   rootChildren(): number;
 }
+
+/** A folder drivesync made up (the folder of what is shared with the account, an owner's in it): not on the drive. */
+export const isPlacedFolder = (id: RemoteId | null): boolean => id !== null && id < 0;
