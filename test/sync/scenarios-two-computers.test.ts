@@ -23,11 +23,18 @@ import { localTree, newAccount, settleEngine, sorted, type Account, type Compute
 const LIVE = { pollIntervalMs: 250, stabilityMs: 80, hold: { settleMs: 400, maxMs: 10_000 } } as const;
 
 /** A client of the same account whose calls can be held at a chosen moment (another computer acts meanwhile). */
-function hookedClient(client: DriveClient, hooks: { beforeTrash?: (ids: readonly number[]) => Promise<void>; beforeUpload?: () => Promise<void> }): DriveClient {
+function hookedClient(
+  client: DriveClient,
+  hooks: { beforeTrash?: (ids: readonly number[]) => Promise<void>; beforeUpload?: () => Promise<void>; beforeRename?: () => Promise<void> },
+): DriveClient {
   const entries = Object.create(client.entries) as DriveClient['entries'];
   entries.trash = async (ids) => {
     await hooks.beforeTrash?.(ids);
     return client.entries.trash(ids);
+  };
+  entries.rename = async (...args) => {
+    await hooks.beforeRename?.();
+    return client.entries.rename(...args);
   };
   const transfers = Object.create(client.transfers) as DriveClient['transfers'];
   transfers.upload = async (...args) => {
@@ -197,6 +204,43 @@ describe.each(PROFILES)('two computers live at once (%s)', (profile) => {
     await c.engine.start();
     await settleEngine(c.engine);
     expect(sorted(localTree(c.root))).toEqual(sorted(tree));
+  });
+
+  it.each([
+    ['the rename reaches the drive first', 'rename'],
+    ['the new version reaches the drive first', 'edit'],
+  ])('one computer renames a file while the other saves it, %s: both hold on both', async (_, first) => {
+    let armed = false;
+    const original = async () => (await account.entryIds()).get('f5.txt');
+    let originalId: number | undefined;
+    // Each computer's call waits, once armed, until the other's change is on the drive.
+    const a = account.computer('alpha', {
+      ...LIVE,
+      client: hookedClient(account.client, {
+        beforeRename: async () => {
+          if (armed && first === 'edit') await until(async () => (await original()) !== originalId, "beta's new version on the drive");
+        },
+      }),
+    });
+    const b = account.computer('beta', {
+      ...LIVE,
+      client: hookedClient(account.client, {
+        beforeUpload: async () => {
+          if (armed && first === 'rename') await until(async () => (await account.entryIds()).has('fifth.txt'), "alpha's rename on the drive");
+        },
+      }),
+    });
+    writeFileSync(join(a.root, 'f5.txt'), 'v0');
+    await bothRunning(a, b);
+    await until(() => converged(a, b), 'the first sync');
+    originalId = await original();
+    armed = true;
+    renameSync(join(a.root, 'f5.txt'), join(a.root, 'fifth.txt'));
+    writeFileSync(join(b.root, 'f5.txt'), 'edited on beta');
+    await until(async () => (await converged(a, b)) && localTree(a.root).get('fifth.txt') === 'edited on beta', () => trees(a, b));
+    expect(sorted(localTree(a.root))).toEqual({ 'fifth.txt': 'edited on beta' });
+    expect(a.trashed).toEqual([]);
+    expect(b.trashed).toEqual([]);
   });
 
   it('a poll between the upload of a new version and the trash of the old one leaves no numbered name behind', async () => {
