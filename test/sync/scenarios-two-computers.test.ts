@@ -239,7 +239,9 @@ describe.each(PROFILES)('two computers live at once (%s)', (profile) => {
     writeFileSync(join(b.root, 'f5.txt'), 'edited on beta');
     await until(async () => (await converged(a, b)) && localTree(a.root).get('fifth.txt') === 'edited on beta', () => trees(a, b));
     expect(sorted(localTree(a.root))).toEqual({ 'fifth.txt': 'edited on beta' });
-    expect(a.trashed).toEqual([]);
+    // Alpha may have polled between beta's upload and its trash of the old entry (two entries of one name for a
+    // moment): then the old version, v0, goes to alpha's OS trash when the old entry leaves the drive. Nothing else.
+    expect(a.trashed.every((path) => path.endsWith(`${sep}fifth.txt`))).toBe(true);
     expect(b.trashed).toEqual([]);
   });
 
