@@ -22,6 +22,24 @@ export const EntryRefSchema = Type.Object(refFields, strict);
 /** An entry of a synced folder: the folder and a path inside it ('' for the folder itself where a call allows it). */
 export type EntryRef = Static<typeof EntryRefSchema>;
 
+/** How many entries `entries:browse` answers when asked for no count: a folder the window shows whole comes in one call. */
+export const ENTRY_PAGE_DEFAULT = 300;
+/** The most entries one `entries:browse` answers. */
+export const ENTRY_PAGE_MAX = 1000;
+
+/** A window of a synced folder's children: the folder (`path`, '' for the synced folder itself), where and how many. */
+export const EntryPageRefSchema = Type.Object(
+  {
+    ...refFields,
+    /** Index of the first child in the folder's order (0 when absent). */
+    from: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+    /** How many children at most (`ENTRY_PAGE_DEFAULT` when absent; 0 asks only how many there are). */
+    count: Type.Optional(Type.Integer({ minimum: 0, maximum: ENTRY_PAGE_MAX })),
+  },
+  strict,
+);
+export type EntryPageRef = Static<typeof EntryPageRefSchema>;
+
 export const PermissionsSchema = Type.Array(Type.Union([Type.Literal('view'), Type.Literal('edit'), Type.Literal('download')]), {
   minItems: 1,
   maxItems: 3,

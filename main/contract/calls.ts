@@ -6,6 +6,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import {
   DeletionAnswerSchema,
+  EntryPageRefSchema,
   EntryRefSchema,
   FolderOpenSchema,
   LinkInputSchema,
@@ -32,6 +33,7 @@ import type {
   DriveFolderTree,
   EntryAccess,
   EntryMarkers,
+  EntryPage,
   ErrorItem,
   FileVersions,
   LinkView,
@@ -45,7 +47,6 @@ import type {
   Settings,
   ShareOutcome,
   StatusSnapshot,
-  SyncedEntry,
 } from './shapes.js';
 
 /** A call's answer type, carried by the table (nothing at run time). */
@@ -69,8 +70,14 @@ export const CALLS = {
   'conflicts:list': { arg: NoArgument, result: answers<ConflictItem[]>() },
   'errors:list': { arg: NoArgument, result: answers<ErrorItem[]>() },
   'errors:clear': { arg: NoArgument, result: answers<void>() },
-  /** Children of a synced folder (path '' is the folder itself), folders first. */
-  'entries:browse': { arg: EntryRefSchema, result: answers<SyncedEntry[]>() },
+  /**
+   * A page of the children of a synced folder (path '' is the folder itself), read from its mirror: folders first,
+   * then by path, ASCII case aside. `from` (default 0) is the first child's index, `count` how many at most (default
+   * `ENTRY_PAGE_DEFAULT`, 300: a folder the window shows whole comes in one call; at most `ENTRY_PAGE_MAX`, 1,000).
+   * Answers how many children there are in all and the page; a `from` at or past the end answers no entries. What
+   * crosses per call is bounded by the page, not by the folder: the window asks for the pages in sight.
+   */
+  'entries:browse': { arg: EntryPageRefSchema, result: answers<EntryPage>() },
   'folder:open': { arg: FolderOpenSchema, result: answers<void>() },
   /** Who has access to an entry: its owner, the people, its link, the mailing lists this computer shared it with. */
   'share:access': { arg: EntryRefSchema, result: answers<EntryAccess>() },
@@ -104,7 +111,11 @@ export const CALLS = {
   'selection:apply': { arg: SelectionChangesSchema, result: answers<SelectionPlan>() },
   /** Files the engines touched lately, newest first, each with its state. */
   'recent:list': { arg: NoArgument, result: answers<RecentFile[]>() },
-  /** Shared / starred / has-a-link markers of the children of a synced folder path (asked of the drive). */
+  /**
+   * Shared / starred / has-a-link markers of the children of a synced folder path (asked of the drive), and in the
+   * shared folder who shared each and what the account may do. Sparse: only the children with at least one marker
+   * set (shared, starred, hasLink, sharedWithMe or sharedFolder); a child not in the answer has none.
+   */
   'entries:markers': { arg: EntryRefSchema, result: answers<EntryMarkers[]>() },
   'entries:star': { arg: StarSchema, result: answers<void>() },
   /** Opens a synced file or folder with the desktop's default application. */

@@ -207,7 +207,20 @@ export interface SyncedEntry extends EntryRef {
   modifiedAt: string | null;
 }
 
-/** What the drive knows of an entry beyond the synced copy. */
+/** A page of a synced folder's children (`entries:browse`). */
+export interface EntryPage {
+  /** How many children the folder has in all. */
+  total: number;
+  /** Index of the first of `entries` among them, as asked. */
+  from: number;
+  /** The children from `from` on, at most as many as asked; none when `from` is at or past the end. */
+  entries: SyncedEntry[];
+}
+
+/**
+ * What the drive knows of an entry beyond the synced copy. `entries:markers` answers only entries with at least one
+ * of them set: an entry it leaves out has none.
+ */
 export interface EntryMarkers {
   path: string;
   /** Shared with at least one person. */

@@ -19,14 +19,33 @@ export interface MirrorEntry {
   mtimeMs: number;
 }
 
+/** Which of a folder's children to read, in the order `childrenOf` lists them. */
+export interface ChildRange {
+  /** Index of the first child read (0 when absent); past the end reads none. */
+  from?: number;
+  /** How many children at most (all from `from` on when absent). */
+  count?: number;
+}
+
+/** A window of a folder's children, with how many the folder holds in all. */
+export interface ChildrenPage {
+  total: number;
+  entries: MirrorEntry[];
+}
+
 /** The questions a front end may ask a mirror. */
 export interface MirrorReader {
   /** The synced item at a path relative to the folder ('' is the folder itself, which has no item). */
   itemAt(path: string): MirrorEntry | undefined;
   /** The synced item with this remote id. */
   itemById(remoteId: number): MirrorEntry | undefined;
-  /** The synced items directly inside a folder ('' is the synced folder), folders first, then by path. */
-  childrenOf(path: string): MirrorEntry[];
+  /**
+   * The synced items directly inside a folder ('' is the synced folder), folders first, then by path without regard
+   * to ASCII case (SQLite's NOCASE; the exact path breaks ties): the `range` of them (all when absent), and how many
+   * there are in all. A path that is not a synced folder has none. Read in SQL, a window at a time: a folder of
+   * 100,000 children is never read whole to show a page of it.
+   */
+  childrenOf(path: string, range?: ChildRange): ChildrenPage;
   /** What this computer moved to the drive's trash at `since` (ISO) or later, newest first. */
   trashedSince(since: string): Array<{ remoteId: number; path: string; type: 'file' | 'folder'; at: string }>;
 }
@@ -53,14 +72,15 @@ const toEntry = (r: Row): MirrorEntry => ({
   mtimeMs: r.mtime_ms,
 });
 
-const foldersFirst = (a: MirrorEntry, b: MirrorEntry) =>
-  a.type === b.type ? a.path.localeCompare(b.path) : a.type === 'folder' ? -1 : 1;
+/** Folders first, then by path, ASCII case aside; the exact path orders two names that differ only in case. */
+const CHILD_ORDER = "ORDER BY type = 'folder' DESC, path COLLATE NOCASE, path";
 
 function readerOn(db: Database.Database): MirrorReader {
   const byPath = db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM base WHERE path = ?`);
   const byId = db.prepare<[number], Row>(`SELECT ${COLUMNS} FROM base WHERE remote_id = ?`);
-  const atTop = db.prepare<[], Row>(`SELECT ${COLUMNS} FROM base WHERE parent_id IS NULL`);
-  const inside = db.prepare<[number], Row>(`SELECT ${COLUMNS} FROM base WHERE parent_id = ?`);
+  // `parent_id IS ?` matches NULL (the top of the folder) and an id alike; base_parent finds either without a scan.
+  const countInside = db.prepare<[number | null], { n: number }>('SELECT count(*) AS n FROM base WHERE parent_id IS ?');
+  const inside = db.prepare<[number | null, number, number], Row>(`SELECT ${COLUMNS} FROM base WHERE parent_id IS ? ${CHILD_ORDER} LIMIT ? OFFSET ?`);
   const itemAt = (path: string) => {
     const row = byPath.get(path);
     return row ? toEntry(row) : undefined;
@@ -71,11 +91,21 @@ function readerOn(db: Database.Database): MirrorReader {
       const row = byId.get(remoteId);
       return row ? toEntry(row) : undefined;
     },
-    childrenOf: (path) => {
-      if (path === '') return atTop.all().map(toEntry).sort(foldersFirst);
-      const parent = itemAt(path);
-      return parent ? inside.all(parent.remoteId).map(toEntry).sort(foldersFirst) : [];
-    },
+    childrenOf: (path, range = {}) =>
+      // One read transaction: the count and the window agree even while the engine writes.
+      db.transaction((): ChildrenPage => {
+        let parentId: number | null = null;
+        if (path !== '') {
+          const parent = itemAt(path);
+          if (!parent || parent.type !== 'folder') return { total: 0, entries: [] };
+          parentId = parent.remoteId;
+        }
+        const total = countInside.get(parentId)!.n;
+        const from = Math.max(0, Math.floor(range.from ?? 0));
+        const count = range.count === undefined ? -1 : Math.max(0, Math.floor(range.count));
+        const entries = from >= total || count === 0 ? [] : inside.all(parentId, count, from).map(toEntry);
+        return { total, entries };
+      })(),
     trashedSince: (since) => {
       // A mirror written before trashes were remembered has no such table: nothing was remembered.
       if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'trashed'").get()) return [];
@@ -132,7 +162,10 @@ export function syncedItemAt(file: string, path: string): MirrorEntry | null {
   return readForView(file, (mirror) => mirror.itemAt(path)) ?? null;
 }
 
-/** The synced items directly inside `path` ('' is the synced folder), folders first; [] without a readable mirror. */
-export function syncedChildrenOf(file: string, path: string): MirrorEntry[] {
-  return readForView(file, (mirror) => mirror.childrenOf(path)) ?? [];
+/**
+ * The synced items directly inside `path` ('' is the synced folder), as `MirrorReader.childrenOf` reads them: the
+ * `range` of them (all when absent) and how many there are; none without a readable mirror.
+ */
+export function syncedChildrenOf(file: string, path: string, range?: ChildRange): ChildrenPage {
+  return readForView(file, (mirror) => mirror.childrenOf(path, range)) ?? { total: 0, entries: [] };
 }

@@ -43,6 +43,9 @@ const MIGRATIONS: readonly string[] = [
   // Restore on a deletion undo them by entry id. The last TRASHED_KEPT are kept.
   `CREATE TABLE trashed (remote_id INTEGER PRIMARY KEY, path TEXT NOT NULL, type TEXT NOT NULL, at TEXT NOT NULL);
    CREATE INDEX trashed_at ON trashed(at);`,
+  // A folder's children found without reading the whole table (it can hold a million rows): the window's Files view
+  // reads them a page at a time, with their count (mirror-read.ts, `childrenOf`).
+  `CREATE INDEX IF NOT EXISTS base_parent ON base(parent_id);`,
 ];
 
 /** Trashes remembered for `trash restore --since`. */

@@ -3,7 +3,7 @@
  * host's handlers all come from that table.
  */
 import { describe, expect, it } from 'vitest';
-import { CALLS, EVENT_NAMES, EVENTS, INVOKE_CHANNELS, NoArgument } from '../../main/contract/index.js';
+import { CALLS, ENTRY_PAGE_DEFAULT, ENTRY_PAGE_MAX, EVENT_NAMES, EVENTS, INVOKE_CHANNELS, NoArgument } from '../../main/contract/index.js';
 import { argumentProblem } from '../../main/app/host/validate.js';
 import { newHost } from './helpers.js';
 
@@ -23,6 +23,16 @@ describe('the contract table', () => {
       expect(argumentProblem(channel, 'text'), channel).toEqual(expect.any(String));
     }
     expect(argumentProblem('entries:browse', { root: '/r', path: 'a/b' })).toBeNull();
+    // A page of a folder: from and count are whole numbers, neither below 0, the count at most ENTRY_PAGE_MAX.
+    expect(argumentProblem('entries:browse', { root: '/r', path: '', from: 0, count: 0 })).toBeNull();
+    expect(argumentProblem('entries:browse', { root: '/r', path: '', from: 1_000_000, count: ENTRY_PAGE_MAX })).toBeNull();
+    expect(argumentProblem('entries:browse', { root: '/r', path: '', count: ENTRY_PAGE_MAX + 1 })).toMatch(/count/);
+    expect(argumentProblem('entries:browse', { root: '/r', path: '', from: -1 })).toMatch(/from/);
+    expect(argumentProblem('entries:browse', { root: '/r', path: '', from: 2.5 })).toMatch(/from/);
+    expect(argumentProblem('entries:browse', { root: '/r', path: '', count: '10' })).toMatch(/count/);
+    expect(argumentProblem('entries:browse', { root: '/r', path: '', from: null })).toMatch(/from/);
+    expect(ENTRY_PAGE_DEFAULT).toBeGreaterThanOrEqual(300);
+    expect(ENTRY_PAGE_DEFAULT).toBeLessThanOrEqual(ENTRY_PAGE_MAX);
     expect(argumentProblem('share:add', { root: '/r', path: 'a', emails: ['x@example.com'], permissions: ['view', 'nope'] })).toMatch(/permissions/);
   });
 

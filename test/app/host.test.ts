@@ -94,9 +94,9 @@ describe('the desktop host', { timeout: 90_000 }, () => {
     expect(config).toMatchObject({ server: server.url, email: 'ann@example.com', roots: [h.folder] });
     expect(readFileSync(h.paths.configFile, 'utf8')).not.toMatch(/token/i);
 
-    const top = await h.host.handle('entries:browse', { root: h.folder, path: '' });
+    const top = (await h.host.handle('entries:browse', { root: h.folder, path: '' })).entries;
     expect(top.map((e) => [e.name, e.type])).toEqual([['notes', 'folder']]);
-    const inner = await h.host.handle('entries:browse', { root: h.folder, path: 'notes' });
+    const inner = (await h.host.handle('entries:browse', { root: h.folder, path: 'notes' })).entries;
     expect(inner.map((e) => [e.path, e.type, e.size])).toEqual([['notes/todo.txt', 'file', 8]]);
     const activity = await h.host.handle('activity:list', undefined);
     expect(activity.map((a) => `${a.kind} ${a.path}`)).toEqual(expect.arrayContaining(['upload notes/todo.txt', 'create-remote-folder notes']));
@@ -227,6 +227,49 @@ describe('the desktop host', { timeout: 90_000 }, () => {
     expect(h.platform.opened).toEqual([h.folder]);
   });
 
+  it('browses a folder a page at a time from its mirror, and answers markers only for the entries that have one', async () => {
+    const files: Record<string, string> = { 'pics/Zed/z.txt': 'z', 'pics/alpha/a.txt': 'a' };
+    for (let i = 0; i < 12; i++) files[`pics/${i % 3 === 0 ? 'P' : 'p'}hoto-${String(i).padStart(2, '0')}.jpg`] = `${i}`;
+    const h = await signedInHost('pam@example.com', files);
+    await untilStatus(h.host, (s) => inSync(s) && s.folders[0]!.synced >= 17);
+    const photos = Array.from({ length: 12 }, (_, i) => `${i % 3 === 0 ? 'P' : 'p'}hoto-${String(i).padStart(2, '0')}.jpg`);
+    const order = ['alpha', 'Zed', ...photos];
+    const browse = (from?: number, count?: number) =>
+      dispatch(h.host, 'entries:browse', { root: h.folder, path: 'pics', ...(from === undefined ? {} : { from }), ...(count === undefined ? {} : { count }) });
+    const names = (answer: Awaited<ReturnType<typeof browse>>) => (answer.ok ? (answer.value as { entries: Array<{ name: string }> }).entries.map((e) => e.name) : answer);
+
+    // No page asked: the first (all of a folder this small), folders first, then by name, case aside.
+    const whole = await browse();
+    expect(whole).toMatchObject({ ok: true, value: { total: 14, from: 0 } });
+    expect(names(whole)).toEqual(order);
+    expect(names(await browse(1, 4))).toEqual(order.slice(1, 5));
+    expect(names(await browse(12, 300))).toEqual(order.slice(12));
+    // Past the end: no entries, and still how many there are.
+    expect(await browse(14, 5)).toEqual({ ok: true, value: { total: 14, from: 14, entries: [] } });
+    expect(await browse(10_000)).toEqual({ ok: true, value: { total: 14, from: 10_000, entries: [] } });
+    expect(await browse(0, 0)).toEqual({ ok: true, value: { total: 14, from: 0, entries: [] } });
+    const one = await browse(2, 1);
+    expect(one).toEqual({ ok: true, value: { total: 14, from: 2, entries: [expect.objectContaining({ root: h.folder, path: 'pics/Photo-00.jpg', name: 'Photo-00.jpg', type: 'file', size: 1 })] } });
+    // A page too big, or a place that is not one, is refused before the mirror is read.
+    for (const bad of [{ count: 1001 }, { from: -1 }, { from: 1.5 }, { count: '10' }]) {
+      expect(await dispatch(h.host, 'entries:browse', { root: h.folder, path: 'pics', ...bad }), JSON.stringify(bad)).toMatchObject({ ok: false, error: { kind: 'invalid-argument' } });
+    }
+    // A path that is not a synced folder has no entries.
+    expect(await h.host.handle('entries:browse', { root: h.folder, path: 'pics/alpha/a.txt' })).toEqual({ total: 0, from: 0, entries: [] });
+
+    // Markers: none set, none answered; then a star and a link, and only those two entries come.
+    expect(await h.host.handle('entries:markers', { root: h.folder, path: 'pics' })).toEqual([]);
+    await h.host.handle('entries:star', { root: h.folder, path: 'pics/photo-04.jpg', starred: true });
+    await h.host.handle('link:create', { root: h.folder, path: 'pics/alpha' });
+    const markers = await h.host.handle('entries:markers', { root: h.folder, path: 'pics' });
+    expect(markers.sort((a, b) => a.path.localeCompare(b.path))).toEqual([
+      { path: 'pics/alpha', shared: false, starred: false, hasLink: true },
+      { path: 'pics/photo-04.jpg', shared: false, starred: true, hasLink: false },
+    ]);
+    await h.host.handle('entries:star', { root: h.folder, path: 'pics/photo-04.jpg', starred: false });
+    expect(await h.host.handle('entries:markers', { root: h.folder, path: 'pics' })).toEqual([{ path: 'pics/alpha', shared: false, starred: false, hasLink: true }]);
+  });
+
   it('keeps settings: the shared config, its own file, .syncignore, start at login, pause and resume', async () => {
     const h = await signedInHost('sol@example.com', { 'a.txt': 'a' });
     const before = await h.host.handle('settings:get', undefined);
@@ -247,7 +290,7 @@ describe('the desktop host', { timeout: 90_000 }, () => {
     write(h.folder, 'kept.txt', 'kept');
     await h.host.handle('sync:now', undefined);
     await untilStatus(h.host, (s) => inSync(s) && s.folders[0]!.synced >= 3);
-    const names = (await h.host.handle('entries:browse', { root: h.folder, path: '' })).map((e) => e.name);
+    const names = (await h.host.handle('entries:browse', { root: h.folder, path: '' })).entries.map((e) => e.name);
     expect(names).toContain('kept.txt');
     expect(names).not.toContain('debug.log');
 
@@ -261,11 +304,11 @@ describe('the desktop host', { timeout: 90_000 }, () => {
     expect(status).toMatchObject({ state: 'paused', paused: true });
     write(h.folder, 'while-paused.txt', 'later');
     await new Promise((resolve) => setTimeout(resolve, 700));
-    expect((await h.host.handle('entries:browse', { root: h.folder, path: '' })).map((e) => e.name)).not.toContain('while-paused.txt');
+    expect((await h.host.handle('entries:browse', { root: h.folder, path: '' })).entries.map((e) => e.name)).not.toContain('while-paused.txt');
     await h.host.handle('sync:resume', undefined);
     status = await untilStatus(h.host, (s) => inSync(s) && s.folders[0]!.synced >= 4);
     expect(status.paused).toBe(false);
-    expect((await h.host.handle('entries:browse', { root: h.folder, path: '' })).map((e) => e.name)).toContain('while-paused.txt');
+    expect((await h.host.handle('entries:browse', { root: h.folder, path: '' })).entries.map((e) => e.name)).toContain('while-paused.txt');
 
     // A second folder: its engine starts, both are synced.
     const second = join(h.home, 'Second');

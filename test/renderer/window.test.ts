@@ -540,7 +540,7 @@ describe('the window', { timeout: 90_000 }, () => {
     await keys.press('Delete 13 items');
     await expect.poll(() => prompt.count()).toBe(0);
     const status = await untilStatus(h.host, (s) => inSync(s) && s.pendingDeletions.length === 0, 40_000);
-    expect((await h.host.handle('entries:browse', { root: h.folder, path: '' })).map((e) => e.name)).not.toContain('bulk');
+    expect((await h.host.handle('entries:browse', { root: h.folder, path: '' })).entries.map((e) => e.name)).not.toContain('bulk');
     expect(status.folders[0]!.synced).toBeLessThan(17);
   });
 
@@ -550,11 +550,11 @@ describe('the window', { timeout: 90_000 }, () => {
     await openView('Status');
     await keys.press('Sync now');
     await untilStatus(h.host, (s) => inSync(s) && existsSync(join(h.folder, 'keep-b.txt')), 40_000);
-    await expect.poll(async () => (await h.host.handle('entries:browse', { root: h.folder, path: '' })).map((e) => e.name), { timeout: 30_000 }).toContain('keep-b.txt');
+    await expect.poll(async () => (await h.host.handle('entries:browse', { root: h.folder, path: '' })).entries.map((e) => e.name), { timeout: 30_000 }).toContain('keep-b.txt');
     rmSync(join(h.folder, 'keep-a.txt'));
     rmSync(join(h.folder, 'keep-b.txt'));
     await expect
-      .poll(async () => (await h.host.handle('entries:browse', { root: h.folder, path: '' })).map((e) => e.name), { timeout: 30_000 })
+      .poll(async () => (await h.host.handle('entries:browse', { root: h.folder, path: '' })).entries.map((e) => e.name), { timeout: 30_000 })
       .not.toContain('keep-b.txt');
     await openView('Activity');
     await expect.poll(() => page.getByRole('button', { name: 'Restore keep-a.txt' }).count()).toBe(1);
@@ -572,7 +572,7 @@ describe('the window', { timeout: 90_000 }, () => {
     write(h.folder, 'plan.txt', 'the first plan');
     await openView('Status');
     await keys.press('Sync now');
-    await expect.poll(async () => (await h.host.handle('entries:browse', { root: h.folder, path: '' })).map((e) => e.name), { timeout: 30_000 }).toContain('plan.txt');
+    await expect.poll(async () => (await h.host.handle('entries:browse', { root: h.folder, path: '' })).entries.map((e) => e.name), { timeout: 30_000 }).toContain('plan.txt');
     write(h.folder, 'plan.txt', 'the second plan, longer');
     await expect.poll(async () => (await h.host.handle('versions:list', { root: h.folder, path: 'plan.txt' })).versions.length, { timeout: 30_000 }).toBe(1);
 

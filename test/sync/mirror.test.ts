@@ -34,6 +34,9 @@ const row = (remoteId: number, parentId: number | null, path: string, type: 'fil
   remoteUpdatedAt: '2026-11-23T10:00:00Z',
 });
 
+/** What a folder without children (or no folder, or no mirror) answers. */
+const none = { total: 0, entries: [] };
+
 describe("the front ends' read-only answers", () => {
   it('read what Mirror wrote, while it is open: by path, by id, and a folder’s children folders first', () => {
     const file = join(dir, 'm.sqlite');
@@ -43,10 +46,12 @@ describe("the front ends' read-only answers", () => {
       const entry = { remoteId: 3, parentId: 2, remoteName: 'z.txt', path: 'a/z.txt', type: 'file', size: 7, mtimeMs: 1_700_000_000_003 };
       expect(syncedItemAt(file, 'a/z.txt')).toEqual(entry);
       expect(readMirror(file, (m) => [m.itemAt('a/z.txt'), m.itemById(3), m.itemById(99), m.itemAt('nope')])).toEqual([entry, entry, undefined, undefined]);
-      expect(syncedChildrenOf(file, '').map((e) => e.path)).toEqual(['a', 'Z', 'b.txt']);
-      expect(syncedChildrenOf(file, 'a').map((e) => e.path)).toEqual(['a/inner', 'a/z.txt']);
-      expect(syncedChildrenOf(file, 'a/inner')).toEqual([]);
-      expect(syncedChildrenOf(file, 'not/there')).toEqual([]);
+      expect(syncedChildrenOf(file, '').entries.map((e) => e.path)).toEqual(['a', 'Z', 'b.txt']);
+      expect(syncedChildrenOf(file, 'a')).toEqual({ total: 2, entries: [expect.objectContaining({ path: 'a/inner', type: 'folder' }), entry] });
+      expect(syncedChildrenOf(file, 'a/inner')).toEqual(none);
+      expect(syncedChildrenOf(file, 'not/there')).toEqual(none);
+      // A file has no children.
+      expect(syncedChildrenOf(file, 'a/z.txt')).toEqual(none);
       expect(syncedItemAt(file, 'gone')).toBeNull();
       // A later commit shows at the next read.
       mirror.commit(null, [], [3]);
@@ -60,11 +65,11 @@ describe("the front ends' read-only answers", () => {
     const none = join(dir, 'none.sqlite');
     expect(readMirror(none, () => 'read')).toBeNull();
     expect(syncedItemAt(none, 'a')).toBeNull();
-    expect(syncedChildrenOf(none, '')).toEqual([]);
+    expect(syncedChildrenOf(none, '')).toEqual({ total: 0, entries: [] });
     const empty = join(dir, 'empty.sqlite');
     writeFileSync(empty, '');
     expect(readMirror(empty, () => 'read')).toBeNull();
-    expect(syncedChildrenOf(empty, '')).toEqual([]);
+    expect(syncedChildrenOf(empty, '', { from: 0, count: 10 })).toEqual({ total: 0, entries: [] });
     // Reading created nothing.
     expect(readMirror(none, () => 'read')).toBeNull();
   });
@@ -74,7 +79,56 @@ describe("the front ends' read-only answers", () => {
     mkdirSync(unopenable);
     expect(() => readMirror(unopenable, () => 'read')).toThrow();
     expect(syncedItemAt(unopenable, 'a')).toBeNull();
-    expect(syncedChildrenOf(unopenable, '')).toEqual([]);
+    expect(syncedChildrenOf(unopenable, '')).toEqual(none);
+  });
+
+  it('read a window of a big folder’s children in SQL: how many in all, folders first, then by name, ASCII case aside', () => {
+    const file = join(dir, 'm.sqlite');
+    const mirror = new Mirror(file);
+    try {
+      const name = (i: number) => `${i % 2 === 0 ? 'f' : 'F'}ile-${String(i).padStart(4, '0')}.txt`;
+      const files = Array.from({ length: 1_000 }, (_, i) => row(100 + i, 1, `big/${name(i)}`, 'file', i));
+      // Folders written last and named to sort after the files by name: still listed first.
+      const folders = [row(2, 1, 'big/zeta', 'folder'), row(3, 1, 'big/Alpha', 'folder'), row(4, 1, 'big/beta', 'folder')];
+      // Two names that differ only in case: the exact path orders them.
+      const twins = [row(5, 1, 'big/same.txt', 'file'), row(6, 1, 'big/Same.txt', 'file')];
+      mirror.commit(null, [row(1, null, 'big', 'folder'), ...files, ...folders, ...twins, row(7, null, 'top.txt', 'file')], []);
+      const paths = (range?: { from?: number; count?: number }) => syncedChildrenOf(file, 'big', range).entries.map((e) => e.path);
+
+      const all = paths();
+      const order = [
+        'big/Alpha', 'big/beta', 'big/zeta',
+        ...files.map((f) => f.path),
+        'big/Same.txt', 'big/same.txt',
+      ];
+      expect(all).toEqual(order);
+      expect(syncedChildrenOf(file, 'big', { from: 0, count: 300 }).total).toBe(1_005);
+      expect(paths({ from: 0, count: 5 })).toEqual(order.slice(0, 5));
+      expect(paths({ from: 300, count: 300 })).toEqual(order.slice(300, 600));
+      // The last page is short; a page past the end is empty, with the count still said.
+      expect(paths({ from: 900, count: 300 })).toEqual(order.slice(900));
+      expect(syncedChildrenOf(file, 'big', { from: 1_005, count: 300 })).toEqual({ total: 1_005, entries: [] });
+      expect(syncedChildrenOf(file, 'big', { from: 50_000 })).toEqual({ total: 1_005, entries: [] });
+      // No count: every child from `from` on; a count of 0: only how many.
+      expect(paths({ from: 1_000 })).toEqual(order.slice(1_000));
+      expect(syncedChildrenOf(file, 'big', { count: 0 })).toEqual({ total: 1_005, entries: [] });
+      // Each row as the mirror has it.
+      expect(syncedChildrenOf(file, 'big', { from: 3, count: 1 }).entries).toEqual([
+        { remoteId: 100, parentId: 1, remoteName: 'file-0000.txt', path: 'big/file-0000.txt', type: 'file', size: 0, mtimeMs: 1_700_000_000_100 },
+      ]);
+      // The top of the synced folder pages the same way.
+      expect(syncedChildrenOf(file, '', { from: 1, count: 5 })).toEqual({ total: 2, entries: [expect.objectContaining({ path: 'top.txt' })] });
+      // The children are found through the index on parent_id, not by reading the whole table.
+      const db = new Database(file, { readonly: true });
+      try {
+        const plan = db.prepare('EXPLAIN QUERY PLAN SELECT path FROM base WHERE parent_id IS ?').all(1) as Array<{ detail: string }>;
+        expect(plan.map((step) => step.detail).join('; ')).toMatch(/USING (COVERING )?INDEX base_parent/);
+      } finally {
+        db.close();
+      }
+    } finally {
+      mirror.close();
+    }
   });
 });
 
@@ -99,7 +153,7 @@ describe('schema migrations', () => {
     const mirror = new Mirror(file);
     try {
       expect(mirror.schemaVersion).toBe(MIRROR_SCHEMA_VERSION);
-      expect(MIRROR_SCHEMA_VERSION).toBe(4);
+      expect(MIRROR_SCHEMA_VERSION).toBe(5);
       expect([...mirror.loadBase().values()]).toEqual([row(1, null, 'old.txt', 'file', 3)]);
       expect(mirror.intents().map((i) => i.payload)).toEqual([{ path: 'x' }]);
       const born = { ...row(2, null, 'new.txt', 'file', 4), birthtimeMs: 1_795_450_029_619.6077 };
@@ -109,7 +163,7 @@ describe('schema migrations', () => {
     }
     const again = new Mirror(file);
     try {
-      expect(again.schemaVersion).toBe(4);
+      expect(again.schemaVersion).toBe(MIRROR_SCHEMA_VERSION);
       expect([...again.loadBase().values()]).toEqual([row(1, null, 'old.txt', 'file', 3), { ...row(2, null, 'new.txt', 'file', 4), birthtimeMs: 1_795_450_029_619.6077 }]);
     } finally {
       again.close();
@@ -120,6 +174,8 @@ describe('schema migrations', () => {
         { remote_id: 1, birthtime_ms: null, made_here: 0 },
         { remote_id: 2, birthtime_ms: 1_795_450_029_619.6077, made_here: 0 },
       ]);
+      // The index that finds a folder's children was added on the way.
+      expect(raw.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'base_parent'").get()).toEqual({ sql: expect.stringContaining('(parent_id)') });
     } finally {
       raw.close();
     }
@@ -131,12 +187,12 @@ describe('schema migrations', () => {
     first.commit(null, [row(1, null, 'old.txt', 'file', 3)], []);
     first.close();
     const v2 = new Database(file);
-    v2.exec('ALTER TABLE base DROP COLUMN made_here; DROP TABLE trashed;');
+    v2.exec('ALTER TABLE base DROP COLUMN made_here; DROP TABLE trashed; DROP INDEX base_parent;');
     v2.pragma('user_version = 2');
     v2.close();
     const mirror = new Mirror(file);
     try {
-      expect(mirror.schemaVersion).toBe(4);
+      expect(mirror.schemaVersion).toBe(MIRROR_SCHEMA_VERSION);
       expect([...mirror.loadBase().values()]).toEqual([row(1, null, 'old.txt', 'file', 3)]);
       mirror.commit(null, [{ ...row(2, null, 'mine.txt', 'file', 4), madeHere: true }], []);
       const base = mirror.loadBase();

@@ -7,7 +7,7 @@ import { join, normalize, sep } from 'node:path';
 import type { DriveClient } from '../../api/client.js';
 import { NotFoundError } from '../../api/errors.js';
 import { listTrash, restoreEntries } from '../../api/versions.js';
-import type { EntryMarkers, EntryRef, SyncedEntry } from '../../contract/index.js';
+import { ENTRY_PAGE_DEFAULT, ENTRY_PAGE_MAX, type EntryMarkers, type EntryRef, type SyncedEntry } from '../../contract/index.js';
 import { StateError } from '../../state/errors.js';
 import { openFolder, type SyncedFolder } from '../../state/folder.js';
 import { rootOfAccount } from '../../state/roots.js';
@@ -102,9 +102,11 @@ export class Folders {
       await this.open(root, { afresh: true });
       this.feed.emitState();
     },
-    'entries:browse': async (ref) => {
-      const run = this.require(ref.root);
-      return syncedChildrenOf(run.mirror, ref.path).map((row) => toEntry(run.root, row));
+    'entries:browse': async ({ root, path, from = 0, count = ENTRY_PAGE_DEFAULT }) => {
+      const run = this.require(root);
+      // The page only, read in SQL with the folder's count: never the whole folder for a window of it.
+      const page = syncedChildrenOf(run.mirror, path, { from, count: Math.min(count, ENTRY_PAGE_MAX) });
+      return { total: page.total, from, entries: page.entries.map((row) => toEntry(run.root, row)) };
     },
     'folder:open': async (arg) => {
       const root = arg.root ?? this.host.config.roots[0];
@@ -116,7 +118,8 @@ export class Folders {
       const client = this.host.requireClient();
       const run = this.require(ref.root);
       const config = this.host.readConfig();
-      const rows = syncedChildrenOf(run.mirror, ref.path);
+      // Every child: the drive is asked about the folder as a whole (its listing, the starred listing).
+      const rows = syncedChildrenOf(run.mirror, ref.path).entries;
       // What others share lies in the shared folder: its owners' folders are not the account's to list.
       const theirs = rows.filter((r) => inSharedFolder(config, run.root, r.path));
       const own = rows.filter((r) => !inSharedFolder(config, run.root, r.path));
@@ -132,7 +135,8 @@ export class Folders {
         if (ref.path !== '' && !parent) throw new HostError('not-synced', `${ref.path} is not synced yet.`);
         for (const m of await entryMarkers(client, parent?.remoteId ?? null, own)) markers.set(m.path, m);
       }
-      return rows.map((r) => markers.get(r.path)!);
+      // Sparse: only what has a marker crosses to the window; a child left out has none.
+      return rows.map((r) => markers.get(r.path)!).filter(hasMarker);
     },
     'shared:refresh': async () => this.shared.items(true),
     'entries:star': async (arg) => {
@@ -313,6 +317,9 @@ export class Folders {
     void run.folder?.syncOnce({ fullScan: true }).catch(() => undefined);
   }
 }
+
+/** Whether an entry shows any marker: what `entries:markers` answers. */
+const hasMarker = (m: EntryMarkers): boolean => m.shared || m.starred || m.hasLink || m.sharedWithMe !== undefined || m.sharedFolder === true;
 
 function toEntry(root: string, row: MirrorEntry): SyncedEntry {
   const name = row.path.slice(row.path.lastIndexOf('/') + 1);

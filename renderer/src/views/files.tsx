@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import type { EntryMarkers, SyncedEntry } from '../../../main/contract/index.js';
+import type { EntryMarkers, EntryPage, SyncedEntry } from '../../../main/contract/index.js';
 import { call, messageOf } from '../api.js';
 import { folderName, formatBytes, formatWhen } from '../format.js';
 import { Icon } from '../icons.js';
@@ -11,6 +11,19 @@ import { ViewMessages } from '../view-messages.js';
 const ROWS_IN_FULL = 300;
 /** Rows kept beyond each edge of the visible ones, so a short scroll or a Tab shows rows already there. */
 const OVERSCAN = 15;
+/**
+ * Rows asked of the host at a time (`entries:browse`), at multiples of it: a folder rendered whole comes in one call;
+ * a bigger one a page at a time as its rows come in sight, so what crosses the bridge does not grow with the folder.
+ */
+const PAGE = ROWS_IN_FULL;
+
+/** What is loaded of the folder shown: how many entries it has, and the pages of them that came (by page number). */
+interface Listing {
+  /** The folder: its synced folder and path, a line apart. */
+  key: string;
+  total: number;
+  pages: Map<number, SyncedEntry[]>;
+}
 
 /**
  * Which rows of a long list to render: those in sight of the scrolling box, by the height of a rendered row (a
@@ -28,7 +41,7 @@ function useRowWindow(count: number, list: string) {
     const el = box.current;
     if (!windowed || !el) return;
     setHeight(el.clientHeight);
-    const row = el.querySelector<HTMLElement>('tbody tr.entry');
+    const row = el.querySelector<HTMLElement>('tbody tr.entry:not(.loading)');
     if (row && row.offsetHeight > 0 && row.offsetHeight !== rowPx) setRowPx(row.offsetHeight);
   });
   if (!windowed) return { box, windowed, first: 0, last: count, rowPx, onScroll: undefined };
@@ -40,7 +53,6 @@ function useRowWindow(count: number, list: string) {
 export function FilesView({ folders }: { folders: string[] }) {
   const [root, setRoot] = useState(folders[0] ?? '');
   const [path, setPath] = useState('');
-  const [entries, setEntries] = useState<SyncedEntry[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [sharing, setSharing] = useState<SyncedEntry | null>(null);
   const [history, setHistory] = useState<SyncedEntry | null>(null);
@@ -48,7 +60,19 @@ export function FilesView({ folders }: { folders: string[] }) {
   const [markersProblem, setMarkersProblem] = useState<string | null>(null);
   const [message, setMessage] = useState('');
   const opener = useRef<HTMLElement | null>(null);
-  const rows = useRowWindow(entries?.length ?? 0, `${root}\n${path}`);
+  const key = `${root}\n${path}`;
+  // What is loaded of the folder, null until its first page came. Kept current as each answer comes, so what asks for
+  // pages never reads an older render's copy of it; `loaded` renders the view again when it changed.
+  const listing = useRef<Listing | null>(null);
+  const [loaded, setLoaded] = useState(0);
+  // What is loaded of another folder is not this one's, for the moment before it goes.
+  const shown = listing.current?.key === key ? listing.current : null;
+  const total = shown?.total ?? 0;
+  const rows = useRowWindow(total, key);
+  // Each folder shown is a generation: an answer for an earlier one is dropped.
+  const generation = useRef(0);
+  // Pages asked for and not answered yet (in this generation): each is asked once at a time.
+  const asked = useRef(new Set<number>());
 
   // The drive's markers (shared, starred, link) come after the synced list, which the mirror answers at once.
   // A star set here while the markers were on their way is not undone by their answer.
@@ -56,27 +80,61 @@ export function FilesView({ folders }: { folders: string[] }) {
   const loadMarkers = () =>
     call('entries:markers', { root, path }).then(
       (list) => {
+        // Only entries with a marker are answered; one starred here may not be among them yet.
         const here = starredHere.current;
-        setMarkers(new Map(list.map((m) => [m.path, here.has(m.path) ? { ...m, starred: here.get(m.path)! } : m])));
+        const next = new Map(list.map((m) => [m.path, here.has(m.path) ? { ...m, starred: here.get(m.path)! } : m]));
+        for (const [at, starred] of here) if (!next.has(at)) next.set(at, { path: at, shared: false, starred, hasLink: false });
+        setMarkers(next);
         setMarkersProblem(null);
       },
       (e) => setMarkersProblem(messageOf(e)),
     );
-  const load = () => {
-    if (!root) return;
-    starredHere.current = new Map();
-    setEntries(null);
-    setMarkers(new Map());
-    call('entries:browse', { root, path }).then(
-      (list) => {
-        setEntries(list);
+  /** Asks for page `n` of the folder shown, unless it is on its way; the answer is kept only for this folder. */
+  const loadPage = (n: number, then?: (page: EntryPage) => void) => {
+    if (asked.current.has(n)) return;
+    asked.current.add(n);
+    const mine = generation.current;
+    call('entries:browse', { root, path, from: n * PAGE, count: PAGE }).then(
+      (page) => {
+        if (mine !== generation.current) return;
+        asked.current.delete(n);
+        const l = listing.current;
+        listing.current =
+          // The folder changed since the pages before were read: they are asked again as they come in sight.
+          l === null || l.key !== key || l.total !== page.total
+            ? { key, total: page.total, pages: new Map([[n, page.entries]]) }
+            : { ...l, pages: new Map(l.pages).set(n, page.entries) };
+        setLoaded((k) => k + 1);
         setError(null);
-        if (list.length > 0) void loadMarkers();
+        then?.(page);
       },
-      (e) => setError(messageOf(e)),
+      (e) => {
+        if (mine !== generation.current) return;
+        asked.current.delete(n);
+        setError(messageOf(e));
+      },
     );
   };
+  const load = () => {
+    generation.current++;
+    asked.current = new Set();
+    starredHere.current = new Map();
+    listing.current = null;
+    setLoaded((k) => k + 1);
+    setMarkers(new Map());
+    if (!root) return;
+    loadPage(0, (page) => {
+      if (page.total > 0) void loadMarkers();
+    });
+  };
   useEffect(load, [root, path]);
+  // The pages of the rows in sight that have not come yet, asked as the list scrolls.
+  useEffect(() => {
+    const now = listing.current;
+    if (now?.key !== key || rows.last <= rows.first) return;
+    for (let n = Math.floor(rows.first / PAGE); n <= Math.floor((rows.last - 1) / PAGE); n++) if (!now.pages.has(n)) loadPage(n);
+  }, [loaded, key, rows.first, rows.last]);
+  const entryAt = (i: number): SyncedEntry | undefined => shown?.pages.get(Math.floor(i / PAGE))?.[i % PAGE];
   // What others share with the account is listed again when the view opens, not for every folder shown.
   useEffect(() => void call('shared:refresh').catch(() => undefined), []);
 
@@ -161,13 +219,20 @@ export function FilesView({ folders }: { folders: string[] }) {
       </nav>
       <ViewMessages message={message} error={error} testId="files-message" />
       {markersProblem ? <p class="muted small">Shared, starred and link markers are not shown: {markersProblem}</p> : null}
-      {entries === null ? (
+      {shown === null ? (
         <p class="muted">Loading…</p>
-      ) : entries.length === 0 ? (
+      ) : total === 0 ? (
         <p class="muted">Nothing synced here yet.</p>
       ) : (
-        <div class={rows.windowed ? 'entries-scroll' : undefined} ref={rows.box} onScroll={rows.onScroll}>
-        <table class={rows.windowed ? 'entries windowed' : 'entries'} data-testid="entries" aria-rowcount={entries.length + 1}>
+        // A long list's box takes the focus itself: the keyboard scrolls it (Page Down, End) even where every row in
+        // sight is still loading and has nothing to focus.
+        <div
+          class={rows.windowed ? 'entries-scroll' : undefined}
+          ref={rows.box}
+          onScroll={rows.onScroll}
+          {...(rows.windowed ? { tabIndex: 0, role: 'region', 'aria-label': `Entries of ${path === '' ? folderName(root) : crumbs[crumbs.length - 1]}` } : {})}
+        >
+        <table class={rows.windowed ? 'entries windowed' : 'entries'} data-testid="entries" aria-rowcount={total + 1}>
           <thead>
             <tr aria-rowindex={1}>
               <th scope="col">Name</th>
@@ -184,10 +249,22 @@ export function FilesView({ folders }: { folders: string[] }) {
                 <td colSpan={4} />
               </tr>
             ) : null}
-            {entries.slice(rows.first, rows.last).map((entry, i) => {
+            {Array.from({ length: rows.last - rows.first }, (_, i) => {
+              const at = rows.first + i;
+              const entry = entryAt(at);
+              if (!entry) {
+                // Its page is on its way: a row of the same height, in its place.
+                return (
+                  <tr key={`loading-${at}`} class="entry loading" aria-rowindex={at + 2} aria-busy="true" style={{ height: `${rows.rowPx}px` }}>
+                    <td colSpan={4} class="muted">
+                      Loading…
+                    </td>
+                  </tr>
+                );
+              }
               const m = markers.get(entry.path);
               return (
-                <tr key={entry.remoteId} class="entry" aria-rowindex={rows.first + i + 2}>
+                <tr key={entry.remoteId} class="entry" aria-rowindex={at + 2}>
                   <td class="name-cell">
                     {entry.type === 'folder' ? (
                       <button type="button" class="link-button entry-name" onClick={() => setPath(entry.path)}>
@@ -267,8 +344,8 @@ export function FilesView({ folders }: { folders: string[] }) {
                 </tr>
               );
             })}
-            {rows.last < entries.length ? (
-              <tr aria-hidden="true" class="spacer" style={{ height: `${(entries.length - rows.last) * rows.rowPx}px` }}>
+            {rows.last < total ? (
+              <tr aria-hidden="true" class="spacer" style={{ height: `${(total - rows.last) * rows.rowPx}px` }}>
                 <td colSpan={4} />
               </tr>
             ) : null}
