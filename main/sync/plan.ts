@@ -11,13 +11,13 @@
  * A pass emits only operations whose prerequisites already hold (a parent that exists on the other side, a path
  * that is free); the rest wait for the next pass. The engine repeats plan → execute until a plan is empty.
  */
-import { sameItem } from './birth.js';
 import { addTo } from './grouping.js';
 import { baseName, givenNames, isGivenName, nameKey, parentOf } from './names.js';
 import { byDepthThenPath, classify, type Classified } from './plan/classify.js';
 import { CONSTRAINTS } from './plan/constraints.js';
 import { PlanState } from './plan/plan-state.js';
 import { NEW_LOCAL, NEW_REMOTE, SYNCED_TABLE, remoteLeaving } from './plan/table.js';
+import { folderPathIn, syncedRowsOf, type SyncedRow } from './trees.js';
 import type { LocalItem, Plan, RelPath, RemoteId, RemoteItem, Trees } from './types.js';
 
 export { REMOTE_NAME } from './plan/remote-name.js';
@@ -48,26 +48,21 @@ export function settled({ base, local, remote }: Trees, options: Pick<PlanOption
   const paths = new Set<RelPath>();
   /** Remote folders holding an item whose local name is not its remote name (made safe, or numbered). */
   let renamedIn: Set<RemoteId | null> | null = null;
-  for (const b of base.values()) {
+  for (const b of syncedRowsOf(base, local, remote)) {
+    if (!b.localSame || !b.remoteSame || !heldTogether(base, b, paths)) return false;
     if (baseName(b.path) !== b.remoteName) (renamedIn ??= new Set()).add(b.parentId);
-    if (paths.has(b.path)) return false;
-    paths.add(b.path);
-    if (b.parentId === null) {
-      if (parentOf(b.path) !== '') return false;
-    } else {
-      const parent = base.get(b.parentId);
-      if (parent === undefined || parent.type !== 'folder' || parent.path !== parentOf(b.path)) return false;
-    }
-    const l = local.get(b.path);
-    if (l === undefined || l.type !== b.type || !sameItem(l, b)) return false;
-    const r = remote.get(b.remoteId);
-    if (r === undefined || r.type !== b.type || r.parentId !== b.parentId || r.name !== b.remoteName) return false;
-    if (b.type === 'file') {
-      if (l.size !== b.size || l.mtimeMs !== b.mtimeMs) return false;
-      if (r.size !== b.remoteSize || r.updatedAt !== b.remoteUpdatedAt) return false;
-    }
   }
   return renamedIn === null || givenNamesHeld(base, renamedIn, options.caseInsensitive ?? false);
+}
+
+/**
+ * A synced item's row agrees with the rest of base: no other row at its path (the paths seen so far are in `paths`,
+ * which it joins), and its parent a synced folder at its path's folder.
+ */
+export function heldTogether(base: Trees['base'], b: SyncedRow, paths: Set<RelPath>): boolean {
+  if (paths.has(b.path)) return false;
+  paths.add(b.path);
+  return b.parentId === null ? parentOf(b.path) === '' : folderPathIn(base, b.parentId) === parentOf(b.path);
 }
 
 /**
@@ -75,7 +70,7 @@ export function settled({ base, local, remote }: Trees, options: Pick<PlanOption
  * that went, or two given names swapped, is a change to plan). Only folders where a local name differs from its
  * remote name are looked at: elsewhere every name is its own.
  */
-function givenNamesHeld(base: Trees['base'], folders: ReadonlySet<RemoteId | null>, caseInsensitive: boolean): boolean {
+export function givenNamesHeld(base: Trees['base'], folders: ReadonlySet<RemoteId | null>, caseInsensitive: boolean): boolean {
   const children = new Map<RemoteId | null, Array<{ id: RemoteId; name: string; local: string; file: boolean; madeHere: boolean }>>();
   for (const b of base.values()) {
     if (!folders.has(b.parentId)) continue;

@@ -1,5 +1,6 @@
 /**
- * The part of the trees a plan must see after changes made on the drive only, to a folder that was in sync.
+ * The part of the trees a plan must see: after changes made on the drive only, to a folder that was in sync
+ * (`deltaScope`), or after any changes, found by comparing the three trees with base (`changeScope`).
  *
  * A pass that applies a remote delta (remote-changes.ts) to a folder left in sync, with nothing changed here, would
  * plan over every item to find what the delta touched: at 100,000 items that is most of the pass. Only the entries
@@ -7,9 +8,15 @@
  * arrived in (their siblings give names and clashes), everything inside a folder touched (a folder trashed or moved
  * takes it along), and the folders above (a path is made of them). The plan of the trees cut to that scope is the plan
  * of the whole trees; a property test (`test/sync/scope.property.test.ts`) holds the two equal.
+ *
+ * The same holds for changes made here: a synced item changed or gone here is touched like one changed on the drive,
+ * and a local item at a path no synced item has brings its folder's children in, and, when it lies in a folder new
+ * here, all of that folder. A restart after a few changes, or a file saved in a folder of a million, then plans a few
+ * folders, not the whole tree (at 100,000 items the whole plan is ~1.5 s and most of a pass's memory).
  */
-import { parentOf } from './names.js';
-import { parentsIn } from './trees.js';
+import { baseName, parentOf } from './names.js';
+import { givenNamesHeld, heldTogether } from './plan.js';
+import { parentsIn, syncedRowsOf } from './trees.js';
 import type { BaseItem, LocalItem, RelPath, RemoteId, RemoteItem, Trees } from './types.js';
 
 export interface PlanScope {
@@ -17,6 +24,60 @@ export interface PlanScope {
   folders: ReadonlySet<RemoteId | null>;
   /** Folders touched themselves: everything inside them, at any depth, is seen. */
   subtrees: ReadonlySet<RemoteId>;
+  /** Local folders no synced item has (made here, or moved here from outside): everything inside them is seen. */
+  localSubtrees?: ReadonlySet<RelPath>;
+}
+
+/** Beyond this share of the synced items changed, the whole trees are planned (cutting them costs more than it saves). */
+const SCOPE_SHARE = 0.25;
+
+/**
+ * The scope of everything that differs from base, in one walk over the three trees like the planner's `settled`;
+ * `in-sync` when nothing does (the planner's `settled` holds: there is nothing to plan); null when much of the tree
+ * changed, or when base itself does not hold together (two rows at one path, a row outside its parent) or the
+ * drive's names do not give the names used here (their folders' siblings all decide): those are planned whole.
+ */
+export function changeScope(
+  { base, local, remote }: Trees,
+  options: { caseInsensitive?: boolean; /** The share of base beyond which it answers null. */ share?: number } = {},
+): PlanScope | 'in-sync' | null {
+  const touched: RemoteId[] = [];
+  const paths = new Set<RelPath>();
+  /** Synced folders by their path here: where a local item new here finds the folder it is in. */
+  const folderAt = new Map<RelPath, RemoteId>();
+  let renamedIn: Set<RemoteId | null> | null = null;
+  for (const b of syncedRowsOf(base, local, remote)) {
+    if (!heldTogether(base, b, paths)) return null;
+    if (b.folder) folderAt.set(b.path, b.id);
+    if (baseName(b.path) !== b.remoteName) (renamedIn ??= new Set()).add(b.parentId);
+    if (!b.localSame || !b.remoteSame) touched.push(b.id);
+  }
+  if (renamedIn !== null && !givenNamesHeld(base, renamedIn, options.caseInsensitive ?? false)) return null;
+  for (const id of remote.keys()) if (!base.has(id)) touched.push(id);
+  const newHere: RelPath[] = [];
+  for (const path of local.keys()) if (!paths.has(path)) newHere.push(path);
+  if (touched.length + newHere.length === 0) return 'in-sync';
+  if (touched.length + newHere.length > base.size * (options.share ?? SCOPE_SHARE)) return null;
+  const scope = deltaScope(base, remote, touched);
+  const folders = new Set(scope.folders);
+  // What is here inside a touched folder is seen by its path too: a folder forgotten and made anew has another id.
+  const localSubtrees = new Set<RelPath>();
+  for (const id of scope.subtrees) {
+    const b = base.get(id);
+    if (b) localSubtrees.add(b.path);
+  }
+  for (const path of newHere) {
+    // The synced folder it lies in, and the folder new here it lies in below that (or itself).
+    let top = path;
+    let parent = parentOf(path);
+    while (parent !== '' && !folderAt.has(parent)) {
+      top = parent;
+      parent = parentOf(parent);
+    }
+    folders.add(parent === '' ? null : folderAt.get(parent)!);
+    if (top !== path || local.get(path)?.type === 'folder') localSubtrees.add(top);
+  }
+  return { folders, subtrees: scope.subtrees, localSubtrees };
 }
 
 /** The scope of remote changes to `touched` entries, from base (before them) and the remote tree (after them). */
@@ -40,6 +101,16 @@ export function scopedTrees(trees: Trees, scope: PlanScope): Trees {
   // Folders whose children are seen: the scope's, and every folder inside a touched one (`deep`), on either side.
   const deep = new Set<RemoteId>(scope.subtrees);
   const seen = new Set<RemoteId | null>([...scope.folders, ...scope.subtrees]);
+  // A folder new here is synced as the pass goes (its entry made): it is then a touched folder like any other.
+  const subtrees = scope.localSubtrees ?? new Set<RelPath>();
+  if (subtrees.size > 0) {
+    for (const b of base.values()) {
+      if (b.type !== 'folder' || !(subtrees.has(b.path) || withinAny(b.path, subtrees))) continue;
+      ids.add(b.remoteId);
+      deep.add(b.remoteId);
+      seen.add(b.remoteId);
+    }
+  }
   // A folder's name here depends on its siblings' (clashes are numbered): the folders above see all their children.
   const above = ancestors([...seen], base, remote);
   for (const id of above) seen.add(id);
@@ -83,7 +154,7 @@ export function scopedTrees(trees: Trees, scope: PlanScope): Trees {
     if (l) scopedLocal.set(b.path, l);
   }
   for (const [path, l] of local) {
-    if (!scopedLocal.has(path) && localFolders.has(parentOf(path))) scopedLocal.set(path, l);
+    if (!scopedLocal.has(path) && (localFolders.has(parentOf(path)) || (subtrees.size > 0 && withinAny(path, subtrees)))) scopedLocal.set(path, l);
   }
   return { base: scopedBase, local: scopedLocal, remote: scopedRemote };
 }
@@ -104,4 +175,10 @@ function ancestors(start: Iterable<RemoteId | null>, base: ReadonlyMap<RemoteId,
     }
   }
   return found;
+}
+
+/** The path lies inside one of these folders. */
+function withinAny(path: RelPath, folders: ReadonlySet<RelPath>): boolean {
+  for (let parent = parentOf(path); parent !== ''; parent = parentOf(parent)) if (folders.has(parent)) return true;
+  return false;
 }

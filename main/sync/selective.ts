@@ -528,6 +528,9 @@ export interface SelectedPlan extends Plan {
   outside: ReadonlySet<RemoteId>;
 }
 
+/** The plan when nothing differs from base in what is synced. */
+export const quietPlan = (outside: ReadonlySet<RemoteId> = new Set()): SelectedPlan => ({ operations: [], deletions: 0, skipped: [], notes: [], quiet: true, outside });
+
 /**
  * The planner with a selection: the rows E1–E4 decide about what is excluded, and the decision table plans the rest
  * (left-out local folders count as ignored names there: never uploaded).
@@ -541,7 +544,7 @@ export function planSelected(trees: Trees, selection: Selection, options: PlanOp
     view.skipped.length === 0 &&
     settled(view.settledTrees, { caseInsensitive }) &&
     !namesClashWithExcluded(trees.remote, view.excludedRoots, caseInsensitive);
-  if (quiet) return { operations: [], deletions: 0, skipped: [], notes: [], quiet, outside: view.outside };
+  if (quiet) return quietPlan(view.outside);
   const isIgnored = view.outside.size > 0 ? (path: RelPath, type: LocalItem['type']) => view.leftOut(path) || ignored(path, type) : ignored;
   const table = planChanges(view.trees, { ...options, isIgnored, excludedRoots: view.excludedRoots, heldBack: view.heldBack, leftOutCopies: view.copies });
   // A local copy inside a folder the table moves or moves aside this pass goes next pass, from where it is then; one

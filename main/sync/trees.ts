@@ -7,7 +7,7 @@
  *
  * Read items are fresh objects: changing one does not change the store (`set` does).
  */
-import { birthField, birthMatch } from './birth.js';
+import { birthField, birthMatch, known, sameItem } from './birth.js';
 import type { BaseItem, ItemType, LocalItem, RelPath, RemoteId, RemoteItem } from './types.js';
 
 const FOLDER = 1;
@@ -172,6 +172,13 @@ class StampColumn {
     this.text.delete(row);
   }
 
+  /** Row `row` holds the stamp row `otherRow` of another column holds (one text is always stored alike). */
+  sameAs(row: number, other: StampColumn, otherRow: number): boolean {
+    const digits = this.digits[row]!;
+    if (digits !== other.digits[otherRow]) return false;
+    return digits === AS_TEXT ? this.text.get(row) === other.text.get(otherRow) : this.value[row] === other.value[otherRow];
+  }
+
   /** Row `fromRow` of another column, as it is stored there: nothing formatted or parsed again. */
   copyRow(from: StampColumn, fromRow: number, row: number): void {
     this.text.delete(row);
@@ -269,6 +276,40 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
       };
       remote.setWithStamp(item, this.updatedAt, row);
     }
+  }
+
+  /**
+   * Each synced item, and whether the local and remote trees hold it as synced (`localAsSynced`, `remoteAsSynced`),
+   * read from the columns where they are compact trees: only the path and the remote name are read. One record,
+   * reused from one item to the next.
+   */
+  *syncedRows(local: ReadonlyMap<RelPath, LocalItem>, remote: ReadonlyMap<RemoteId, RemoteItem>): IterableIterator<SyncedRow> {
+    const compact = local instanceof LocalTree && remote instanceof RemoteTree;
+    const out: SyncedRow = { id: 0, parentId: null, path: '', folder: false, remoteName: '', localSame: false, remoteSame: false };
+    for (const [id, row] of this.rows) {
+      const path = this.path[row]!;
+      const folder = (this.type[row]! & FOLDER) === FOLDER;
+      out.id = id;
+      out.parentId = this.parentAt(row);
+      out.path = path;
+      out.folder = folder;
+      out.remoteName = this.remoteName[row] ?? lastSegment(path);
+      if (compact) {
+        out.localSame = local.holdsSynced(path, folder, this.inode[row]!, this.birthtimeMs[row]!, this.bytes[row]!, this.mtimeMs[row]!);
+        out.remoteSame = remote.holdsSynced(id, this.parentId[row]!, out.remoteName, folder, this.remoteSize[row]!, this.updatedAt, row);
+      } else {
+        const b = this.read(row, id);
+        out.localSame = localAsSynced(b, local.get(path));
+        out.remoteSame = remoteAsSynced(b, remote.get(id));
+      }
+      yield out;
+    }
+  }
+
+  /** The path of the synced folder with this id (undefined: no such item, or a file). */
+  folderPath(id: RemoteId): RelPath | undefined {
+    const row = this.rows.get(id);
+    return row !== undefined && (this.type[row]! & FOLDER) === FOLDER ? this.path[row] : undefined;
   }
 
   /** A row's remote parent (null: the drive's root, stored as NaN). */
@@ -442,6 +483,15 @@ export class LocalTree extends ColumnMap<RelPath, LocalItem> {
     this.hash.delete(row);
   }
 
+  /** The item at `path` is the synced item with these columns of base (`localAsSynced`), read from the columns. */
+  holdsSynced(path: RelPath, folder: boolean, inode: number, birthtimeMs: number, size: number, mtimeMs: number): boolean {
+    const row = this.rows.get(path);
+    if (row === undefined || (this.type[row] === FOLDER) !== folder || this.inode[row] !== inode) return false;
+    const birth = this.birthtimeMs[row]!;
+    if (known(birth) && known(birthtimeMs) && birth !== birthtimeMs) return false;
+    return folder || (this.bytes[row] === size && this.mtimeMs[row] === mtimeMs);
+  }
+
   /** The local tree as base records it: what a scan finds when nothing changed since the last sync. */
   static fromBase(base: BaseTree): LocalTree {
     const local = new LocalTree();
@@ -505,6 +555,15 @@ export class RemoteTree extends ColumnMap<RemoteId, RemoteItem> {
     this.createdAt.delete(row);
   }
 
+  /** The entry `id` is the synced entry with these columns of base (`remoteAsSynced`; a parent at the root is NaN). */
+  holdsSynced(id: RemoteId, parentId: number, name: string, folder: boolean, size: number, stamps: StampColumn, stampRow: number): boolean {
+    const row = this.rows.get(id);
+    if (row === undefined || (this.type[row] === FOLDER) !== folder || this.name[row] !== name) return false;
+    const parent = this.parentId[row]!;
+    if (parent !== parentId && !(Number.isNaN(parent) && Number.isNaN(parentId))) return false;
+    return folder || (this.bytes[row] === size && this.updatedAt.sameAs(row, stamps, stampRow));
+  }
+
   /** Sets an item whose time stamp is row `fromRow` of another column (base's), copied as stored. */
   setWithStamp(item: RemoteItem, stamps: StampColumn, fromRow: number): void {
     this.set(item.id, item);
@@ -524,3 +583,50 @@ export function* parentsIn(base: ReadonlyMap<RemoteId, BaseItem>): IterableItera
   if (base instanceof BaseTree) yield* base.parents();
   else for (const b of base.values()) yield [b.remoteId, b.parentId];
 }
+
+/** One synced item as `BaseTree.syncedRows` reads it. */
+export interface SyncedRow {
+  id: RemoteId;
+  parentId: RemoteId | null;
+  path: RelPath;
+  folder: boolean;
+  remoteName: string;
+  /** The item at its path here is it, as last synced (`localAsSynced`). */
+  localSame: boolean;
+  /** The listing says of it what base says (`remoteAsSynced`). */
+  remoteSame: boolean;
+}
+
+/** The item at a synced item's path is that item, as last synced (its inode, and a file's size and mtime). */
+export function localAsSynced(b: BaseItem, l: LocalItem | undefined): boolean {
+  return l !== undefined && l.type === b.type && sameItem(l, b) && (b.type !== 'file' || (l.size === b.size && l.mtimeMs === b.mtimeMs));
+}
+
+/** The listing says of a synced entry what base says: its place, name, and a file's size and update time. */
+export function remoteAsSynced(b: BaseItem, r: RemoteItem | undefined): boolean {
+  return (
+    r !== undefined &&
+    r.type === b.type &&
+    r.parentId === b.parentId &&
+    r.name === b.remoteName &&
+    (b.type !== 'file' || (r.size === b.remoteSize && r.updatedAt === b.remoteUpdatedAt))
+  );
+}
+
+/** Each synced item as `BaseTree.syncedRows` reads it, for a base that is a plain map too (the simulation's). */
+export function* syncedRowsOf(base: ReadonlyMap<RemoteId, BaseItem>, local: ReadonlyMap<RelPath, LocalItem>, remote: ReadonlyMap<RemoteId, RemoteItem>): IterableIterator<SyncedRow> {
+  if (base instanceof BaseTree) {
+    yield* base.syncedRows(local, remote);
+    return;
+  }
+  for (const b of base.values()) {
+    yield { id: b.remoteId, parentId: b.parentId, path: b.path, folder: b.type === 'folder', remoteName: b.remoteName, localSame: localAsSynced(b, local.get(b.path)), remoteSame: remoteAsSynced(b, remote.get(b.remoteId)) };
+  }
+}
+
+/** The path of the synced folder with this id, for a base that is a plain map too. */
+export const folderPathIn = (base: ReadonlyMap<RemoteId, BaseItem>, id: RemoteId): RelPath | undefined => {
+  if (base instanceof BaseTree) return base.folderPath(id);
+  const b = base.get(id);
+  return b?.type === 'folder' ? b.path : undefined;
+};

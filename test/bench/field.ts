@@ -11,12 +11,15 @@
  *     a trash, a restore; a new folder with a file, a folder renamed, moved, trashed): BENCH_LATENCY_CHANGES of each
  *     at random moments, the time until the change is on disk, p50 and max per kind;
  *   - the listings of the folders' level the client makes now and then (folders renamed or moved show only there):
- *     their bytes, measured, spread over their spacing.
+ *     their bytes, measured, spread over their spacing;
+ *   - a file made here, then saved again: the time until the drive lists it (a pass for one change in a big tree);
+ *   - a restart after an unclean stop (SIGKILL): a no-change `sync --once` (time and peak RSS, beside `find` over the
+ *     folder and the full listing), then `sync DIR` until it watches with its first pass done.
  * For each server profile in BENCH_FIELD_PROFILES (documents: the documents' listing; deployed: root-only listing,
  * 50 entries a page, the paginator wrapper).
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { DriveClient } from '../../main/api/client.js';
@@ -45,7 +48,7 @@ import {
 } from './common.js';
 
 const BIN = join(PROJECT, 'bin', 'drivesync.js');
-const FILES = intFromEnv('BENCH_FIELD_FILES', 100_000, 2_000);
+const FILES = intFromEnv('BENCH_FIELD_FILES', 100_000, 5_000);
 const IDLE_S = intFromEnv('BENCH_IDLE_S', 120, 20);
 const CHANGES = intFromEnv('BENCH_LATENCY_CHANGES', 2, 1);
 const PROFILES = (process.env.BENCH_FIELD_PROFILES ?? 'documents,deployed').split(',').map((s) => s.trim());
@@ -322,6 +325,60 @@ interface RunFigures {
   folderListing: { bytes: number; spacingMin: number };
   /** Milliseconds until each change was on disk, by kind. */
   latencies: Map<string, number[]>;
+  /** Milliseconds until a file made here, then saved again, was on the drive. */
+  madeHereMs: number;
+  savedHereMs: number;
+  restart: Restart;
+}
+
+interface Restart {
+  findMs: number;
+  /** A no-change `sync --once` after the client was killed: its time, exit code and peak RSS. */
+  onceMs: number;
+  onceCode: number | null;
+  oncePeakMb: number;
+  /** `sync DIR` started again: until it watches, its first pass done. */
+  watchingMs: number;
+  watchingPeakMb: number;
+}
+
+/** Runs the command until it exits (or, with `until`, until its output matches), sampling its peak RSS. */
+async function timedCommand(args: string[], env: NodeJS.ProcessEnv, until?: RegExp): Promise<{ ms: number; code: number | null; peakMb: number }> {
+  const started = performance.now();
+  const child = spawn(BIN, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  let peakMb = 0;
+  let matched = false;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const seen = (c: Buffer) => {
+    output = (output + c.toString()).slice(-16_384);
+    matched ||= until?.test(output) ?? false;
+  };
+  child.stdout!.on('data', seen);
+  child.stderr!.on('data', seen);
+  while (child.exitCode === null && !matched) {
+    try {
+      peakMb = Math.max(peakMb, processFigures(child.pid!).peakMb);
+    } catch {
+      // It has just exited.
+    }
+    await sleep(50);
+  }
+  const ms = performance.now() - started;
+  if (until && !matched) throw new Error(`${args.join(' ')} exited ${child.exitCode}: ${output.trim().split('\n').slice(-3).join(' | ')}`);
+  if (child.exitCode === null) child.kill('SIGINT');
+  const code = await exited;
+  return { ms, code, peakMb };
+}
+
+/** Until the drive's newest files include one of this name and size. */
+async function untilOnDrive(elsewhere: DriveClient, name: string, size: number, from: number): Promise<number> {
+  for (;;) {
+    const { entries } = await elsewhere.entries.page({ recentOnly: true, perPage: 5 }, 1);
+    if (entries.some((e) => e.name === name && e.file_size === size && !e.deleted_at)) return performance.now() - from;
+    if (performance.now() - from > 10 * 60_000) throw new Error(`${name} of ${size} bytes was not on the drive after 10 minutes`);
+    await sleep(100);
+  }
 }
 
 async function runProfile(profile: string): Promise<RunFigures> {
@@ -416,6 +473,27 @@ async function runProfile(profile: string): Promise<RunFigures> {
     const latencies = await timeKinds(elsewhere, dir, tree, await idsByPath(remote), join(home, 'logs', 'drivesync.log'));
     for (const [kind, times] of latencies) log(`${profile}: ${kind} seen after ${times.map((l) => secs(l)).join(', ')}`);
 
+    // Changes made here: a file made in the first folder (no change above touched it), then saved again.
+    const mine = join(dir, ...tree.folders[tree.folders.find((f) => f.parent !== null)!.index]!.path.split('/'), 'made-here.txt');
+    let from = performance.now();
+    writeFileSync(mine, 'made on this computer\n');
+    const madeHereMs = await untilOnDrive(elsewhere, 'made-here.txt', 22, from);
+    await sleep(3000);
+    from = performance.now();
+    appendFileSync(mine, 'and saved again\n');
+    const savedHereMs = await untilOnDrive(elsewhere, 'made-here.txt', 38, from);
+    log(`${profile}: a file made here on the drive after ${secs(madeHereMs)}, saved again after ${secs(savedHereMs)}`);
+
+    // An unclean stop, then the folder opened again with nothing changed.
+    for (let waited = 0; waited < 60_000 && !/in sync/.test(stdout.split('\n').slice(-3).join('\n')); waited += 200) await sleep(200);
+    child.kill('SIGKILL');
+    await exited;
+    const find = await timed(async () => void spawnSync('find', [dir], { stdio: 'ignore' }));
+    const once = await timedCommand(['sync', '--once', dir], env);
+    const watchingAgain = await timedCommand(['sync', dir], env, /watching .* for changes/);
+    const restart: Restart = { findMs: find.ms, onceMs: once.ms, onceCode: once.code, oncePeakMb: once.peakMb, watchingMs: watchingAgain.ms, watchingPeakMb: watchingAgain.peakMb };
+    log(`${profile}: after a SIGKILL, sync --once ${secs(once.ms)} (exit ${once.code}, peak RSS ${once.peakMb.toFixed(0)} MB; find ${secs(find.ms)}, a full listing ${secs(listMs)}); sync DIR watching after ${secs(watchingAgain.ms)} (peak RSS ${watchingAgain.peakMb.toFixed(0)} MB)`);
+
     return {
       profile,
       initialMs,
@@ -429,6 +507,9 @@ async function runProfile(profile: string): Promise<RunFigures> {
       amortisedKibPerMin,
       folderListing: { bytes: folderListingBytes, spacingMin: folderSpacingMin },
       latencies,
+      madeHereMs,
+      savedHereMs,
+      restart,
     };
   } finally {
     child.kill('SIGINT');
@@ -475,6 +556,10 @@ benchmarkMain(async (): Promise<BenchResult> => {
           `spread over its spacing ${r.amortisedKibPerMin.toFixed(1)} KiB/min; total ${(r.idleKibPerMin + r.amortisedKibPerMin).toFixed(1)} KiB/min`,
         `${r.profile}: the folders' level is ${mb(r.folderListing.bytes)}, listed every ${r.folderListing.spacingMin.toFixed(1)} min`,
         ...[...r.latencies].map(([kind, l]) => `${r.profile}: ${kind} seen p50 ${secs(percentile(l, 50))}, max ${secs(Math.max(...l))} (poll every ${POLL_S} s)`),
+        `${r.profile}: a file made here on the drive after ${secs(r.madeHereMs)}, saved again after ${secs(r.savedHereMs)}`,
+        `${r.profile}: restart after a SIGKILL: sync --once ${secs(r.restart.onceMs)} (exit ${r.restart.onceCode}), peak RSS ${r.restart.oncePeakMb.toFixed(0)} MB; ` +
+          `goal 2 × (find ${secs(r.restart.findMs)} + a full listing ${secs(r.fullListing.ms)}) = ${secs(2 * (r.restart.findMs + r.fullListing.ms))}; ` +
+          `sync DIR watching after ${secs(r.restart.watchingMs)} (goal 30 s), peak RSS ${r.restart.watchingPeakMb.toFixed(0)} MB`,
       ]),
     };
   } finally {

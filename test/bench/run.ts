@@ -12,7 +12,7 @@
  *   BENCH_REPS             timed repetitions of the rescan and listing benchmarks (default 5; 3 with BENCH_QUICK)
  *   BENCH_UPLOAD_REPS      timed repetitions of the upload benchmark, each side (default 3; 2 with BENCH_QUICK)
  *   BENCH_RENAME_FILES     files in the folder renamed while watching (default 10,000; 1,000 with BENCH_QUICK)
- *   BENCH_FIELD_FILES      files of the field benchmark's initial sync (default 100,000; 2,000 with BENCH_QUICK)
+ *   BENCH_FIELD_FILES      files of the field benchmark's initial sync (default 100,000; 5,000 with BENCH_QUICK: a folder for each change)
  *   BENCH_FIELD_PROFILES   server profiles it runs against (default documents,deployed)
  *   BENCH_IDLE_S           seconds it idles after the initial sync (default 120; 20 with BENCH_QUICK)
  *   BENCH_LATENCY_CHANGES  remote changes it times (default 10; 3 with BENCH_QUICK)

@@ -5,14 +5,17 @@
  * round of the pass — the whole trees planned, the scoped trees planned, the same operations, deletions and quiet —
  * with the operations applied through the simulator until the plan is empty.
  *
+ * The same for changes made on both sides (`changeScope`): files and folders made, saved (in place or atomically),
+ * touched, deleted, renamed and moved here, with changes on the drive as above.
+ *
  * Run count: DRIVESYNC_SCOPE_RUNS (default 2,000).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { joinPath, numberedName, safeLocalName } from '../../main/sync/names.js';
-import { deltaScope, scopedTrees } from '../../main/sync/scope.js';
-import { NO_SELECTION, planSelected, type SelectedPlan } from '../../main/sync/selective.js';
-import type { RelPath, RemoteId } from '../../main/sync/types.js';
+import { baseName, isWithin, joinPath, numberedName, parentOf, safeLocalName } from '../../main/sync/names.js';
+import { changeScope, deltaScope, scopedTrees, type PlanScope } from '../../main/sync/scope.js';
+import { NO_SELECTION, planSelected, quietPlan, type SelectedPlan } from '../../main/sync/selective.js';
+import type { RelPath, RemoteId, Trees } from '../../main/sync/types.js';
 import { Sim, describeOp } from './sim.js';
 
 const RUNS = Number(process.env.DRIVESYNC_SCOPE_RUNS ?? 2_000);
@@ -89,6 +92,98 @@ function changeRemote(sim: Sim, c: { op: string; a: number; b: number; name: num
   }
 }
 
+const LOCAL_NAMES = ['alpha', 'beta', 'Alpha', 'gamma.txt', 'notes.tmp', 'delta'];
+const localChange = fc.record({
+  op: fc.constantFrom('create', 'mkdir', 'edit', 'save', 'touch', 'delete', 'rename', 'move'),
+  a: fc.nat(40),
+  b: fc.nat(40),
+  name: fc.nat(20),
+});
+
+function changeLocal(sim: Sim, c: { op: string; a: number; b: number; name: number }, serial: number): void {
+  const all = [...sim.trees.local.values()].sort((x, y) => (x.path < y.path ? -1 : 1));
+  const files = all.filter((l) => l.type === 'file').map((l) => l.path);
+  const folders = ['', ...all.filter((l) => l.type === 'folder').map((l) => l.path)];
+  const name = LOCAL_NAMES[c.name % LOCAL_NAMES.length]!;
+  const folder = folders[c.b % folders.length]!;
+  const content = `here${serial}${'+'.repeat(c.a % 3)}`;
+  switch (c.op) {
+    case 'create':
+    case 'mkdir': {
+      const path = joinPath(folder, name);
+      if (sim.localTaken(path)) return;
+      if (c.op === 'create') return sim.localWrite(path, content);
+      sim.localMkdir(path);
+      // A folder made here arrives with what it holds, a level deep.
+      sim.localMkdir(joinPath(path, 'inner'));
+      sim.localWrite(joinPath(path, 'inner/deep.txt'), content);
+      return;
+    }
+    case 'edit':
+    case 'save':
+    case 'touch': {
+      const path = files[c.a % Math.max(1, files.length)];
+      if (path === undefined) return;
+      if (c.op === 'touch') sim.localTouch(path);
+      else sim.localWrite(path, content, c.op === 'save');
+      return;
+    }
+    case 'delete': {
+      const item = all[c.a % Math.max(1, all.length)];
+      if (item) sim.localDelete(item.path);
+      return;
+    }
+    case 'rename':
+    case 'move': {
+      const item = all[c.a % Math.max(1, all.length)];
+      if (!item) return;
+      const to = joinPath(c.op === 'rename' ? parentOf(item.path) : folder, c.op === 'rename' ? name : baseName(item.path));
+      if (to === item.path || isWithin(to, item.path) || sim.localTaken(to, item.path)) return;
+      sim.localMove(item.path, to);
+      return;
+    }
+  }
+}
+
+/** A random tree brought in sync (the planner's own passes), or null when it does not settle. */
+function inSync(spec: Array<{ parent: number; name: number; folder: boolean }>, caseInsensitive = false): Sim {
+  const sim = new Sim({ caseInsensitive });
+  build(sim, spec);
+  for (let round = 0; round < 20; round++) {
+    const plan = planSelected(sim.snapshot(), NO_SELECTION, { isIgnored, caseInsensitive });
+    if (plan.operations.length === 0) break;
+    for (const op of plan.operations) sim.apply(op);
+  }
+  return sim;
+}
+
+/**
+ * Each round: the whole trees and the trees cut to the scope (one for the whole run, or found anew each round) plan
+ * alike; the whole plan's operations are applied. Answers the rounds that planned in a scope.
+ */
+function expectScopedPlans(sim: Sim, scopeOf: (trees: Trees) => PlanScope | 'in-sync' | null): number {
+  let scoped = 0;
+  const options = { isIgnored, caseInsensitive: sim.caseInsensitive };
+  for (let round = 0; round < 20; round++) {
+    const trees = sim.snapshot();
+    const whole = planSelected(trees, NO_SELECTION, options);
+    const scope = scopeOf(trees);
+    // Nothing differs from base: the whole plan is the quiet one.
+    if (scope === 'in-sync') expect(summary(whole), sim.log.join('\n')).toEqual(summary(quietPlan()));
+    if (scope === null || scope === 'in-sync') {
+      if (whole.operations.length === 0) break;
+      for (const op of whole.operations) sim.apply(op);
+      continue;
+    }
+    scoped++;
+    const part = planSelected(scopedTrees(trees, scope), NO_SELECTION, options);
+    expect(summary(part), sim.log.join('\n')).toEqual(summary(whole));
+    if (whole.operations.length === 0) break;
+    for (const op of whole.operations) sim.apply(op);
+  }
+  return scoped;
+}
+
 /** What a plan says, in an order of its own (the scoped trees list items in another order). */
 const summary = (plan: SelectedPlan) => ({
   operations: plan.operations.map(describeOp).sort(),
@@ -102,14 +197,8 @@ describe('planning the scope of a remote delta', () => {
   it(`${RUNS} random trees in sync, changed on the drive: the scoped plan is the whole plan, round after round`, () => {
     fc.assert(
       fc.property(initial, fc.array(change, { minLength: 1, maxLength: 5 }), (spec, changes) => {
-        const sim = new Sim();
-        build(sim, spec);
+        const sim = inSync(spec);
         // In sync as the planner sees it (the scope is only for a folder a pass left quiet).
-        for (let round = 0; round < 20; round++) {
-          const plan = planSelected(sim.snapshot(), NO_SELECTION, { isIgnored });
-          if (plan.operations.length === 0) break;
-          for (const op of plan.operations) sim.apply(op);
-        }
         fc.pre(planSelected(sim.snapshot(), NO_SELECTION, { isIgnored }).quiet);
         changes.forEach((c, i) => changeRemote(sim, c, i));
         // What a delta names: every entry new, gone, renamed, moved or saved anew on the drive since base.
@@ -121,16 +210,27 @@ describe('planning the scope of a remote delta', () => {
         }
         for (const r of remote.values()) if (!base.has(r.id)) touched.add(r.id);
         const scope = deltaScope(base, remote, touched);
-        for (let round = 0; round < 20; round++) {
-          const trees = sim.snapshot();
-          const whole = planSelected(trees, NO_SELECTION, { isIgnored });
-          const part = planSelected(scopedTrees(trees, scope), NO_SELECTION, { isIgnored });
-          expect(summary(part), sim.log.join('\n')).toEqual(summary(whole));
-          if (whole.operations.length === 0) break;
-          for (const op of whole.operations) sim.apply(op);
-        }
+        expectScopedPlans(sim, () => scope);
       }),
       { numRuns: RUNS },
     );
   });
+
+  for (const caseInsensitive of [false, true]) {
+    it(`${RUNS} random trees in sync${caseInsensitive ? ' on a volume that folds case' : ''}, changed here and on the drive: the plan of what differs from base, found each round, is the whole plan`, () => {
+      let scoped = 0;
+      fc.assert(
+        fc.property(initial, fc.array(localChange, { maxLength: 5 }), fc.array(change, { maxLength: 3 }), (spec, here, there) => {
+          const sim = inSync(spec, caseInsensitive);
+          fc.pre(planSelected(sim.snapshot(), NO_SELECTION, { isIgnored, caseInsensitive }).quiet);
+          here.forEach((c, i) => changeLocal(sim, c, i));
+          there.forEach((c, i) => changeRemote(sim, c, 100 + i));
+          if (expectScopedPlans(sim, (trees) => changeScope(trees, { caseInsensitive, share: Infinity })) > 0) scoped++;
+        }),
+        { numRuns: RUNS },
+      );
+      // Most runs plan in a scope (the whole trees only when nothing differs or base's names do not hold).
+      expect(scoped).toBeGreaterThan(RUNS / 2);
+    });
+  }
 });

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BaseTree, LocalTree, parentsIn, RemoteTree } from '../../main/sync/trees.js';
+import { BaseTree, LocalTree, parentsIn, RemoteTree, syncedRowsOf } from '../../main/sync/trees.js';
 import type { BaseItem, LocalItem, RemoteItem } from '../../main/sync/types.js';
 
 const stampArb = fc.oneof(
@@ -140,6 +140,36 @@ describe('compact tree stores', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('reads from the columns whether the local and remote trees hold each synced item as synced, as its items tell', () => {
+    const field = fc.constantFrom('type', 'inode', 'size', 'mtimeMs', 'birthtimeMs', 'parentId', 'name', 'updatedAt', 'none');
+    const seen = new Set<string>();
+    fc.assert(
+      fc.property(stepsArb(idArb, baseArb), fc.array(fc.tuple(fc.nat(), field, localArb, remoteArb)), (steps, changes) => {
+        const base = baseAfter(steps);
+        const items = [...base.values()];
+        fc.pre(items.length > 0);
+        const local = LocalTree.fromBase(base);
+        const remote = RemoteTree.fromBase(base);
+        // Each change gives one synced item one field of another item, here or on the drive.
+        for (const [n, key, l, r] of changes) {
+          const b = items[n % items.length]!;
+          const here = local.get(b.path);
+          const there = remote.get(b.remoteId)!;
+          if (key === 'parentId' || key === 'name' || key === 'updatedAt') remote.set(b.remoteId, { ...there, [key]: r[key] });
+          else if (key === 'none') local.delete(b.path);
+          else if (here) local.set(b.path, key === 'birthtimeMs' ? withBirth<LocalItem>({ ...here, birthtimeMs: l.birthtimeMs }) : { ...here, [key]: l[key] });
+          if (key === 'size') remote.set(b.remoteId, { ...remote.get(b.remoteId)!, size: r.size });
+        }
+        const plain = [...syncedRowsOf(new Map(base), new Map(local), new Map(remote))];
+        expect(Array.from(base.syncedRows(local, remote), (row) => ({ ...row }))).toEqual(plain);
+        for (const row of plain) seen.add(`${row.localSame}/${row.remoteSame}`);
+      }),
+      { numRuns: 300 },
+    );
+    // Items held as synced on both sides, and changed on either, were all compared.
+    expect([...seen].sort()).toEqual(['false/false', 'false/true', 'true/false', 'true/true']);
   });
 
   it('stamps that share a slot of the formatting cache (1,024 s apart) each read back as written', () => {

@@ -15,8 +15,8 @@ import type { Mirror } from '../mirror.js';
 import { randomId, type Clock, type FileSystem } from '../ports.js';
 import { applyRemoteDelta, listRemote } from '../remote.js';
 import { FULL_LISTING_SHARE, fullListingInterval, listingBudget, syncedIdsOf, type RemoteChangeCheck, type RemoteSignals } from '../remote-changes.js';
-import { deltaScope, scopedTrees, type PlanScope } from '../scope.js';
-import { newTopFolders, NO_SELECTION, planSelected, type SelectedPlan, type Selection } from '../selective.js';
+import { changeScope, deltaScope, scopedTrees, type PlanScope } from '../scope.js';
+import { newTopFolders, NO_SELECTION, planSelected, quietPlan, type SelectedPlan, type Selection } from '../selective.js';
 import { rowsOfAccess } from '../shared.js';
 import { BaseTree, LocalTree, RemoteTree } from '../trees.js';
 import type { EngineState, Operation, RemoteId, RemoteItem, SyncedIds } from '../types.js';
@@ -82,9 +82,13 @@ export class FolderPasses {
   private selection: Selection = NO_SELECTION;
   /** Remote entries base does not hold (inside excluded folders), kept while the remote tree is kept as base. */
   private keptRemote: RemoteItem[] = [];
-  /** What this pass plans in, when it applies a remote delta to a folder in sync (null: the whole trees). */
-  private scope: PlanScope | null = null;
-  private scopedSize = 0;
+  /**
+   * What this pass plans in: a remote delta's scope, or `changes`: what differs from base, found again for each plan
+   * (the plan's own moves here change which paths those are); null: the whole trees.
+   */
+  private scope: PlanScope | 'changes' | null = null;
+  /** Synced items the last plan looked at, when it was cut to a scope. */
+  private scopedSize: number | null = null;
   /** The last pass left downloads out because they do not fit on the disk: what it said. */
   private spaceProblem: string | null = null;
   /** Base's counts when it was let go (they hold until a pass reads it back). */
@@ -136,8 +140,8 @@ export class FolderPasses {
       else run.summary.failed.push({ path: '', message });
       this.setState(offline ? 'offline' : 'error', message);
     }
-    if (this.scope) run.summary.scoped = this.scopedSize;
-    this.scope = null;
+    if (this.scopedSize !== null) run.summary.scoped = this.scopedSize;
+    this.scope = this.scopedSize = null;
     return this.result(run);
   }
 
@@ -191,8 +195,10 @@ export class FolderPasses {
       adopted = true;
     }
     this.selection = this.selectionForPass();
-    if (listed.applied && quietBefore && !settled && !adopted && unreadable.length === 0 && this.scopeAllowed()) {
-      this.scope = deltaScope(this.trees.base, this.trees.remote, listed.touched);
+    if (!adopted && unreadable.length === 0 && this.scopeAllowed()) {
+      // A delta to a folder in sync names what it touched; otherwise one walk over the trees finds what differs.
+      const quiet = listed.applied && quietBefore && !settled;
+      this.scope = quiet ? deltaScope(this.trees.base, this.trees.remote, listed.touched) : 'changes';
     }
     this.setState('syncing');
     const { failures, last } = await this.planAndExecute(run);
@@ -346,9 +352,10 @@ export class FolderPasses {
   /** The plan for the trees as they are now (none when nothing differs from base in what is synced). */
   private planNow(): SelectedPlan {
     // A remote delta to a folder in sync: only what it touched can need an operation (scope.ts).
-    const trees = this.scope ? scopedTrees(this.trees, this.scope) : this.trees;
-    if (this.scope) this.scopedSize = trees.base.size;
-    const selected = planSelected(trees, this.selection, { isIgnored: this.local.isIgnored, caseInsensitive: this.local.caseInsensitive });
+    const scope = this.scope === 'changes' ? changeScope(this.trees, { caseInsensitive: this.local.caseInsensitive }) : this.scope;
+    const trees = scope && scope !== 'in-sync' ? scopedTrees(this.trees, scope) : this.trees;
+    this.scopedSize = scope ? (scope === 'in-sync' ? 0 : trees.base.size) : null;
+    const selected = scope === 'in-sync' ? quietPlan() : planSelected(trees, this.selection, { isIgnored: this.local.isIgnored, caseInsensitive: this.local.caseInsensitive });
     const place = this.shared.place();
     return place || this.shared.inPlay ? rowsOfAccess(selected, this.trees, this.shared.area, place ?? { folder: '', me: undefined }) : selected;
   }

@@ -61,7 +61,7 @@ export interface PassSummary {
   inSync: boolean;
   /** The pass did nothing because the synced folder is gone, or another folder is at its path (folder-identity.ts). */
   folder?: FolderProblem['kind'];
-  /** A remote delta planned in its scope (scope.ts): how many synced items the plan looked at. */
+  /** The pass's last plan was cut to a scope (scope.ts): how many synced items it looked at. */
   scoped?: number;
 }
 
