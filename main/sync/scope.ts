@@ -31,16 +31,33 @@ export interface PlanScope {
 /** Beyond this share of the synced items changed, the whole trees are planned (cutting them costs more than it saves). */
 const SCOPE_SHARE = 0.25;
 
+export interface ChangeScopeOptions {
+  caseInsensitive?: boolean;
+  /** The share of base beyond which it answers null (SCOPE_SHARE). */
+  share?: number;
+  /**
+   * When what is new here is beyond that share and little else differs (an initial sync, a big folder copied in): plan
+   * it a slice of about this many items at a time, instead of the whole trees at once.
+   */
+  slice?: number;
+}
+
+/** A plan scope; `slice` when it holds only part of what is new here (the rest comes in later plans). */
+export type ChangeScope = PlanScope & { slice?: true };
+
 /**
  * The scope of everything that differs from base, in one walk over the three trees like the planner's `settled`;
  * `in-sync` when nothing does (the planner's `settled` holds: there is nothing to plan); null when much of the tree
  * changed, or when base itself does not hold together (two rows at one path, a row outside its parent) or the
  * drive's names do not give the names used here (their folders' siblings all decide): those are planned whole.
+ *
+ * With `slice`, much that is new here and little else is planned a slice at a time: the first folders new here (by
+ * path), each whole, up to about `slice` items, among those whose folder on the drive holds nothing new (an entry
+ * there could be the same item made on both sides, which the whole folder's plan must see). Every operation of such
+ * a plan is one the whole plan makes; the items left out are planned when their turn comes. An initial sync of a
+ * million files then holds the operations and planning of a slice, not of a million.
  */
-export function changeScope(
-  { base, local, remote }: Trees,
-  options: { caseInsensitive?: boolean; /** The share of base beyond which it answers null. */ share?: number } = {},
-): PlanScope | 'in-sync' | null {
+export function changeScope({ base, local, remote }: Trees, options: ChangeScopeOptions = {}): ChangeScope | 'in-sync' | null {
   const touched: RemoteId[] = [];
   const paths = new Set<RelPath>();
   /** Synced folders by their path here: where a local item new here finds the folder it is in. */
@@ -57,7 +74,9 @@ export function changeScope(
   const newHere: RelPath[] = [];
   for (const path of local.keys()) if (!paths.has(path)) newHere.push(path);
   if (touched.length + newHere.length === 0) return 'in-sync';
-  if (touched.length + newHere.length > base.size * (options.share ?? SCOPE_SHARE)) return null;
+  const most = base.size * (options.share ?? SCOPE_SHARE);
+  const sliced = touched.length + newHere.length > most;
+  if (sliced && (options.slice === undefined || touched.length > most)) return null;
   const scope = deltaScope(base, remote, touched);
   const folders = new Set(scope.folders);
   // What is here inside a touched folder is seen by its path too: a folder forgotten and made anew has another id.
@@ -66,6 +85,8 @@ export function changeScope(
     const b = base.get(id);
     if (b) localSubtrees.add(b.path);
   }
+  /** Each top item new here (the synced folder it is in, and how many items it holds). */
+  const tops = new Map<RelPath, { parent: RemoteId | null; items: number }>();
   for (const path of newHere) {
     // The synced folder it lies in, and the folder new here it lies in below that (or itself).
     let top = path;
@@ -74,10 +95,29 @@ export function changeScope(
       top = parent;
       parent = parentOf(parent);
     }
-    folders.add(parent === '' ? null : folderAt.get(parent)!);
+    const at = tops.get(top);
+    if (at) at.items++;
+    else tops.set(top, { parent: parent === '' ? null : folderAt.get(parent)!, items: 1 });
     if (top !== path || local.get(path)?.type === 'folder') localSubtrees.add(top);
   }
-  return { folders, subtrees: scope.subtrees, localSubtrees };
+  if (!sliced) {
+    for (const { parent } of tops.values()) folders.add(parent);
+    return { folders, subtrees: scope.subtrees, localSubtrees };
+  }
+  // Folders of the drive where something is new or changed: what is new here in them is not sliced.
+  const busy = new Set<RemoteId | null>(scope.folders);
+  let taken = 0;
+  for (const top of [...tops.keys()].sort()) {
+    const { parent, items } = tops.get(top)!;
+    if (busy.has(parent)) continue;
+    if (taken >= options.slice!) localSubtrees.delete(top);
+    else {
+      folders.add(parent);
+      taken += items;
+    }
+  }
+  // Nothing could be sliced: the whole trees.
+  return taken === 0 ? null : { folders, subtrees: scope.subtrees, localSubtrees, slice: true };
 }
 
 /** The scope of remote changes to `touched` entries, from base (before them) and the remote tree (after them). */

@@ -233,4 +233,59 @@ describe('planning the scope of a remote delta', () => {
       expect(scoped).toBeGreaterThan(RUNS / 2);
     });
   }
+
+  it(`${RUNS} random trees with much made here: planned a slice at a time, every operation is one the whole plan makes, and both end alike`, () => {
+    let sliced = 0;
+    const made = fc.array(fc.record({ b: fc.nat(40), name: fc.nat(20), files: fc.nat(4) }), { minLength: 1, maxLength: 6 });
+    fc.assert(
+      fc.property(initial, made, fc.array(change, { maxLength: 2 }), fc.integer({ min: 1, max: 4 }), (spec, folders, there, slice) => {
+        // The same tree and changes twice: one planned in slices, one whole.
+        const sims = [inSync(spec), inSync(spec)];
+        for (const sim of sims) {
+          fc.pre(planSelected(sim.snapshot(), NO_SELECTION, { isIgnored }).quiet);
+          folders.forEach((f, i) => {
+            const all = ['', ...[...sim.trees.local.values()].filter((l) => l.type === 'folder').map((l) => l.path).sort()];
+            const path = joinPath(all[f.b % all.length]!, `${LOCAL_NAMES[f.name % LOCAL_NAMES.length]!}-${i}`);
+            if (sim.localTaken(path)) return;
+            sim.localMkdir(path);
+            for (let n = 0; n < f.files; n++) sim.localWrite(joinPath(path, `file-${n}.txt`), `made${i}.${n}`);
+          });
+          there.forEach((c, i) => changeRemote(sim, c, 100 + i));
+        }
+        const [parts, whole] = sims as [Sim, Sim];
+        for (let round = 0; round < 40; round++) {
+          const trees = parts.snapshot();
+          const all = planSelected(trees, NO_SELECTION, { isIgnored });
+          const scope = changeScope(trees, { slice });
+          let plan = all;
+          if (scope !== null && scope !== 'in-sync' && scope.slice) {
+            const part = planSelected(scopedTrees(trees, scope), NO_SELECTION, { isIgnored });
+            const wholeOps = new Set(all.operations.map(describeOp));
+            for (const op of part.operations) expect(wholeOps.has(describeOp(op)), `${describeOp(op)}\n${parts.log.join('\n')}`).toBe(true);
+            expect(part.deletions).toBe(all.deletions);
+            if (part.operations.length > 0) {
+              plan = part;
+              sliced++;
+            }
+          }
+          if (plan.operations.length === 0) break;
+          for (const op of plan.operations) parts.apply(op);
+        }
+        for (let round = 0; round < 40; round++) {
+          const plan = planSelected(whole.snapshot(), NO_SELECTION, { isIgnored });
+          if (plan.operations.length === 0) break;
+          for (const op of plan.operations) whole.apply(op);
+        }
+        // Both done, with the same files here and on the drive.
+        expect(planSelected(parts.snapshot(), NO_SELECTION, { isIgnored }).operations).toEqual([]);
+        const state = (sim: Sim) => ({
+          here: [...sim.localContent].sort(),
+          there: [...sim.trees.remote.values()].map((r) => `${sim.remotePath(r.id)} ${sim.remoteContent.get(r.id) ?? '/'}`).sort(),
+        });
+        expect(state(parts)).toEqual(state(whole));
+      }),
+      { numRuns: RUNS },
+    );
+    expect(sliced).toBeGreaterThan(RUNS / 4);
+  });
 });

@@ -28,6 +28,12 @@ import { SharedStage } from './shared-stage.js';
 import { emptySummary, itemsNotSynced, describeError, type ItemError, type PassSummary, type SharedWithMe } from './summary.js';
 import { ToldOnce } from './told.js';
 
+/**
+ * Items new here planned at a time when they are most of what differs (an initial sync): a slice's operations and
+ * planning, not a million's, are held at once (scope.ts).
+ */
+const PLAN_SLICE = 50_000;
+
 /** A pass whose every operation failed because the server was out of reach. */
 class OfflineError extends Error {}
 
@@ -89,6 +95,8 @@ export class FolderPasses {
   private scope: PlanScope | 'changes' | null = null;
   /** Synced items the last plan looked at, when it was cut to a scope. */
   private scopedSize: number | null = null;
+  /** The last plan held a slice of what is new here (scope.ts), not all of it. */
+  private sliced = false;
   /** The last pass left downloads out because they do not fit on the disk: what it said. */
   private spaceProblem: string | null = null;
   /** Base's counts when it was let go (they hold until a pass reads it back). */
@@ -350,12 +358,20 @@ export class FolderPasses {
   }
 
   /** The plan for the trees as they are now (none when nothing differs from base in what is synced). */
-  private planNow(): SelectedPlan {
+  private planNow(whole = false): SelectedPlan {
     // A remote delta to a folder in sync: only what it touched can need an operation (scope.ts).
-    const scope = this.scope === 'changes' ? changeScope(this.trees, { caseInsensitive: this.local.caseInsensitive }) : this.scope;
-    const trees = scope && scope !== 'in-sync' ? scopedTrees(this.trees, scope) : this.trees;
-    this.scopedSize = scope ? (scope === 'in-sync' ? 0 : trees.base.size) : null;
-    const selected = scope === 'in-sync' ? quietPlan() : planSelected(trees, this.selection, { isIgnored: this.local.isIgnored, caseInsensitive: this.local.caseInsensitive });
+    const options = { isIgnored: this.local.isIgnored, caseInsensitive: this.local.caseInsensitive };
+    const scope = this.scope === 'changes' ? changeScope(this.trees, { caseInsensitive: options.caseInsensitive, ...(whole ? {} : { slice: PLAN_SLICE }) }) : this.scope;
+    this.sliced = scope !== null && scope !== 'in-sync' && 'slice' in scope;
+    let trees = scope === null || scope === 'in-sync' ? this.trees : scopedTrees(this.trees, scope);
+    let selected = scope === 'in-sync' ? quietPlan() : planSelected(trees, this.selection, options);
+    // A slice with nothing to do (what it holds is left out) is not the end: the whole trees say what is.
+    if (this.sliced && selected.operations.length === 0) {
+      this.sliced = false;
+      trees = this.trees;
+      selected = planSelected(trees, this.selection, options);
+    }
+    this.scopedSize = scope === 'in-sync' ? 0 : trees !== this.trees ? trees.base.size : null;
     const place = this.shared.place();
     return place || this.shared.inPlay ? rowsOfAccess(selected, this.trees, this.shared.area, place ?? { folder: '', me: undefined }) : selected;
   }
@@ -474,14 +490,20 @@ export class FolderPasses {
    * next; downloads that would not fit are left out (the rest goes on, and the next pass looks again).
    */
   private async nextStep(telling: PassTelling, failures: PassFailures): Promise<{ plan: SelectedPlan; operations: Operation[]; heldDeletions: number }> {
-    const plan = this.planNow();
+    let plan = this.planNow();
+    let { operations: ready, heldDeletions } = this.hold.filter(plan.operations, this.clock.now().getTime(), this.mayBeMoved());
+    let operations = ready.filter((op) => !failures.has(op));
+    // A slice whose every operation waits or failed already: the rest of what is new here goes ahead.
+    if (operations.length === 0 && this.sliced) {
+      plan = this.planNow(true);
+      ({ operations: ready, heldDeletions } = this.hold.filter(plan.operations, this.clock.now().getTime(), this.mayBeMoved()));
+      operations = ready.filter((op) => !failures.has(op));
+    }
     for (const skip of plan.skipped) this.told.skipped(skip.path, skip.reason, !skip.fails);
     for (const note of plan.notes) {
       this.told.notice(`${note.path}: ${note.message}`);
       if (note.keptAsCopy) telling.keptAsCopy.add(note.path);
     }
-    const { operations: ready, heldDeletions } = this.hold.filter(plan.operations, this.clock.now().getTime(), this.mayBeMoved());
-    let operations = ready.filter((op) => !failures.has(op));
     const space = await this.spaceFor(operations);
     if (space) {
       operations = operations.filter((op) => !needsSpace(op));
