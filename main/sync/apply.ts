@@ -191,10 +191,18 @@ function retire(trees: MutableTrees, replaced: RemoteId | undefined): void {
   trees.base.delete(replaced);
 }
 
+/**
+ * An entry as the remote tree keeps it once synced: without its creation time, which serves only to adopt an upload
+ * whose answer was lost (an initial sync of a million files kept a million of them).
+ */
+function asSynced({ createdAt: _, ...remote }: RemoteItem): RemoteItem {
+  return remote;
+}
+
 function applySynced(trees: MutableTrees, outcome: OutcomeOf<'synced'>): void {
   retire(trees, outcome.replaces);
   const before = trees.base.get(outcome.remote.id);
-  trees.remote.set(outcome.remote.id, outcome.remote);
+  trees.remote.set(outcome.remote.id, asSynced(outcome.remote));
   trees.local.set(outcome.local.path, outcome.local);
   trees.base.set(outcome.remote.id, { ...baseFrom(outcome.remote, outcome.local, outcome.madeHere ?? before?.madeHere), ...outcome.agreedPlace });
   if (before?.type === 'folder') descendantsFollow(trees, outcome.remote.id, before.path, outcome.local.path);
@@ -202,7 +210,7 @@ function applySynced(trees: MutableTrees, outcome: OutcomeOf<'synced'>): void {
 
 function applyRemoteMoved(trees: MutableTrees, outcome: OutcomeOf<'remote-moved'>): void {
   const previous = trees.remote.get(outcome.remote.id);
-  trees.remote.set(outcome.remote.id, outcome.remote);
+  trees.remote.set(outcome.remote.id, asSynced(outcome.remote));
   const before = trees.base.get(outcome.remote.id);
   if (before) {
     // A rename moves updated_at too. Take the new one only if the entry's content was as synced before the

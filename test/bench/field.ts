@@ -358,7 +358,9 @@ async function timedCommand(args: string[], env: NodeJS.ProcessEnv, until?: RegE
   child.stderr!.on('data', seen);
   while (child.exitCode === null && !matched) {
     try {
-      peakMb = Math.max(peakMb, processFigures(child.pid!).peakMb);
+      // A process on its way out has no memory figures left (NaN): the last sample before holds.
+      const { peakMb: now } = processFigures(child.pid!);
+      if (Number.isFinite(now)) peakMb = Math.max(peakMb, now);
     } catch {
       // It has just exited.
     }

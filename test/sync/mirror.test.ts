@@ -238,8 +238,10 @@ describe('commitOutcome', () => {
     mirror.commit(null, [row(1, null, 'old.txt', 'file', 3)], []);
     const trees = { base: mirror.loadBase(), local: new LocalTree(), remote: new RemoteTree() };
     const intent = mirror.beginIntent('replace-remote', { path: 'new.txt', remoteId: 1 }, '2026-11-23T11:00:00Z');
-    commitOutcome(trees, mirror, intent, [{ kind: 'synced', remote: remote(2, null, 'new.txt'), local: local('new.txt'), replaces: 1 }]);
+    commitOutcome(trees, mirror, intent, [{ kind: 'synced', remote: { ...remote(2, null, 'new.txt'), createdAt: '2026-11-23T11:00:00Z' }, local: local('new.txt'), replaces: 1 }]);
     expect([...trees.base.keys()]).toEqual([2]);
+    // Synced, the entry's creation time is not kept (it serves only to adopt an upload whose answer was lost).
+    expect(trees.remote.get(2)).toEqual(remote(2, null, 'new.txt'));
     expect(trees.local.get('new.txt')?.inode).toBe(77);
     expect(trees.base.touched.size).toBe(0);
     mirror.close();
