@@ -22,6 +22,9 @@ const RUNS = Number(process.env.DRIVESYNC_SCOPE_RUNS ?? 2_000);
 const NAMES = ['alpha', 'beta', 'Alpha', 'gamma.txt', 'gamma (2).txt', 'alpha.', 'été', 'e\u0301te\u0301', 'notes.tmp'];
 const isIgnored = (path: RelPath): boolean => path.split('/').some((segment) => segment.endsWith('.tmp'));
 
+/** The item a random number picks from a list (undefined from an empty one). */
+const pick = <T>(list: readonly T[], n: number): T | undefined => list[n % Math.max(1, list.length)];
+
 const initial = fc.array(fc.record({ parent: fc.nat(20), name: fc.nat(20), folder: fc.boolean() }), { minLength: 1, maxLength: 25 });
 const change = fc.record({
   op: fc.constantFrom('create', 'mkdir', 'edit', 'replace', 'delete', 'rename', 'move'),
@@ -67,20 +70,20 @@ function changeRemote(sim: Sim, c: { op: string; a: number; b: number; name: num
     }
     case 'edit':
     case 'replace': {
-      const item = files[c.a % Math.max(1, files.length)];
+      const item = pick(files, c.a);
       if (!item) return;
       if (c.op === 'replace') sim.remoteReplace(item.id, content);
       else sim.remoteEdit(item.id, content);
       return;
     }
     case 'delete': {
-      const item = all[c.a % Math.max(1, all.length)];
+      const item = pick(all, c.a);
       if (item) sim.remoteDelete(item.id);
       return;
     }
     case 'rename':
     case 'move': {
-      const item = all[c.a % Math.max(1, all.length)];
+      const item = pick(all, c.a);
       if (!item) return;
       const parentId = c.op === 'rename' ? item.parentId : folder;
       if (parentId !== null && (parentId === item.id || sim.remoteDescendants(item.id).includes(parentId))) return;
@@ -122,20 +125,20 @@ function changeLocal(sim: Sim, c: { op: string; a: number; b: number; name: numb
     case 'edit':
     case 'save':
     case 'touch': {
-      const path = files[c.a % Math.max(1, files.length)];
+      const path = pick(files, c.a);
       if (path === undefined) return;
       if (c.op === 'touch') sim.localTouch(path);
       else sim.localWrite(path, content, c.op === 'save');
       return;
     }
     case 'delete': {
-      const item = all[c.a % Math.max(1, all.length)];
+      const item = pick(all, c.a);
       if (item) sim.localDelete(item.path);
       return;
     }
     case 'rename':
     case 'move': {
-      const item = all[c.a % Math.max(1, all.length)];
+      const item = pick(all, c.a);
       if (!item) return;
       const to = joinPath(c.op === 'rename' ? parentOf(item.path) : folder, c.op === 'rename' ? name : baseName(item.path));
       if (to === item.path || isWithin(to, item.path) || sim.localTaken(to, item.path)) return;
