@@ -46,7 +46,19 @@ const MIGRATIONS: readonly string[] = [
   // A folder's children found without reading the whole table (it can hold a million rows): the window's Files view
   // reads them a page at a time, with their count (mirror-read.ts, `childrenOf`).
   `CREATE INDEX IF NOT EXISTS base_parent ON base(parent_id);`,
+  // What a running engine kept for a warm start (WARM_START) holds only while base and the journal are as they were
+  // when it was kept: any change to either, by any process, lets it go, and the next start lists the drive first.
+  `CREATE TRIGGER IF NOT EXISTS warm_start_base_insert AFTER INSERT ON base BEGIN DELETE FROM meta WHERE key = 'warm-start'; END;
+   CREATE TRIGGER IF NOT EXISTS warm_start_base_update AFTER UPDATE ON base BEGIN DELETE FROM meta WHERE key = 'warm-start'; END;
+   CREATE TRIGGER IF NOT EXISTS warm_start_base_delete AFTER DELETE ON base BEGIN DELETE FROM meta WHERE key = 'warm-start'; END;
+   CREATE TRIGGER IF NOT EXISTS warm_start_intent AFTER INSERT ON intents BEGIN DELETE FROM meta WHERE key = 'warm-start'; END;`,
 ];
+
+/**
+ * The meta key of what a running engine keeps, while everything is in sync, for its next start to trust base instead
+ * of listing the whole drive first (engine.ts, `warmStart`). Named in the triggers above.
+ */
+export const WARM_START = 'warm-start';
 
 /** Trashes remembered for `trash restore --since`. */
 const TRASHED_KEPT = 10_000;

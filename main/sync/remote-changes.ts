@@ -44,6 +44,17 @@ export interface RemoteDelta {
   fetch: RemoteId[];
 }
 
+/** What a check keeps across a restart (`RemoteChangeCheck.state`). */
+export interface CheckState {
+  trusted: Signal[];
+  totalCounts: 'all' | 'root' | 'either' | null;
+  offsets: { all: number; root: number };
+  trashedCount: number | null;
+  trashed: FileEntry[] | null;
+  folderCount: number;
+  checkBytes: number;
+}
+
 /** What a cheap check saw. */
 export type DriveNews =
   | { kind: 'none' }
@@ -130,6 +141,61 @@ export class RemoteChangeCheck {
     // On average: the trash's page costs a check only now and then.
     this.checkBytes = this.checkBytes === 0 ? bytes : 0.9 * this.checkBytes + 0.1 * bytes;
     return { recent: recent?.entries ?? null, trashed, total };
+  }
+
+  /**
+   * One cheap look at the drive: the signals, and the folders' level when it is due (or `withFolders` asks: what was
+   * renamed or moved while this client did not run shows only there), as news. The folders' level is also read when
+   * the signals alone would list a whole synced folder or the drive, and the signals once more before a listing is
+   * asked for (a change made while they were read, concurrently, can leave them disagreeing for a moment).
+   */
+  async look(synced: SyncedIds, now: number, pollMs: number, signal?: AbortSignal, withFolders = false): Promise<{ news: DriveNews; signals: RemoteSignals }> {
+    let signals = await this.read(signal);
+    let folders = withFolders || this.foldersDue(now) ? await this.readFolders(now, pollMs, signal) : undefined;
+    let news = this.news(signals, synced, folders);
+    // A file in a folder not known here would list a whole synced folder: the folders' level, far smaller, names the
+    // new folder, and only that is listed.
+    if ((news.kind === 'listing' || (news.kind === 'delta' && news.delta.fetch.length > 0)) && folders === undefined) {
+      folders = await this.readFolders(now, pollMs, signal);
+      news = this.news(signals, synced, folders);
+    }
+    if (news.kind === 'listing') {
+      const again = await this.read(signal);
+      const second = this.news(again, synced, folders);
+      if (second.kind !== 'listing') {
+        news = second;
+        signals = again;
+      }
+    }
+    return { news, signals };
+  }
+
+  /**
+   * What this check knows of the server that a restart would otherwise learn from a full listing: which signals it
+   * trusts and how the total counts, the trash as last read, the folders' count and a check's cost. Kept beside base
+   * while everything is in sync (the engine's warm start).
+   */
+  state(): CheckState {
+    return {
+      trusted: [...this.trusted],
+      totalCounts: this.totalCounts,
+      offsets: { ...this.offsets },
+      trashedCount: this.trashedCount,
+      trashed: this.lastTrashed,
+      folderCount: this.folderCount,
+      checkBytes: this.checkBytes,
+    };
+  }
+
+  /** Takes up a state kept by `state()` (a restart that trusts base instead of listing the drive first). */
+  resume(state: CheckState): void {
+    for (const signal of ['recent', 'trashed', 'total'] as const) if (!state.trusted.includes(signal)) this.trusted.delete(signal);
+    this.totalCounts = state.totalCounts;
+    this.offsets = { ...state.offsets };
+    this.trashedCount = state.trashedCount;
+    this.trashedPage = this.lastTrashed = state.trashed;
+    this.folderCount = state.folderCount;
+    this.checkBytes = state.checkBytes;
   }
 
   /** The trash's first page as last read, and how many entries the trash held then (null: not told). */

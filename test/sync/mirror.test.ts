@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commitOutcome } from '../../main/sync/apply.js';
-import { Mirror, MIRROR_SCHEMA_VERSION } from '../../main/sync/mirror.js';
+import { Mirror, MIRROR_SCHEMA_VERSION, WARM_START } from '../../main/sync/mirror.js';
 import { readMirror, syncedChildrenOf, syncedItemAt } from '../../main/sync/mirror-read.js';
 import { LocalTree, RemoteTree } from '../../main/sync/trees.js';
 import type { BaseItem, LocalItem, RemoteItem } from '../../main/sync/types.js';
@@ -153,7 +153,7 @@ describe('schema migrations', () => {
     const mirror = new Mirror(file);
     try {
       expect(mirror.schemaVersion).toBe(MIRROR_SCHEMA_VERSION);
-      expect(MIRROR_SCHEMA_VERSION).toBe(5);
+      expect(MIRROR_SCHEMA_VERSION).toBe(6);
       expect([...mirror.loadBase().values()]).toEqual([row(1, null, 'old.txt', 'file', 3)]);
       expect(mirror.intents().map((i) => i.payload)).toEqual([{ path: 'x' }]);
       const born = { ...row(2, null, 'new.txt', 'file', 4), birthtimeMs: 1_795_450_029_619.6077 };
@@ -222,6 +222,43 @@ describe('content hashes in the mirror', () => {
       writer.close();
       const base = mirror.loadBase();
       expect([base.get(1)?.hash, base.get(2)?.hash]).toEqual([sha, 'cd'.repeat(32)]);
+    } finally {
+      mirror.close();
+    }
+  });
+});
+
+describe('what a warm start keeps', () => {
+  it('holds only while base and the journal are as they were: any write to either, by any process, lets it go', () => {
+    const file = join(dir, 'm.sqlite');
+    const mirror = new Mirror(file);
+    try {
+      mirror.commit(null, [row(1, null, 'a.txt', 'file', 3), row(2, null, 'b.txt', 'file', 3)], []);
+      const kept = () => mirror.getMeta(WARM_START) !== undefined;
+      const keep = () => mirror.setMeta(WARM_START, '{}');
+      keep();
+      mirror.setMeta('other', 'x');
+      expect(kept()).toBe(true);
+      mirror.commit(null, [row(3, null, 'c.txt', 'file', 3)], []);
+      expect(kept()).toBe(false);
+      keep();
+      mirror.commit(null, [{ ...row(1, null, 'a.txt', 'file', 3), size: 9 }], []);
+      expect(kept()).toBe(false);
+      keep();
+      mirror.commit(null, [], [2]);
+      expect(kept()).toBe(false);
+      keep();
+      const id = mirror.beginIntent('upload', { name: 'd.txt' }, new Date().toISOString());
+      expect(kept()).toBe(false);
+      keep();
+      mirror.clearIntent(id);
+      expect(kept()).toBe(true);
+      // Another process writing base (another drivesync, a tool): the same.
+      const writer = new Database(file);
+      writer.prepare('UPDATE base SET remote_name = ? WHERE remote_id = 1').run('z.txt');
+      writer.close();
+      expect(kept()).toBe(false);
+      expect(mirror.getMeta('other')).toBe('x');
     } finally {
       mirror.close();
     }

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
 import { FOLDERS_SHARE, FULL_LISTING_SHARE, fullListingInterval, IDLE_BYTES_PER_MINUTE, listingBudget, RemoteChangeCheck, syncedIdsOf, type RemoteSignals } from '../../main/sync/remote-changes.js';
 import type { RemoteItem } from '../../main/sync/types.js';
+import { Mirror, WARM_START } from '../../main/sync/mirror.js';
 import type { PassSummary } from '../../main/sync/engine.js';
 import { PROFILES } from '../helpers/server.js';
 import { newAccount, settleEngine, type Account } from '../helpers/sync.js';
@@ -233,6 +234,81 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     const applying = passes.filter((p) => p.done > 0);
     expect(applying.length).toBeGreaterThanOrEqual(9);
     for (const p of applying) expect(p.scoped, JSON.stringify(passes)).toBeLessThan(30);
+  });
+
+  it('a restart of a folder left in sync trusts base: what changed elsewhere while it was stopped arrives without a full listing; the full listing comes when due, and first after a stop mid-operation', async () => {
+    account = await newAccount(undefined, { profile });
+    const searches = listings(account).all;
+    /** Full listings started: the plain listing of every entry (the drive, or its root as deployed), no filter. */
+    const full = () => searches.filter((s) => /perPage=1000/.test(s) && !/parentIds|type=|recentOnly|deletedOnly|query/.test(s)).length;
+    const a = account.computer('alpha', { pollIntervalMs: 150 });
+    const put = (path: string, content: string) => {
+      mkdirSync(join(a.root, path, '..'), { recursive: true });
+      writeFileSync(join(a.root, path), content);
+    };
+    put('docs/a.txt', 'a');
+    put('b.txt', 'b');
+    put('archive/c.txt', 'c');
+    put('trashme.txt', 't');
+    for (let i = 0; i < 20; i++) put(`untouched/f${i}.txt`, `${i}`);
+    const engine = () => a.engine as unknown as { nextFullListing: number; options: { mirrorPath: string } };
+    /** Stops the engine after a pass that left everything in sync, with the full listing due `dueInMs` from now. */
+    const stopInSync = async (dueInMs: number) => {
+      await settleEngine(a.engine);
+      engine().nextFullListing = Date.now() + dueInMs;
+      expect((await a.engine.syncOnce({ listRemote: false })).inSync).toBe(true);
+      await a.restart();
+    };
+    await a.engine.start();
+    await stopInSync(3_600_000);
+
+    // Changed elsewhere while this computer was off, and here too.
+    const other = new DriveClient({ origin: account.server.url, token: account.token });
+    const idOf = async (name: string) => {
+      for await (const e of other.entries.tree()) if (e.name === name && !e.deleted_at) return e.id;
+      throw new Error(`no ${name}`);
+    };
+    const inode = (path: string) => statSync(join(a.root, path)).ino;
+    const fileInode = inode('b.txt');
+    const folderInode = inode('archive');
+    await other.entries.rename(await idOf('b.txt'), 'b-renamed.txt');
+    await other.entries.rename(await idOf('archive'), 'archive-2025');
+    await other.entries.trash([await idOf('trashme.txt')]);
+    const scratch = join(a.root, '..', 'upload.txt');
+    writeFileSync(scratch, 'made elsewhere');
+    await other.transfers.upload(scratch, { name: 'elsewhere.txt', parentId: null });
+    put('docs/made-here.txt', 'made here');
+
+    const before = full();
+    const first = await a.engine.start();
+    expect(first.inSync).toBe(true);
+    expect(full(), searches.join('\n')).toBe(before);
+    expect(inode('b-renamed.txt')).toBe(fileInode);
+    expect(inode('archive-2025')).toBe(folderInode);
+    expect(a.file('archive-2025/c.txt')).toBe('c');
+    expect(a.file('elsewhere.txt')).toBe('made elsewhere');
+    expect(existsSync(join(a.root, 'trashme.txt'))).toBe(false);
+    expect(a.trashed.some((p) => p.endsWith('trashme.txt'))).toBe(true);
+    expect((await account.remoteTree()).get('docs/made-here.txt')).toBe('made here');
+
+    // Stopped past the full listing's time: the first pass still trusts base, and the first poll lists the drive.
+    await stopInSync(-1);
+    const beforeDue = full();
+    await a.engine.start();
+    expect(full()).toBe(beforeDue);
+    for (let waited = 0; waited < 5_000 && full() === beforeDue; waited += 50) await sleep(50);
+    expect(full()).toBe(beforeDue + 1);
+
+    // Stopped with an operation's outcome unknown (its intent journalled, no result): the first pass lists first.
+    await stopInSync(3_600_000);
+    const mirror = new Mirror(engine().options.mirrorPath);
+    expect(mirror.getMeta(WARM_START)).toBeDefined();
+    mirror.beginIntent('rename', { remoteId: 1 }, new Date().toISOString());
+    expect(mirror.getMeta(WARM_START)).toBeUndefined();
+    mirror.close();
+    const beforeCold = full();
+    expect((await a.engine.start()).inSync).toBe(true);
+    expect(full()).toBe(beforeCold + 1);
   });
 
   it('an engine left alone lets base go and reads it back: polls still see changes, and a rename is still a rename', async () => {

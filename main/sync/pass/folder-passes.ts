@@ -14,7 +14,7 @@ import { DEFAULT_HOLD, uploadMayBeMoved, type DisappearanceHold } from '../hold.
 import type { Mirror } from '../mirror.js';
 import { randomId, type Clock, type FileSystem } from '../ports.js';
 import { applyRemoteDelta, listRemote } from '../remote.js';
-import { FULL_LISTING_SHARE, fullListingInterval, listingBudget, syncedIdsOf, type RemoteChangeCheck, type RemoteSignals } from '../remote-changes.js';
+import { FULL_LISTING_SHARE, fullListingInterval, listingBudget, syncedIdsOf, type RemoteChangeCheck, type RemoteDelta, type RemoteSignals } from '../remote-changes.js';
 import { changeScope, deltaScope, scopedTrees, type PlanScope } from '../scope.js';
 import { newTopFolders, NO_SELECTION, planSelected, quietPlan, type SelectedPlan, type Selection } from '../selective.js';
 import { rowsOfAccess } from '../shared.js';
@@ -80,6 +80,13 @@ export class FolderPasses {
   private localAsBase = true;
   private remoteAsBase = false;
   private remoteListed = false;
+  /**
+   * This engine started trusting base as the drive (a warm start, `trustBase`): its first pass looks at the drive
+   * cheaply, with the folders' level, instead of listing it, and lists it only when the look cannot tell what changed.
+   */
+  private warm = false;
+  /** The last pass ended with everything in sync and nothing listed that base does not hold: a warm start may be kept. */
+  private warmReady = false;
   /** A pass has reached its end since the engine started (deletions found before then were made while it did not run). */
   private started = false;
   /** Passes in a row that found an item locked by another program. */
@@ -131,6 +138,7 @@ export class FolderPasses {
    */
   async run(input: PassInput): Promise<PassResult> {
     const run: PassRun = { input, summary: emptySummary(), answers: { ...input.answers }, guarded: false };
+    this.warmReady = false;
     for (const path of input.paths ?? []) this.local.named.add(path);
     if (this.host.halt !== null) return this.result(run);
     // The folder is the one synced here, or nothing is done: a folder gone or replaced is not everything deleted.
@@ -167,6 +175,7 @@ export class FolderPasses {
       ...(run.ended ? { ended: run.ended } : {}),
       ...(run.checkDrive ? { checkDrive: true as const } : {}),
       ...(run.retryInMs !== undefined ? { retryInMs: run.retryInMs } : {}),
+      ...(this.warmReady ? { warm: true as const } : {}),
     };
   }
 
@@ -221,10 +230,22 @@ export class FolderPasses {
   /** The remote tree: listed afresh, or the last listing with a cheap check's delta applied; the shared area placed. */
   private async listStage(input: PassInput): Promise<Listed> {
     const out: Listed = { signals: null, listed: false, listingMs: null, applied: false, touched: new Set() };
-    if (input.listRemote || !this.remoteListed) {
+    const warm = this.warm && !input.listRemote;
+    this.warm = false;
+    if (warm) {
+      const look = await this.remoteCheck.look(this.synced(), this.clock.now().getTime(), this.host.pollMs, this.host.signal, true).catch(() => null);
+      if (look && look.news.kind !== 'listing') {
+        if (look.news.kind === 'delta') await this.applyDelta(look.news.delta, out);
+        this.shared.put(input.sharedArea ?? (await this.shared.list()));
+        out.applied = true;
+        return out;
+      }
+      out.signals = look?.signals ?? null;
+    }
+    if (warm || input.listRemote || !this.remoteListed) {
       const base = this.trees.base;
       // The cheap signals are read first: what they show must be in the listing that follows.
-      out.signals = input.live ? await this.remoteCheck.read(this.host.signal).catch(() => null) : null;
+      out.signals ??= input.live ? await this.remoteCheck.read(this.host.signal).catch(() => null) : null;
       const started = this.clock.now().getTime();
       this.trees.remote = await listRemote(this.options.client, this.options.remoteRootId ?? null, (id) => base.has(id), this.host.signal);
       // The listing holds none of the shared part: the one placed before goes (its ids are others' entries).
@@ -235,12 +256,28 @@ export class FolderPasses {
       this.remoteCheck.foldersListed(this.clock.now().getTime(), this.host.pollMs);
       return out;
     }
-    if (input.remoteDelta) {
-      await applyRemoteDelta(this.options.client, this.trees.remote, input.remoteDelta, this.options.remoteRootId ?? null, this.host.signal, out.touched);
-      out.applied = true;
-    }
+    if (input.remoteDelta) await this.applyDelta(input.remoteDelta, out);
     if (input.sharedArea) this.shared.put(input.sharedArea);
     return out;
+  }
+
+  private async applyDelta(delta: RemoteDelta, out: Listed): Promise<void> {
+    await applyRemoteDelta(this.options.client, this.trees.remote, delta, this.options.remoteRootId ?? null, this.host.signal, out.touched);
+    out.applied = true;
+  }
+
+  /**
+   * A restart of a folder that was in sync when it stopped (what the engine kept then still holds): its first pass
+   * takes base as the drive and looks at the drive cheaply instead of listing all of it, so the folder is watched and
+   * in sync in the time of a scan; the full listing, the safety net, comes when it is due. Not while anything is
+   * left out or shared with the account (their trees are not all in base), nor with an operation's outcome unknown.
+   */
+  trustBase(): boolean {
+    const selection = this.options.selection?.() ?? NO_SELECTION;
+    if (this.remoteListed || this.trees.base.size === 0 || this.mirror.intents().length > 0) return false;
+    if (selection.excluded.size > 0 || selection.newFolders === 'exclude' || this.shared.inPlay) return false;
+    this.remoteAsBase = this.remoteListed = this.warm = true;
+    return true;
   }
 
   /**
@@ -302,6 +339,7 @@ export class FolderPasses {
     summary.failed = [...failures, ...refused, ...unreadable];
     summary.inSync = !summary.needsConfirmation && left.length === 0 && !this.hold.holding && summary.failed.length === 0;
     if (latest.quiet) this.keepAsBase();
+    this.warmReady = run.input.live && summary.inSync && latest.quiet && this.keptRemote.length === 0 && this.scopeAllowed() && !this.shared.inPlay;
     if (summary.inSync && this.mirror.getMeta(MIRROR_SYNCED_ONCE) === undefined) this.mirror.setMeta(MIRROR_SYNCED_ONCE, this.clock.now().toISOString());
     run.ended = this.clock.now();
     this.started = true;

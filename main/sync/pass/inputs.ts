@@ -128,4 +128,6 @@ export interface PassResult {
   checkDrive?: true;
   /** Items another program locked: try again in this many milliseconds. */
   retryInMs?: number;
+  /** Everything is in sync and base holds all the drive lists here: what a warm start needs may be kept. */
+  warm?: true;
 }
