@@ -441,15 +441,44 @@ export class Executor {
     const now = await locateEntry(client, op.remoteId, this.remoteParent(old.parentId), old.name);
     // (An entry shared with the account on its own sits in a folder of drivesync's making: its place is that one.)
     const place = now && !isPlacedFolder(old.parentId) ? toRemoteItem(now, this.rootId) : old;
-    const moved = place.parentId !== old.parentId || place.name !== old.name;
     // What the old entry carries is read first, so that the new entry and the old one's trash follow each other at
     // once: another computer that lists the drive between them sees two entries of one name.
     const carried = await carriedBy(client, op.remoteId, now);
-    const { entry, local } = await this.uploadFile(op.path, place.name, place.parentId, signal);
+    const uploaded = await this.uploadFile(op.path, place.name, place.parentId, signal);
     await client.entries.trash([op.remoteId]);
+    const entry = isPlacedFolder(old.parentId) ? uploaded.entry : await this.whereTrashed(op.remoteId, place, uploaded.entry);
     await carryOver(client, carried, entry, op.path, (message) => this.events.notice?.(message, op.path));
+    const remote = toRemoteItem(entry, this.rootId);
+    const moved = remote.parentId !== old.parentId || remote.name !== old.name;
     const agreed = moved ? { agreedPlace: { parentId: old.parentId, remoteName: old.name } } : {};
-    return { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local, replaces: op.remoteId, madeHere: true, ...agreed };
+    return { kind: 'synced', remote, local: uploaded.local, replaces: op.remoteId, madeHere: true, ...agreed };
+  }
+
+  /**
+   * Another computer may rename or move the old entry between the look before the upload and its trash: the new
+   * version then goes where the old one was when it was trashed (the trash's first page says), so that rename is not
+   * lost. One made after the trash reaches a trashed entry, and that computer follows the new version
+   * (`followReplacement`). A place outside the synced folder is not followed.
+   */
+  private async whereTrashed(oldId: RemoteId, place: RemoteItem, entry: FileEntry): Promise<FileEntry> {
+    const { client } = this.ports;
+    const trashed = await client.entries.page({ deletedOnly: true, perPage: 5 }, 1).catch(() => null);
+    const last = trashed?.entries.find((e) => e.id === oldId);
+    if (!last) return entry;
+    const there = toRemoteItem(last, this.rootId);
+    let placed = entry;
+    // The new version is on the drive and the old one trashed: a move or rename that fails here leaves it where it
+    // was put (the outcome is kept either way), and the next look at the drive shows both sides where it is.
+    try {
+      if (there.parentId !== place.parentId && (there.parentId === null || this.trees.remote.get(there.parentId)?.type === 'folder')) {
+        const [answer] = await client.entries.move([entry.id], this.remoteParent(there.parentId));
+        placed = answer ?? { ...placed, parent_id: this.remoteParent(there.parentId) };
+      }
+      if (there.name !== place.name) placed = await client.entries.rename(entry.id, there.name);
+    } catch {
+      // Kept where it is.
+    }
+    return placed;
   }
 
   private async moveRemote(op: Op<'move-remote'>): Promise<Outcome> {

@@ -245,6 +245,38 @@ describe.each(PROFILES)('two computers live at once (%s)', (profile) => {
     expect(b.trashed).toEqual([]);
   });
 
+  it.each([
+    ['renames', 'fifth.txt'],
+    ['moves into another folder', 'docs/f5.txt'],
+  ])("one computer %s a file between the other's upload of its new version and its trash of the old one: the new version goes there on both", async (_, to) => {
+    let armed = false;
+    const a = account.computer('alpha', LIVE);
+    const b = account.computer('beta', {
+      ...LIVE,
+      client: hookedClient(account.client, {
+        // Beta's new version is on the drive under the old name; alpha's change to the old entry lands before its trash.
+        beforeTrash: async () => {
+          if (!armed) return;
+          armed = false;
+          renameSync(join(a.root, 'f5.txt'), join(a.root, ...to.split('/')));
+          await until(async () => (await account.entryIds()).has(to), "alpha's change on the drive");
+        },
+      }),
+    });
+    mkdirSync(join(a.root, 'docs'));
+    writeFileSync(join(a.root, 'docs', 'keep.txt'), 'k');
+    writeFileSync(join(a.root, 'f5.txt'), 'v0');
+    await bothRunning(a, b);
+    await until(() => converged(a, b), 'the first sync');
+    armed = true;
+    writeFileSync(join(b.root, 'f5.txt'), 'edited on beta');
+    const expected = { docs: '/', 'docs/keep.txt': 'k', [to]: 'edited on beta' };
+    await until(async () => (await converged(a, b)) && localTree(a.root).get(to) === 'edited on beta', () => trees(a, b));
+    expect(sorted(localTree(a.root))).toEqual(sorted(new Map(Object.entries(expected))));
+    expect(sorted(localTree(b.root))).toEqual(sorted(new Map(Object.entries(expected))));
+    expect(b.trashed).toEqual([]);
+  });
+
   it('a poll between the upload of a new version and the trash of the old one leaves no numbered name behind', async () => {
     const a = account.computer('alpha', LIVE);
     let holdTrash = false;
