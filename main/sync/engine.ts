@@ -128,6 +128,8 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private readonly remoteCheck: RemoteChangeCheck;
   /** What the user said about the deletions the guard stopped at (a pass gets them as they stand when it begins). */
   private answers: DeletionAnswers = { ...NO_ANSWERS };
+  /** What the last engine on this folder kept for a warm start, until `start` has used it. */
+  private kept: WarmStart | null;
   /** When the next full listing is due, even if the cheap check shows nothing. */
   private nextFullListing = 0;
   /** How long the last full scan took. */
@@ -176,6 +178,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         },
       },
     );
+    this.kept = this.readWarmStart();
     this.loop = new FolderLoop<PassSummary>({
       take: (request) => this.take(request),
       check: () => this.check(),
@@ -467,25 +470,34 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   }
 
   /**
-   * Whether this start trusts base as the drive: what the last run kept while everything was in sync (the cheap
-   * checks' knowledge of the server, when the full listing is due) still holds (the mirror lets it go on any change to
-   * base or the journal), and the folder has nothing left out or shared with the account. Its first pass then looks
-   * at the drive cheaply instead of listing it: at a million entries the listing is ~2,000 requests and a minute.
+   * Whether this start trusts base as the drive: what was kept while everything was in sync still holds (the mirror
+   * lets it go on any change to what base says of the drive, or a new intent in the journal), and the folder has
+   * nothing left out or shared with the account. Its first pass then looks at the drive cheaply instead of listing it:
+   * at a million entries the listing is ~2,000 requests and a minute. The full listing comes when it was due.
    */
   private warmStart(): boolean {
-    const kept = this.mirror.getMeta(WARM_START);
-    if (kept === undefined) return false;
-    let saved: WarmStart;
-    try {
-      saved = JSON.parse(kept) as WarmStart;
-    } catch {
-      return false;
-    }
-    const whole = saved?.version === WARM_START_VERSION && typeof saved.nextFullListing === 'number' && Array.isArray(saved.check?.trusted);
-    if (!whole || !this.passes.trustBase()) return false;
-    this.remoteCheck.resume(saved.check);
-    this.nextFullListing = saved.nextFullListing;
+    const kept = this.kept;
+    this.kept = null;
+    if (kept === null || !this.passes.trustBase()) return false;
+    this.nextFullListing = kept.nextFullListing;
     return true;
+  }
+
+  /**
+   * What the last engine on this folder kept for a warm start (null: nothing, or nothing whole). What its checks
+   * knew of the server is taken up at once, whether this engine starts warm or not.
+   */
+  private readWarmStart(): WarmStart | null {
+    const kept = this.mirror.getMeta(WARM_START);
+    if (kept === undefined) return null;
+    try {
+      const saved = JSON.parse(kept) as WarmStart;
+      if (saved?.version !== WARM_START_VERSION || typeof saved.nextFullListing !== 'number' || !Array.isArray(saved.check?.trusted)) return null;
+      this.remoteCheck.resume(saved.check);
+      return saved;
+    } catch {
+      return null;
+    }
   }
 
   /** Keeps what a warm start needs, after a pass that left everything in sync (written after base: see mirror.ts). */

@@ -46,10 +46,15 @@ const MIGRATIONS: readonly string[] = [
   // A folder's children found without reading the whole table (it can hold a million rows): the window's Files view
   // reads them a page at a time, with their count (mirror-read.ts, `childrenOf`).
   `CREATE INDEX IF NOT EXISTS base_parent ON base(parent_id);`,
-  // What a running engine kept for a warm start (WARM_START) holds only while base and the journal are as they were
-  // when it was kept: any change to either, by any process, lets it go, and the next start lists the drive first.
+  // What an engine kept for a warm start (WARM_START) holds only while base says of the drive what it said when it was
+  // kept, and the journal holds no new intent: any change to either, by any process, lets it go, and the next start
+  // lists the drive first. What base records of the local side (inode, size, times, hash) may change meanwhile: the
+  // first pass scans the folder in full anyway.
   `CREATE TRIGGER IF NOT EXISTS warm_start_base_insert AFTER INSERT ON base BEGIN DELETE FROM meta WHERE key = 'warm-start'; END;
-   CREATE TRIGGER IF NOT EXISTS warm_start_base_update AFTER UPDATE ON base BEGIN DELETE FROM meta WHERE key = 'warm-start'; END;
+   CREATE TRIGGER IF NOT EXISTS warm_start_base_update AFTER UPDATE ON base
+     WHEN OLD.remote_id IS NOT NEW.remote_id OR OLD.parent_id IS NOT NEW.parent_id OR OLD.remote_name IS NOT NEW.remote_name
+       OR OLD.type IS NOT NEW.type OR OLD.remote_size IS NOT NEW.remote_size OR OLD.remote_updated_at IS NOT NEW.remote_updated_at
+     BEGIN DELETE FROM meta WHERE key = 'warm-start'; END;
    CREATE TRIGGER IF NOT EXISTS warm_start_base_delete AFTER DELETE ON base BEGIN DELETE FROM meta WHERE key = 'warm-start'; END;
    CREATE TRIGGER IF NOT EXISTS warm_start_intent AFTER INSERT ON intents BEGIN DELETE FROM meta WHERE key = 'warm-start'; END;`,
 ];
@@ -176,12 +181,13 @@ export class Mirror {
     // Rows as arrays, each made into its item at once: a million rows are read back when a pass follows an idle spell.
     const rows = this.db.prepare(`SELECT ${BASE_COLUMNS} FROM base`).raw().iterate() as IterableIterator<BaseRowValues>;
     for (const [remoteId, parentId, remoteName, path, type, inode, size, mtimeMs, birthtimeMs, hash, remoteSize, remoteUpdatedAt, madeHere] of rows) {
-      const item: BaseItem = { remoteId, parentId, remoteName, path, type, inode, size, mtimeMs, hash: readHash(hash), remoteSize, remoteUpdatedAt };
+      // A sha256 stored as its 32 bytes goes into the tree as bytes; anything else as text.
+      const digest = Buffer.isBuffer(hash) && hash.length === 32 ? hash : null;
+      const item: BaseItem = { remoteId, parentId, remoteName, path, type, inode, size, mtimeMs, hash: digest ? '' : readHash(hash), remoteSize, remoteUpdatedAt };
       if (known(birthtimeMs)) item.birthtimeMs = birthtimeMs;
       if (madeHere) item.madeHere = true;
-      out.set(remoteId, item);
+      out.load(item, digest);
     }
-    out.touched.clear();
     return out;
   }
 

@@ -211,6 +211,10 @@ class HashColumn {
   write(row: number, hash: string | null | undefined): void {
     this.text.delete(row);
     if (hash === null || hash === undefined) this.kind[row] = NO_HASH;
+    else if (this.pendingBytes !== null) {
+      this.pendingBytes.copy(this.bytes, row * 32);
+      this.kind[row] = HASH_BYTES;
+    }
     else if (SHA256_HEX.test(hash)) {
       this.bytes.write(hash, row * 32, 32, 'hex');
       this.kind[row] = HASH_BYTES;
@@ -219,6 +223,12 @@ class HashColumn {
       this.kind[row] = HASH_TEXT;
     }
   }
+
+  /**
+   * The next write's digest, as its 32 bytes (the mirror keeps it so): written as they are, not turned into digits
+   * and back (a million of them when base is read back). Its `hash` must then be any non-null text.
+   */
+  pendingBytes: Buffer | null = null;
 
   read(row: number): string | null {
     switch (this.kind[row]) {
@@ -412,6 +422,19 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
   override set(id: RemoteId, item: BaseItem): this {
     this.touched.add(id);
     return super.set(id, item);
+  }
+
+  /**
+   * A row as the mirror stores it, not marked as touched: its sha256 as 32 bytes when `digest` is given (`item.hash`
+   * is then any non-null text, and ignored).
+   */
+  load(item: BaseItem, digest: Buffer | null): void {
+    this.hash.pendingBytes = digest;
+    try {
+      super.set(item.remoteId, item);
+    } finally {
+      this.hash.pendingBytes = null;
+    }
   }
 
   override delete(id: RemoteId): boolean {

@@ -229,7 +229,7 @@ describe('content hashes in the mirror', () => {
 });
 
 describe('what a warm start keeps', () => {
-  it('holds only while base and the journal are as they were: any write to either, by any process, lets it go', () => {
+  it('holds only while base says of the drive what it said, and no intent is journalled: any such write, by any process, lets it go', () => {
     const file = join(dir, 'm.sqlite');
     const mirror = new Mirror(file);
     try {
@@ -242,7 +242,16 @@ describe('what a warm start keeps', () => {
       mirror.commit(null, [row(3, null, 'c.txt', 'file', 3)], []);
       expect(kept()).toBe(false);
       keep();
-      mirror.commit(null, [{ ...row(1, null, 'a.txt', 'file', 3), size: 9 }], []);
+      // What base records of the local side: the next start scans the folder anyway.
+      mirror.commit(null, [{ ...row(1, null, 'a.txt', 'file', 3), size: 9, inode: 5, mtimeMs: 1_800_000_000_000, hash: 'cd'.repeat(32) }], []);
+      expect(kept()).toBe(true);
+      mirror.commit(null, [{ ...row(1, null, 'a.txt', 'file', 3), size: 9, remoteSize: 9 }], []);
+      expect(kept()).toBe(false);
+      keep();
+      mirror.commit(null, [{ ...row(1, null, 'a.txt', 'file', 3), size: 9, remoteSize: 9, remoteUpdatedAt: '2026-11-24T10:00:00Z' }], []);
+      expect(kept()).toBe(false);
+      keep();
+      mirror.commit(null, [{ ...row(1, 7, 'a.txt', 'file', 3), size: 9, remoteSize: 9, remoteUpdatedAt: '2026-11-24T10:00:00Z' }], []);
       expect(kept()).toBe(false);
       keep();
       mirror.commit(null, [], [2]);

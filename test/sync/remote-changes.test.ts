@@ -2,7 +2,7 @@
  * Idle polling: a running engine asks three one-page listings whether the drive changed, and lists the whole drive
  * only when they show a change (or when the full listing is due). Against the real server, in both profiles.
  */
-import { existsSync, mkdirSync, mkdtempSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -290,6 +290,16 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     expect(existsSync(join(a.root, 'trashme.txt'))).toBe(false);
     expect(a.trashed.some((p) => p.endsWith('trashme.txt'))).toBe(true);
     expect((await account.remoteTree()).get('docs/made-here.txt')).toBe('made here');
+
+    // `sync --once` in between (it lists the drive, and records a time changed here): the next start is warm still.
+    await stopInSync(3_600_000);
+    utimesSync(join(a.root, 'b-renamed.txt'), new Date(), new Date(Date.now() - 60_000));
+    const beforeOnce = full();
+    expect((await a.engine.syncOnce({ fullScan: true })).inSync).toBe(true);
+    expect(full()).toBe(beforeOnce + 1);
+    await a.restart();
+    expect((await a.engine.start()).inSync).toBe(true);
+    expect(full()).toBe(beforeOnce + 1);
 
     // Stopped past the full listing's time: the first pass still trusts base, and the first poll lists the drive.
     await stopInSync(-1);

@@ -339,7 +339,7 @@ export class FolderPasses {
     summary.failed = [...failures, ...refused, ...unreadable];
     summary.inSync = !summary.needsConfirmation && left.length === 0 && !this.hold.holding && summary.failed.length === 0;
     if (latest.quiet) this.keepAsBase();
-    this.warmReady = run.input.live && summary.inSync && latest.quiet && this.keptRemote.length === 0 && this.scopeAllowed() && !this.shared.inPlay;
+    this.warmReady = this.remoteListed && summary.inSync && latest.quiet && this.keptRemote.length === 0 && this.scopeAllowed() && !this.shared.inPlay;
     if (summary.inSync && this.mirror.getMeta(MIRROR_SYNCED_ONCE) === undefined) this.mirror.setMeta(MIRROR_SYNCED_ONCE, this.clock.now().toISOString());
     run.ended = this.clock.now();
     this.started = true;
