@@ -45,6 +45,17 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     };
   };
 
+  /** Every listing request, and how many were full listings: the plain listing of every entry (the drive, or its root as deployed), no filter. */
+  const fullListings = (account: Account) => {
+    const searches = listings(account).all;
+    return { searches, full: () => searches.filter((s) => /perPage=1000/.test(s) && !/parentIds|type=|recentOnly|deletedOnly|query/.test(s)).length };
+  };
+  /** Writes a file into the folder, with the folders on its way. */
+  const writer = (root: string) => (path: string, content: string) => {
+    mkdirSync(join(root, path, '..'), { recursive: true });
+    writeFileSync(join(root, path), content);
+  };
+
   it('an idle engine sends only the cheap check until something changes; a file uploaded or trashed elsewhere is synced without a full listing, a new folder with one', async () => {
     account = await newAccount(undefined, { profile });
     const seen = listings(account);
@@ -159,14 +170,9 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
 
   it('every kind of change made elsewhere arrives without a full listing; a rename or move is a local move (same inode)', async () => {
     account = await newAccount(undefined, { profile });
-    const searches = listings(account).all;
-    /** Full listings started: the plain listing of every entry (the drive, or its root as deployed), no filter. */
-    const full = () => searches.filter((s) => /perPage=1000/.test(s) && !/parentIds|type=|recentOnly|deletedOnly|query/.test(s)).length;
+    const { searches, full } = fullListings(account);
     const a = account.computer('alpha', { pollIntervalMs: 150 });
-    const put = (path: string, content: string) => {
-      mkdirSync(join(a.root, path, '..'), { recursive: true });
-      writeFileSync(join(a.root, path), content);
-    };
+    const put = writer(a.root);
     put('docs/a.txt', 'a');
     put('b.txt', 'b');
     put('archive/c.txt', 'c');
@@ -238,14 +244,9 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
 
   it('a restart of a folder left in sync trusts base: what changed elsewhere while it was stopped arrives without a full listing; the full listing comes when due, and first after a stop mid-operation', async () => {
     account = await newAccount(undefined, { profile });
-    const searches = listings(account).all;
-    /** Full listings started: the plain listing of every entry (the drive, or its root as deployed), no filter. */
-    const full = () => searches.filter((s) => /perPage=1000/.test(s) && !/parentIds|type=|recentOnly|deletedOnly|query/.test(s)).length;
+    const { searches, full } = fullListings(account);
     const a = account.computer('alpha', { pollIntervalMs: 150 });
-    const put = (path: string, content: string) => {
-      mkdirSync(join(a.root, path, '..'), { recursive: true });
-      writeFileSync(join(a.root, path), content);
-    };
+    const put = writer(a.root);
     put('docs/a.txt', 'a');
     put('b.txt', 'b');
     put('archive/c.txt', 'c');
