@@ -406,6 +406,43 @@ describe.each(PROFILES)('two computers in turn, the race inside a pass (once, %s
   });
 
   it.each([
+    ['renames', 'fifth.txt'],
+    ['moves into another folder', 'docs/f5.txt'],
+  ])("a computer %s a file between another's upload of its new version and its trash of the old one: both changes hold", async (_, to) => {
+    const a = account.computer('alpha');
+    let between: (() => Promise<void>) | null = null;
+    const b = account.computer('beta', {
+      client: hookedClient(account.client, {
+        beforeTrash: async () => {
+          const change = between;
+          between = null;
+          await change?.();
+        },
+      }),
+    });
+    mkdirSync(join(a.root, 'docs'));
+    writeFileSync(join(a.root, 'f5.txt'), 'v0');
+    await a.sync();
+    await b.sync();
+    writeFileSync(join(b.root, 'f5.txt'), 'edited on beta');
+    // Beta's new version is on the drive under the old name when alpha's change reaches the old entry.
+    between = async () => {
+      renameSync(join(a.root, 'f5.txt'), join(a.root, ...to.split('/')));
+      await a.sync();
+    };
+    await b.sync();
+    const expected = { docs: '/', [to]: 'edited on beta' };
+    expect(sorted(await account.remoteTree())).toEqual(expected);
+    await a.sync();
+    await b.sync();
+    expect(sorted(localTree(a.root))).toEqual(expected);
+    expect(sorted(localTree(b.root))).toEqual(expected);
+    // Alpha's old version (v0) leaves with the old entry, to its OS trash; nothing else.
+    expect(a.trashed.map((path) => path.endsWith(to.split('/').at(-1)!))).toEqual([true]);
+    expect(b.trashed).toEqual([]);
+  });
+
+  it.each([
     ['renames', 'f5.txt', 'fifth.txt'],
     ['moves and renames', 'f5.txt', 'docs/fifth.txt'],
   ])('a computer %s a file another computer just saved (its rename reaches the old, trashed entry): both changes hold', async (_, from, to) => {
