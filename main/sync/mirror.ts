@@ -183,7 +183,7 @@ export class Mirror {
     for (const [remoteId, parentId, remoteName, path, type, inode, size, mtimeMs, birthtimeMs, hash, remoteSize, remoteUpdatedAt, madeHere] of rows) {
       // A sha256 stored as its 32 bytes goes into the tree as bytes; anything else as text.
       const digest = Buffer.isBuffer(hash) && hash.length === 32 ? hash : null;
-      const item: BaseItem = { remoteId, parentId, remoteName, path, type, inode, size, mtimeMs, hash: digest ? '' : readHash(hash), remoteSize, remoteUpdatedAt };
+      const item: BaseItem = { remoteId, parentId, remoteName, path, type, inode, size, mtimeMs, hash: digest ? null : readHash(hash), remoteSize, remoteUpdatedAt };
       if (known(birthtimeMs)) item.birthtimeMs = birthtimeMs;
       if (madeHere) item.madeHere = true;
       out.load(item, digest);

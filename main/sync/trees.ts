@@ -211,10 +211,6 @@ class HashColumn {
   write(row: number, hash: string | null | undefined): void {
     this.text.delete(row);
     if (hash === null || hash === undefined) this.kind[row] = NO_HASH;
-    else if (this.pendingBytes !== null) {
-      this.pendingBytes.copy(this.bytes, row * 32);
-      this.kind[row] = HASH_BYTES;
-    }
     else if (SHA256_HEX.test(hash)) {
       this.bytes.write(hash, row * 32, 32, 'hex');
       this.kind[row] = HASH_BYTES;
@@ -224,11 +220,12 @@ class HashColumn {
     }
   }
 
-  /**
-   * The next write's digest, as its 32 bytes (the mirror keeps it so): written as they are, not turned into digits
-   * and back (a million of them when base is read back). Its `hash` must then be any non-null text.
-   */
-  pendingBytes: Buffer | null = null;
+  /** A digest as its 32 bytes (as the mirror keeps it): not turned into digits and back. */
+  writeBytes(row: number, digest: Buffer): void {
+    this.text.delete(row);
+    digest.copy(this.bytes, row * 32);
+    this.kind[row] = HASH_BYTES;
+  }
 
   read(row: number): string | null {
     switch (this.kind[row]) {
@@ -425,16 +422,12 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
   }
 
   /**
-   * A row as the mirror stores it, not marked as touched: its sha256 as 32 bytes when `digest` is given (`item.hash`
-   * is then any non-null text, and ignored).
+   * A row as the mirror stores it, not marked as touched: its sha256 as the 32 bytes `digest` when given (a million
+   * of them are read back after an idle spell), else `item.hash`.
    */
   load(item: BaseItem, digest: Buffer | null): void {
-    this.hash.pendingBytes = digest;
-    try {
-      super.set(item.remoteId, item);
-    } finally {
-      this.hash.pendingBytes = null;
-    }
+    super.set(item.remoteId, item);
+    if (digest !== null) this.hash.writeBytes(this.rows.get(item.remoteId)!, digest);
   }
 
   override delete(id: RemoteId): boolean {

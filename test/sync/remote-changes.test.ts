@@ -50,6 +50,11 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     const searches = listings(account).all;
     return { searches, full: () => searches.filter((s) => /perPage=1000/.test(s) && !/parentIds|type=|recentOnly|deletedOnly|query/.test(s)).length };
   };
+  /** The id of the entry of this name on the drive, not trashed. */
+  const entryIdOf = async (client: DriveClient, name: string) => {
+    for await (const e of client.entries.tree()) if (e.name === name && !e.deleted_at) return e.id;
+    throw new Error(`no ${name}`);
+  };
   /** Writes a file into the folder, with the folders on its way. */
   const writer = (root: string) => (path: string, content: string) => {
     mkdirSync(join(root, path, '..'), { recursive: true });
@@ -185,10 +190,7 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     await settleEngine(a.engine);
     (a.engine as unknown as { nextFullListing: number }).nextFullListing = Date.now() + 3_600_000;
     const other = new DriveClient({ origin: account.server.url, token: account.token });
-    const idOf = async (name: string) => {
-      for await (const e of other.entries.tree()) if (e.name === name && !e.deleted_at) return e.id;
-      throw new Error(`no ${name}`);
-    };
+    const idOf = (name: string) => entryIdOf(other, name);
     const inode = (path: string) => statSync(join(a.root, path)).ino;
     const arrives = async (what: string, check: () => boolean) => {
       for (let waited = 0; waited < 15_000 && !check(); waited += 50) await sleep(50);
@@ -265,10 +267,7 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
 
     // Changed elsewhere while this computer was off, and here too.
     const other = new DriveClient({ origin: account.server.url, token: account.token });
-    const idOf = async (name: string) => {
-      for await (const e of other.entries.tree()) if (e.name === name && !e.deleted_at) return e.id;
-      throw new Error(`no ${name}`);
-    };
+    const idOf = (name: string) => entryIdOf(other, name);
     const inode = (path: string) => statSync(join(a.root, path)).ino;
     const fileInode = inode('b.txt');
     const folderInode = inode('archive');

@@ -34,6 +34,9 @@ import { ToldOnce } from './told.js';
  */
 const PLAN_SLICE = 50_000;
 
+/** Nothing of the drive is left out here, now or as folders are made: base can hold all of it. */
+const wholeInBase = (selection: Selection) => selection.excluded.size === 0 && selection.newFolders !== 'exclude';
+
 /** A pass whose every operation failed because the server was out of reach. */
 class OfflineError extends Error {}
 
@@ -273,9 +276,8 @@ export class FolderPasses {
    * left out or shared with the account (their trees are not all in base), nor with an operation's outcome unknown.
    */
   trustBase(): boolean {
-    const selection = this.options.selection?.() ?? NO_SELECTION;
     if (this.remoteListed || this.trees.base.size === 0 || this.mirror.intents().length > 0) return false;
-    if (selection.excluded.size > 0 || selection.newFolders === 'exclude' || this.shared.inPlay) return false;
+    if (!wholeInBase(this.options.selection?.() ?? NO_SELECTION) || this.shared.inPlay) return false;
     this.remoteAsBase = this.remoteListed = this.warm = true;
     return true;
   }
@@ -339,7 +341,7 @@ export class FolderPasses {
     summary.failed = [...failures, ...refused, ...unreadable];
     summary.inSync = !summary.needsConfirmation && left.length === 0 && !this.hold.holding && summary.failed.length === 0;
     if (latest.quiet) this.keepAsBase();
-    this.warmReady = this.remoteListed && summary.inSync && latest.quiet && this.keptRemote.length === 0 && this.scopeAllowed() && !this.shared.inPlay;
+    this.warmReady = this.remoteListed && summary.inSync && latest.quiet && this.keptRemote.length === 0 && this.scopeAllowed();
     if (summary.inSync && this.mirror.getMeta(MIRROR_SYNCED_ONCE) === undefined) this.mirror.setMeta(MIRROR_SYNCED_ONCE, this.clock.now().toISOString());
     run.ended = this.clock.now();
     this.started = true;
@@ -392,7 +394,7 @@ export class FolderPasses {
    * look across the whole tree), nor while a deletion here waits to be settled.
    */
   private scopeAllowed(): boolean {
-    return this.selection.excluded.size === 0 && this.selection.newFolders !== 'exclude' && !this.shared.inPlay && !this.hold.holding;
+    return wholeInBase(this.selection) && !this.shared.inPlay && !this.hold.holding;
   }
 
   /** The plan for the trees as they are now (none when nothing differs from base in what is synced). */
