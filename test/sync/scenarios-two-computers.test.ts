@@ -9,7 +9,7 @@
  * The same cases run once (`sync --once` on each computer in turn, the race made inside a pass) where they can arise.
  * Both server profiles.
  */
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -275,6 +275,35 @@ describe.each(PROFILES)('two computers live at once (%s)', (profile) => {
     expect(sorted(localTree(a.root))).toEqual(sorted(new Map(Object.entries(expected))));
     expect(sorted(localTree(b.root))).toEqual(sorted(new Map(Object.entries(expected))));
     expect(b.trashed).toEqual([]);
+  });
+
+  it('a computer restarted while the other runs starts from what it synced: what changed on either side meanwhile arrives, renames as renames', async () => {
+    const a = account.computer('alpha', LIVE);
+    const b = account.computer('beta', LIVE);
+    mkdirSync(join(a.root, 'docs'));
+    writeFileSync(join(a.root, 'docs', 'd1.txt'), 'one');
+    writeFileSync(join(a.root, 'notes.txt'), 'notes');
+    writeFileSync(join(a.root, 'old.txt'), 'old');
+    await bothRunning(a, b);
+    await until(() => converged(a, b), 'the first sync');
+    await a.restart();
+    // What alpha kept while in sync: its next start trusts it instead of listing the drive first.
+    expect((a.engine as unknown as { kept: unknown }).kept).not.toBeNull();
+    const folderInode = statSync(join(a.root, 'docs')).ino;
+    const fileInode = statSync(join(a.root, 'notes.txt')).ino;
+    renameSync(join(b.root, 'docs'), join(b.root, 'documents'));
+    renameSync(join(b.root, 'notes.txt'), join(b.root, 'notes-renamed.txt'));
+    rmSync(join(b.root, 'old.txt'));
+    writeFileSync(join(b.root, 'from-beta.txt'), 'beta');
+    writeFileSync(join(a.root, 'from-alpha.txt'), 'alpha, while stopped');
+    await until(async () => (await account.entryIds()).has('documents') && (await account.entryIds()).has('from-beta.txt') && !(await account.entryIds()).has('old.txt'), "beta's changes on the drive");
+    await a.engine.start();
+    const expected = { documents: '/', 'documents/d1.txt': 'one', 'notes-renamed.txt': 'notes', 'from-beta.txt': 'beta', 'from-alpha.txt': 'alpha, while stopped' };
+    await until(async () => (await converged(a, b)) && localTree(b.root).has('from-alpha.txt'), () => trees(a, b));
+    expect(sorted(localTree(a.root))).toEqual(sorted(new Map(Object.entries(expected))));
+    expect(statSync(join(a.root, 'documents')).ino).toBe(folderInode);
+    expect(statSync(join(a.root, 'notes-renamed.txt')).ino).toBe(fileInode);
+    expect(a.trashed.map((path) => path.endsWith('old.txt'))).toEqual([true]);
   });
 
   it('a poll between the upload of a new version and the trash of the old one leaves no numbered name behind', async () => {
