@@ -38,12 +38,17 @@ export interface PlanOptions {
   leftOutCopies?: ReadonlySet<RelPath>;
 }
 
+export interface SettledOptions {
+  /** Entries not in the trees that still hold their names among their siblings on the drive (excluded folders). */
+  alsoNamed?: readonly RemoteItem[];
+}
+
 /**
  * True when both sides are exactly as last synced: every synced item is at its recorded path with its recorded
  * inode, size and mtime, the listing says what base says of it, and nothing else exists on either side. Then no
  * row of the table applies, so a poll or rescan that found no change costs no planning (and no per-item garbage).
  */
-export function settled({ base, local, remote }: Trees, options: Pick<PlanOptions, 'caseInsensitive'> = {}): boolean {
+export function settled({ base, local, remote }: Trees, options: Pick<PlanOptions, 'caseInsensitive'> & SettledOptions = {}): boolean {
   if (local.size !== base.size || remote.size !== base.size) return false;
   const paths = new Set<RelPath>();
   /** Remote folders holding an item whose local name is not its remote name (made safe, or numbered). */
@@ -52,7 +57,7 @@ export function settled({ base, local, remote }: Trees, options: Pick<PlanOption
     if (!b.localSame || !b.remoteSame || !heldTogether(base, b, paths)) return false;
     if (baseName(b.path) !== b.remoteName) (renamedIn ??= new Set()).add(b.parentId);
   }
-  return renamedIn === null || givenNamesHeld(base, renamedIn, options.caseInsensitive ?? false);
+  return renamedIn === null || givenNamesHeld(base, renamedIn, options.caseInsensitive ?? false, options.alsoNamed);
 }
 
 /**
@@ -70,11 +75,14 @@ export function heldTogether(base: Trees['base'], b: SyncedRow, paths: Set<RelPa
  * that went, or two given names swapped, is a change to plan). Only folders where a local name differs from its
  * remote name are looked at: elsewhere every name is its own.
  */
-export function givenNamesHeld(base: Trees['base'], folders: ReadonlySet<RemoteId | null>, caseInsensitive: boolean): boolean {
-  const children = new Map<RemoteId | null, Array<{ id: RemoteId; name: string; local: string; file: boolean; madeHere: boolean }>>();
+export function givenNamesHeld(base: Trees['base'], folders: ReadonlySet<RemoteId | null>, caseInsensitive: boolean, alsoNamed: readonly RemoteItem[] = []): boolean {
+  const children = new Map<RemoteId | null, Array<{ id: RemoteId; name: string; local: string | null; file: boolean; madeHere: boolean }>>();
   for (const b of base.values()) {
     if (!folders.has(b.parentId)) continue;
     addTo(children, b.parentId, { id: b.remoteId, name: b.remoteName, local: baseName(b.path), file: b.type === 'file', madeHere: b.madeHere === true });
+  }
+  for (const r of alsoNamed) {
+    if (children.has(r.parentId)) addTo(children, r.parentId, { id: r.id, name: r.name, local: null, file: r.type === 'file', madeHere: false });
   }
   for (const entries of children.values()) {
     const given = givenNames(entries, caseInsensitive);
@@ -83,7 +91,7 @@ export function givenNamesHeld(base: Trees['base'], folders: ReadonlySet<RemoteI
     for (const e of entries) if (e.file) firstOfName.set(e.name, Math.min(firstOfName.get(e.name) ?? Infinity, e.id));
     for (const e of entries) {
       if (e.file && e.madeHere && firstOfName.get(e.name)! < e.id) return false;
-      if (e.local === e.name || !isGivenName(e.local, e.name, caseInsensitive)) continue;
+      if (e.local === null || e.local === e.name || !isGivenName(e.local, e.name, caseInsensitive)) continue;
       if (nameKey(given.get(e.id)!, caseInsensitive) !== nameKey(e.local, caseInsensitive)) return false;
     }
   }

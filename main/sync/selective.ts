@@ -9,7 +9,7 @@
  */
 import { sameItem } from './birth.js';
 import { addTo } from './grouping.js';
-import { givenNames, isWithin, joinPath, nameKey, parentOf, safeLocalName } from './names.js';
+import { baseName, givenNames, isGivenName, isWithin, joinPath, nameKey, parentOf, safeLocalName } from './names.js';
 import { planChanges, settled, type PlanOptions } from './plan.js';
 import type { BaseItem, LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, Trees } from './types.js';
 
@@ -499,23 +499,29 @@ export function newTopFolders(trees: Trees, selection: Selection): RemoteItem[] 
 }
 
 /**
- * An excluded folder shares its name with a sibling (a duplicate on the drive, case twins): the names the drive gives
- * the sibling count it, which `settled` (blind to excluded folders) cannot tell, so the table looks.
+ * An excluded folder changes the names the drive gives its siblings: it shares a name with one (a duplicate on the
+ * drive, case twins), or holds a number a duplicate would have had (`a (2).txt` named by hand, so the second `a.txt`
+ * is `a (3).txt`). `settled` is blind to excluded folders and cannot tell, so the table looks. Only the excluded
+ * folders' siblings are named (a name made safe costs more than the rest of a quiet pass).
  */
-function namesClashWithExcluded(remote: ReadonlyMap<RemoteId, RemoteItem>, roots: ReadonlySet<RemoteId>, caseInsensitive: boolean): boolean {
+function namesClashWithExcluded(trees: Trees, roots: ReadonlySet<RemoteId>, caseInsensitive: boolean): boolean {
   if (roots.size === 0) return false;
-  const keys = new Set<string>();
   const parents = new Set<RemoteId | null>();
   for (const id of roots) {
-    const r = remote.get(id);
-    if (!r) continue;
-    keys.add(`${r.parentId}/${nameKey(safeLocalName(r.name), caseInsensitive)}`);
-    parents.add(r.parentId);
+    const r = trees.remote.get(id);
+    if (r) parents.add(r.parentId);
   }
-  // Only the excluded folders' siblings are named (a name made safe costs more than the rest of a quiet pass).
-  for (const r of remote.values()) {
-    if (roots.has(r.id) || !parents.has(r.parentId)) continue;
-    if (keys.has(`${r.parentId}/${nameKey(safeLocalName(r.name), caseInsensitive)}`)) return true;
+  const siblings = new Map<RemoteId | null, RemoteItem[]>();
+  for (const r of trees.remote.values()) if (parents.has(r.parentId)) addTo(siblings, r.parentId, r);
+  for (const entries of siblings.values()) {
+    const given = givenNames(entries, caseInsensitive);
+    for (const r of entries) {
+      if (roots.has(r.id)) continue;
+      const b = trees.base.get(r.id);
+      if (b === undefined) continue; // not synced yet: the pass is not quiet anyway
+      const local = baseName(b.path);
+      if (isGivenName(local, r.name, caseInsensitive) && nameKey(given.get(r.id)!, caseInsensitive) !== nameKey(local, caseInsensitive)) return true;
+    }
   }
   return false;
 }
@@ -542,8 +548,8 @@ export function planSelected(trees: Trees, selection: Selection, options: PlanOp
   const quiet =
     view.operations.length === 0 &&
     view.skipped.length === 0 &&
-    settled(view.settledTrees, { caseInsensitive }) &&
-    !namesClashWithExcluded(trees.remote, view.excludedRoots, caseInsensitive);
+    settled(view.settledTrees, { caseInsensitive, alsoNamed: [...view.excludedRoots].flatMap((id) => trees.remote.get(id) ?? []) }) &&
+    !namesClashWithExcluded(trees, view.excludedRoots, caseInsensitive);
   if (quiet) return quietPlan(view.outside);
   const isIgnored = view.outside.size > 0 ? (path: RelPath, type: LocalItem['type']) => view.leftOut(path) || ignored(path, type) : ignored;
   const table = planChanges(view.trees, { ...options, isIgnored, excludedRoots: view.excludedRoots, heldBack: view.heldBack, leftOutCopies: view.copies });

@@ -1704,4 +1704,47 @@ describe('regressions found by the convergence property', () => {
       return s;
     });
   });
+
+  it('M1: two folders swap names here, and an item moved from one into the other keeps its path: it moved, it was not deleted and made anew', () => {
+    const build = () => {
+      const s = new Sim();
+      s.addSynced('alpha', 'folder');
+      s.addSynced('alpha/x.txt', 'file', 'x');
+      s.addSynced('bravo', 'folder');
+      s.localMove('alpha/x.txt', 'bravo/x.txt');
+      s.localMove('alpha', 'charlie');
+      s.localMove('bravo', 'alpha');
+      return s;
+    };
+    expect(kinds(opsOf(build()))).toEqual(['move-remote[M1]', 'rename-remote[M1]', 'rename-remote[M1]']);
+    const { sim } = expectConverges(build);
+    expect(sim.trash).toEqual([]);
+    expect(sim.remotePath(2)).toBe('alpha/x.txt');
+    expect(sim.trees.remote.get(2)?.parentId).toBe(3);
+  });
+
+  it('M6: on a volume that folds case, a folder moved to a temp name (deleted) while another takes its name and keeps its child (seed 297467673)', () => {
+    const isIgnored = (path: string) => path.split('/').some((part) => part.endsWith('.tmp'));
+    const build = () => {
+      const sim = new Sim({ caseInsensitive: true, birthTimes: false });
+      sim.addSynced('alpha', 'file', 'init0', 'alpha');
+      sim.addSynced('Alpha (2)', 'file', 'init1', 'Alpha');
+      sim.addSynced('été', 'folder', '', 'été');
+      sim.addSynced('été (2)', 'file', 'init3', 'été');
+      sim.addSynced('alpha (3)', 'folder', '', 'alpha');
+      sim.addSynced('été/gamma.txt', 'folder', '', 'gamma.txt');
+      sim.addSynced('été/gamma.txt/beta', 'file', 'init6', 'beta');
+      sim.addSynced('été/alpha', 'file', 'init7', 'alpha');
+      sim.localMove('été/gamma.txt', 'alpha (3)/gamma.txt');
+      sim.localMove('été', 'gamma (2).txt');
+      sim.localMove('alpha (3)', 'été');
+      sim.localMove('Alpha (2)', 'gamma.txt');
+      sim.localDelete('gamma (2).txt/alpha');
+      sim.localMove('été/gamma.txt/beta', 'été/gamma.txt/alpha');
+      sim.localMove('gamma (2).txt', 'notes.tmp');
+      return sim;
+    };
+    const { sim } = expectConverges(build, { caseInsensitive: true, isIgnored }, ['init0', 'init1', 'init3', 'init6']);
+    expect(sim.trash.map((t) => t.content)).not.toContain('init6');
+  });
 });

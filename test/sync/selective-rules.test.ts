@@ -420,4 +420,24 @@ describe('regressions found by the convergence property', () => {
     expect(done.trash).toEqual([]);
     expect(done.localContent.get('alpha_ (2)/alpha/alpha (2)')).toBe('v0');
   });
+
+  it('M6: an excluded folder holding the number a duplicate would have had moves that duplicate on, and the pass after is quiet (seed 1009057399)', () => {
+    const build = () => {
+      const sim = new Sim({ caseInsensitive: false, birthTimes: false });
+      sim.addSynced('gamma.txt', 'file', 'init0', 'gamma.txt');
+      sim.addSynced('gamma (2).txt', 'file', 'init1', 'gamma.txt');
+      const folder = sim.remoteCreate(null, 'twin.txt', 'folder');
+      sim.remoteReplace(1, 'v1');
+      sim.remoteMove(folder, null, 'gamma (2).txt');
+      sim.remoteReplace(2, 'v2');
+      return { sim, selection: excluding(folder) };
+    };
+    const done = expectSettles(build, {}, ['v1', 'v2']);
+    expect(done.localContent.get('gamma.txt')).toBe('v1');
+    expect(done.localContent.get('gamma (3).txt')).toBe('v2');
+    expect(done.localContent.has('gamma (2).txt')).toBe(false);
+    const { sim, selection } = build();
+    syncUntilQuiet(sim, { selection: () => selection });
+    expect(planSelected(sim.snapshot(), selection).quiet).toBe(true);
+  });
 });

@@ -258,6 +258,10 @@ function placeOf(b: BaseItem, f: Finding): { item: LocalItem | undefined; moved:
   // Its inode at a new path means it moved, even when something new now sits at the old path (`mv a b; touch a`).
   // Without that, the item at its path is itself (an atomic save gives a file a new inode in place).
   if (atPath && sameItem(item!, b)) return { item, moved: false };
+  // Itself at its path, but in another folder than its own (two folders swapped names): it moved with that folder.
+  if (!folderHere && item !== undefined && item.type === b.type && sameItem(item, b) && !f.claimedLocal.has(item.path) && !f.leftOutCopies.has(item.path)) {
+    return { item, moved: true };
+  }
   const inTree = inTreeOf(b, f);
   const byInode = movedByInode(b, f, inTree);
   if (byInode !== undefined) return { item: byInode, moved: true };
