@@ -199,11 +199,19 @@ function asSynced({ createdAt: _, ...remote }: RemoteItem): RemoteItem {
   return remote;
 }
 
+/**
+ * A local item as the local tree keeps it once base records it: without its content hash, which base now holds and
+ * which tells nothing while the item stays as recorded (an initial sync of a million files kept a million of them).
+ */
+function asRecorded({ hash: _, ...local }: LocalItem): LocalItem {
+  return local;
+}
+
 function applySynced(trees: MutableTrees, outcome: OutcomeOf<'synced'>): void {
   retire(trees, outcome.replaces);
   const before = trees.base.get(outcome.remote.id);
   trees.remote.set(outcome.remote.id, asSynced(outcome.remote));
-  trees.local.set(outcome.local.path, outcome.local);
+  trees.local.set(outcome.local.path, asRecorded(outcome.local));
   trees.base.set(outcome.remote.id, { ...baseFrom(outcome.remote, outcome.local, outcome.madeHere ?? before?.madeHere), ...outcome.agreedPlace });
   if (before?.type === 'folder') descendantsFollow(trees, outcome.remote.id, before.path, outcome.local.path);
 }
@@ -271,7 +279,7 @@ function applyConflicted(trees: MutableTrees, outcome: OutcomeOf<'conflicted'>):
   trees.local.set(outcome.copy.path, outcome.copy);
   trees.remote.set(outcome.remote.id, outcome.remote);
   if (outcome.local) {
-    trees.local.set(outcome.local.path, outcome.local);
+    trees.local.set(outcome.local.path, asRecorded(outcome.local));
     trees.base.set(outcome.remote.id, baseFrom(outcome.remote, outcome.local));
   } else {
     trees.base.delete(outcome.remote.id);

@@ -18,7 +18,7 @@
 import type { DriveClient } from '../api/client.js';
 import type { FileEntry } from '../api/schemas.js';
 import type { BaseItem, RemoteId, RemoteItem, SyncedEntry, SyncedIds } from './types.js';
-import { BaseTree, RemoteTree } from './trees.js';
+import { BaseTree, RemoteTree, RemoteView } from './trees.js';
 
 /** Entries each one-page listing asks for: enough to see past a few of this client's own uploads. */
 const PAGE = 5;
@@ -470,7 +470,7 @@ export class RemoteChangeCheck {
 }
 
 function countRootChildren(items: ReadonlyMap<RemoteId, { parentId: RemoteId | null }>): number {
-  if (items instanceof BaseTree || items instanceof RemoteTree) return items.rootChildren();
+  if (items instanceof BaseTree || items instanceof RemoteTree || items instanceof RemoteView) return items.rootChildren();
   let n = 0;
   for (const b of items.values()) if (b.parentId === null) n++;
   return n;

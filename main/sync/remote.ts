@@ -6,7 +6,7 @@
 import type { DriveClient } from '../api/client.js';
 import { toRemoteItem } from './execute.js';
 import { addTo } from './grouping.js';
-import { RemoteTree } from './trees.js';
+import { RemoteTree, RemoteView, type BaseTree } from './trees.js';
 import type { RemoteDelta } from './remote-changes.js';
 import type { RemoteId, RemoteItem } from './types.js';
 
@@ -15,8 +15,10 @@ export async function listRemote(
   rootId: RemoteId | null,
   isSynced: (id: RemoteId) => boolean,
   signal: AbortSignal,
+  /** Base, when the tree is a pass's: what base records as listed is a flag on its row (RemoteView). */
+  base?: BaseTree,
 ): Promise<Map<RemoteId, RemoteItem>> {
-  const remote = new RemoteTree();
+  const remote = base ? new RemoteView(base) : new RemoteTree();
   for await (const entry of client.entries.tree({ rootId, perPage: 1000, signal })) {
     if (entry.deleted_at) continue;
     const item = toRemoteItem(entry, rootId);

@@ -217,7 +217,8 @@ export class Sim {
   localTouch(path: RelPath): void {
     const item = this.trees.local.get(path);
     if (!item || item.type !== 'file') throw new SimError(`localTouch ${path}: no file`);
-    this.trees.local.set(path, { ...item, mtimeMs: this.tick() });
+    // A scan hashes a synced file whose mtime changed (the local tree keeps no hash of a file as recorded).
+    this.trees.local.set(path, { ...item, mtimeMs: this.tick(), hash: sha(this.localContent.get(path) ?? '') });
   }
   /** Deleted by the user (permanently: this content is not in any trash). */
   localDelete(path: RelPath): void {

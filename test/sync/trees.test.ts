@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BaseTree, LocalTree, parentsIn, RemoteTree, syncedRowsOf } from '../../main/sync/trees.js';
+import { BaseTree, LocalTree, parentsIn, remoteAsSynced, RemoteTree, RemoteView, syncedRowsOf } from '../../main/sync/trees.js';
 import type { BaseItem, LocalItem, RemoteItem } from '../../main/sync/types.js';
 
 const stampArb = fc.oneof(
@@ -198,6 +198,85 @@ describe('compact tree stores', () => {
       fc.property(stepsArb(idArb, remoteArb), (steps) => sameAsMap(new RemoteTree(), steps, (id, item) => ({ ...item, id }))),
       { numRuns: 300 },
     );
+  });
+
+  /** A base row as a listing would name its entry. */
+  const listed = (b: BaseItem): RemoteItem => ({ id: b.remoteId, parentId: b.parentId, name: b.remoteName, type: b.type, size: b.remoteSize, updatedAt: b.remoteUpdatedAt });
+  type ViewStep = { base: Step<number, BaseItem> } | { view: Step<number, RemoteItem> } | { copy: number } | { record: number };
+  const viewStepsArb: fc.Arbitrary<ViewStep[]> = fc.array(
+    fc.oneof(
+      stepsArb(idArb, baseArb).map((steps) => steps.map((base) => ({ base }))),
+      stepsArb(idArb, remoteArb).map((steps) => steps.map((view) => ({ view }))),
+      fc.array(idArb, { maxLength: 20 }).map((ids) => ids.map((copy) => ({ copy }))),
+      fc.array(idArb, { maxLength: 20 }).map((ids) => ids.map((record) => ({ record }))),
+    ),
+    { maxLength: 6 },
+  ).map((groups) => groups.flat());
+
+  it('a remote tree over base answers as a Map would, whatever base does meanwhile, and holds apart only what differs from base', () => {
+    fc.assert(
+      fc.property(stepsArb(idArb, baseArb), fc.boolean(), viewStepsArb, (start, ofBase, steps) => {
+        const base = baseAfter(start);
+        const view = ofBase ? RemoteView.ofBase(base) : new RemoteView(base);
+        const model = new Map<number, RemoteItem>(ofBase ? [...base.values()].map((b) => [b.remoteId, listed(b)]) : []);
+        expect(view.apart).toBe(0);
+        for (const step of steps) {
+          if ('base' in step) {
+            if ('set' in step.base) base.set(step.base.set[0], { ...step.base.set[1], remoteId: step.base.set[0] });
+            else base.delete(step.base.delete);
+          } else if ('view' in step) {
+            if ('set' in step.view) {
+              const item = { ...step.view.set[1], id: step.view.set[0] };
+              view.set(item.id, item);
+              model.set(item.id, item);
+            } else expect(view.delete(step.view.delete)).toBe(model.delete(step.view.delete));
+          } else if ('record' in step) {
+            // The executor records an entry as the tree names it (an operation done): the row stands for it again.
+            const r = model.get(step.record);
+            if (r === undefined) continue;
+            const b = base.get(r.id);
+            base.set(r.id, { remoteId: r.id, parentId: r.parentId, remoteName: r.name, path: b?.path ?? `p${r.id}`, type: r.type, inode: 1, size: r.size, mtimeMs: 1, hash: null, remoteSize: r.size, remoteUpdatedAt: r.updatedAt });
+          } else {
+            // The listing names an entry just as base records it: a flag on the row.
+            const b = base.get(step.copy);
+            if (b === undefined) continue;
+            view.set(b.remoteId, listed(b));
+            model.set(b.remoteId, listed(b));
+          }
+          expect(view.size).toBe(model.size);
+        }
+        const byId = (entries: Iterable<[number, RemoteItem]>) => [...entries].sort((a, b) => a[0] - b[0]);
+        expect(byId(view.entries())).toEqual(byId(model.entries()));
+        expect([...view.keys()].sort((a, b) => a - b)).toEqual([...model.keys()].sort((a, b) => a - b));
+        expect(view.rootChildren()).toBe([...model.values()].filter((r) => r.parentId === null).length);
+        for (let id = 0; id <= 40; id++) {
+          expect(view.has(id)).toBe(model.has(id));
+          expect(view.get(id)).toEqual(model.get(id));
+        }
+        // What it holds apart from base is exactly what base does not record as it is.
+        const recorded = (r: RemoteItem) => r.createdAt === undefined && base.has(r.id) && JSON.stringify(listed(base.get(r.id)!)) === JSON.stringify(r);
+        expect(view.apart).toBe([...model.values()].filter((r) => !recorded(r)).length);
+        // Whether it holds each synced entry as synced, as syncedRows reads it from the columns.
+        const local = LocalTree.fromBase(base);
+        for (const row of syncedRowsOf(base, local, view)) expect(row.remoteSame).toBe(remoteAsSynced(base.get(row.id)!, model.get(row.id)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a remote tree over base that nobody holds any more is no longer told of base\'s changes', () => {
+    const base = new BaseTree();
+    const row = (id: number): BaseItem => ({ remoteId: id, parentId: null, remoteName: `n${id}`, path: `n${id}`, type: 'file', inode: id, size: 1, mtimeMs: 1, hash: null, remoteSize: 1, remoteUpdatedAt: '2026-01-01T00:00:00Z' });
+    for (let id = 0; id < 3; id++) base.set(id, row(id));
+    const view = RemoteView.ofBase(base);
+    view.detach();
+    base.set(1, { ...row(1), remoteName: 'renamed' });
+    // Detached, it was not told: the row it read through changed under it.
+    expect(view.get(1)?.name).toBe('renamed');
+    const followed = RemoteView.ofBase(base);
+    base.set(2, { ...row(2), remoteName: 'renamed' });
+    expect(followed.get(2)?.name).toBe('n2');
+    expect(followed.apart).toBe(1);
   });
 
   it('grows past its first block of rows and reuses rows freed by deletions', () => {

@@ -18,7 +18,7 @@ import { FULL_LISTING_SHARE, fullListingInterval, listingBudget, syncedIdsOf, ty
 import { changeScope, deltaScope, scopedTrees, type PlanScope } from '../scope.js';
 import { newTopFolders, NO_SELECTION, planSelected, quietPlan, type SelectedPlan, type Selection } from '../selective.js';
 import { rowsOfAccess } from '../shared.js';
-import { BaseTree, LocalTree, RemoteTree } from '../trees.js';
+import { BaseTree, LocalTree, RemoteTree, RemoteView } from '../trees.js';
 import type { EngineState, Operation, RemoteId, RemoteItem, SyncedIds } from '../types.js';
 import { isUnreachable, opPath, passExecutor, PassFailures, type PassTelling } from './execute-stage.js';
 import { DeletionGuard } from './guard.js';
@@ -250,7 +250,7 @@ export class FolderPasses {
       // The cheap signals are read first: what they show must be in the listing that follows.
       out.signals ??= input.live ? await this.remoteCheck.read(this.host.signal).catch(() => null) : null;
       const started = this.clock.now().getTime();
-      this.trees.remote = await listRemote(this.options.client, this.options.remoteRootId ?? null, (id) => base.has(id), this.host.signal);
+      this.replaceRemote(await listRemote(this.options.client, this.options.remoteRootId ?? null, (id) => base.has(id), this.host.signal, base));
       // The listing holds none of the shared part: the one placed before goes (its ids are others' entries).
       this.shared.put(input.sharedArea ?? (await this.shared.list()));
       this.remoteListed = out.listed = true;
@@ -353,8 +353,14 @@ export class FolderPasses {
     this.keptRemote = [];
     for (const r of this.trees.remote.values()) if (!this.trees.base.has(r.id)) this.keptRemote.push(r);
     this.trees.local = new LocalTree();
-    this.trees.remote = new RemoteTree();
+    this.replaceRemote(new RemoteTree());
     this.localAsBase = this.remoteAsBase = true;
+  }
+
+  /** A new remote tree for the pass; one that read through base stops following it. */
+  private replaceRemote(tree: Map<RemoteId, RemoteItem>): void {
+    if (this.trees.remote instanceof RemoteView) this.trees.remote.detach();
+    this.trees.remote = tree;
   }
 
   private endState(summary: PassSummary, held: number): void {
@@ -382,7 +388,7 @@ export class FolderPasses {
     }
     if (this.localAsBase) this.trees.local = LocalTree.fromBase(this.trees.base);
     if (this.remoteAsBase) {
-      this.trees.remote = RemoteTree.fromBase(this.trees.base);
+      this.replaceRemote(RemoteView.ofBase(this.trees.base));
       for (const r of this.keptRemote) this.trees.remote.set(r.id, r);
       this.keptRemote = [];
     }
