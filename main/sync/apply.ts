@@ -74,6 +74,18 @@ function movedBase(before: BaseItem, remote: RemoteItem, path: RelPath, remoteUp
   return { ...before, parentId: remote.parentId, remoteName: remote.name, path, remoteUpdatedAt };
 }
 
+/**
+ * The base row of an item moved here to follow its entry. An entry renamed or moved on the drive since this computer
+ * made it is no longer a save this computer raced with another (C5): a name another client gave it that an older
+ * file has is a duplicate the drive's names number (M6), not a conflict to rename on the drive.
+ */
+function followedBase(before: BaseItem, remote: RemoteItem, path: RelPath): BaseItem {
+  const moved = movedBase(before, remote, path, remote.updatedAt);
+  if (!before.madeHere || (before.parentId === remote.parentId && before.remoteName === remote.name)) return moved;
+  const { madeHere: _, ...notMadeHere } = moved;
+  return notMadeHere;
+}
+
 function removeRemoteSubtree(remote: Map<RemoteId, RemoteItem>, base: Map<RemoteId, BaseItem>, id: RemoteId): void {
   const doomed = new Set<RemoteId>([id]);
   let grew = true;
@@ -243,7 +255,7 @@ function applyLocalMoved(trees: MutableTrees, outcome: OutcomeOf<'local-moved'>)
     descendantsFollow(trees, outcome.remote.id, recorded, outcome.to);
   }
   const b = trees.base.get(outcome.remote.id);
-  if (b && trees.local.has(outcome.to)) trees.base.set(outcome.remote.id, movedBase(b, outcome.remote, outcome.to, outcome.remote.updatedAt));
+  if (b && trees.local.has(outcome.to)) trees.base.set(outcome.remote.id, followedBase(b, outcome.remote, outcome.to));
   trees.remote.set(outcome.remote.id, outcome.remote);
 }
 

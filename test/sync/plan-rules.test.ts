@@ -244,6 +244,25 @@ describe('C5: a later entry of one name this computer made (two computers saved 
     expect(opsOf(sim)).toEqual([{ kind: 'download', rule: 'N1', remoteId: b, path: 'plan (2).txt' }]);
   });
 
+  it('an entry this computer made that another client renamed to an older file\'s name is a duplicate, numbered here; the drive keeps both names', () => {
+    const build = () => {
+      const sim = new Sim({ host: 'A' });
+      const older = sim.addSynced('plan.txt', 'file', 'older');
+      sim.localWrite('other.txt', 'made here');
+      for (const op of opsOf(sim)) sim.apply(op);
+      const mine = [...sim.trees.base.values()].find((b) => b.path === 'other.txt')!.remoteId;
+      expect(sim.trees.base.get(mine)?.madeHere).toBe(true);
+      sim.remoteMove(mine, null, 'plan.txt');
+      return { sim, older, mine };
+    };
+    const { sim, mine } = build();
+    expect(opsOf(sim)).toEqual([{ kind: 'move-local', rule: 'M2', remoteId: mine, from: 'other.txt', to: 'plan (2).txt' }]);
+    const { sim: done } = expectConverges(() => build().sim);
+    expect(remoteNames(done)).toEqual(['plan.txt', 'plan.txt']);
+    expect(done.localContent.get('plan.txt')).toBe('older');
+    expect(done.localContent.get('plan (2).txt')).toBe('made here');
+  });
+
   it('waits while its twin, synced here, changes this pass (the two are compared as they stay)', () => {
     const sim = new Sim();
     const twin = sim.addSynced('plan (2).txt', 'file', 'older', 'plan.txt');
