@@ -732,6 +732,11 @@ export class RemoteView implements Map<RemoteId, RemoteItem>, BaseReader {
     return this.own.size;
   }
 
+  /** The entries it holds apart from base: among them, every entry base does not record. */
+  apartValues(): MapIterator<RemoteItem> {
+    return this.own.values();
+  }
+
   get(id: RemoteId): RemoteItem | undefined {
     const mine = this.own.get(id);
     if (mine !== undefined) return mine;

@@ -351,7 +351,9 @@ export class FolderPasses {
   /** Nothing differs from base: base alone is kept until the next pass needs the other two (and the entries inside excluded folders, which base does not hold). */
   private keepAsBase(): void {
     this.keptRemote = [];
-    for (const r of this.trees.remote.values()) if (!this.trees.base.has(r.id)) this.keptRemote.push(r);
+    const remote = this.trees.remote;
+    // An entry read through base is base's: only those held apart can be missing from it.
+    for (const r of remote instanceof RemoteView ? remote.apartValues() : remote.values()) if (!this.trees.base.has(r.id)) this.keptRemote.push(r);
     this.trees.local = new LocalTree();
     this.replaceRemote(new RemoteTree());
     this.localAsBase = this.remoteAsBase = true;
