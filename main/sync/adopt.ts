@@ -22,7 +22,6 @@ export async function adoptLostUploads(
   fs: FileSystem,
 ): Promise<string[]> {
   const adopted: string[] = [];
-  const known = new Set(trees.base.keys());
   for (const intent of mirror.intents()) {
     const p = intent.payload as IntentPayload;
     if (intent.kind !== 'upload' && intent.kind !== 'replace-remote') {
@@ -39,7 +38,7 @@ export async function adoptLostUploads(
       local && name !== undefined
         ? [...trees.remote.values()].find(
             (r) =>
-              !known.has(r.id) &&
+              !trees.base.has(r.id) &&
               r.type === 'file' &&
               r.parentId === parentId &&
               r.name === name &&
@@ -64,7 +63,6 @@ export async function adoptLostUploads(
         ...(intent.kind === 'replace-remote' && p.remoteId !== undefined ? { replaces: p.remoteId } : {}),
       },
     ]);
-    known.add(match.id);
     adopted.push(path);
   }
   return adopted;
