@@ -6,7 +6,7 @@
 import type { DriveClient } from '../api/client.js';
 import { toRemoteItem } from './execute.js';
 import { addTo } from './grouping.js';
-import { RemoteTree, RemoteView, type BaseTree } from './trees.js';
+import { RemoteTree, RemoteView, remoteParentsIn, type BaseTree } from './trees.js';
 import type { RemoteDelta } from './remote-changes.js';
 import type { RemoteId, RemoteItem } from './types.js';
 
@@ -46,7 +46,7 @@ export async function applyRemoteDelta(
   for (const id of delta.trashed) touched?.add(id);
   if (delta.trashed.length > 0) {
     const children = new Map<RemoteId, RemoteId[]>();
-    for (const item of remote.values()) if (item.parentId !== null) addTo(children, item.parentId, item.id);
+    for (const [id, parentId] of remoteParentsIn(remote)) if (parentId !== null) addTo(children, parentId, id);
     const stack = [...delta.trashed];
     while (stack.length > 0) {
       const id = stack.pop()!;

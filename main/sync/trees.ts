@@ -486,6 +486,11 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
     return this.updatedAt.read(row) === item.updatedAt;
   }
 
+  /** A row's remote parent (null: the drive's root). */
+  parentOfRow(row: number): RemoteId | null {
+    return this.parentAt(row);
+  }
+
   /** Whether a row is at the drive's root. */
   atRoot(row: number): boolean {
     return Number.isNaN(this.parentId[row]!);
@@ -634,6 +639,14 @@ export class RemoteTree extends ColumnMap<RemoteId, RemoteItem> {
     const parent = this.parentId[row]!;
     if (parent !== parentId && !(Number.isNaN(parent) && Number.isNaN(parentId))) return false;
     return folder || (this.bytes[row] === size && this.updatedAt.sameAs(row, stamps, stampRow));
+  }
+
+  /** Each entry's parent, read from the parent column (no item is decoded). */
+  *parents(): IterableIterator<[RemoteId, RemoteId | null]> {
+    for (const [id, row] of this.rows) {
+      const parentId = this.parentId[row]!;
+      yield [id, Number.isNaN(parentId) ? null : parentId];
+    }
   }
 
   /** Sets an item whose time stamp is row `fromRow` of another column (base's), copied as stored. */
@@ -807,10 +820,22 @@ export class RemoteView implements Map<RemoteId, RemoteItem>, BaseReader {
     return n;
   }
 
+  /** Each entry's parent, from base's parent column and its own (no item is decoded). */
+  *parents(): IterableIterator<[RemoteId, RemoteId | null]> {
+    for (const [id, row] of this.base.rowEntries()) if (this.isThrough(row)) yield [id, this.base.parentOfRow(row)];
+    yield* this.own.parents();
+  }
+
   /** As RemoteTree.holdsSynced: a row read through holds what base records of it by definition. */
   holdsSynced(id: RemoteId, parentId: number, name: string, folder: boolean, size: number, stamps: StampColumn, stampRow: number): boolean {
     return this.isThrough(this.base.rowOf(id)) || this.own.holdsSynced(id, parentId, name, folder, size, stamps, stampRow);
   }
+}
+
+/** Each remote entry's parent; from the parent columns alone where the remote tree is a compact one. */
+export function* remoteParentsIn(remote: ReadonlyMap<RemoteId, RemoteItem>): IterableIterator<[RemoteId, RemoteId | null]> {
+  if (remote instanceof RemoteView || remote instanceof RemoteTree) yield* remote.parents();
+  else for (const r of remote.values()) yield [r.id, r.parentId];
 }
 
 /** Each synced item's remote parent; from the parent column alone where base is a compact tree. */

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BaseTree, LocalTree, parentsIn, remoteAsSynced, RemoteTree, RemoteView, syncedRowsOf } from '../../main/sync/trees.js';
+import { BaseTree, LocalTree, parentsIn, remoteAsSynced, remoteParentsIn, RemoteTree, RemoteView, syncedRowsOf } from '../../main/sync/trees.js';
 import type { BaseItem, LocalItem, RemoteItem } from '../../main/sync/types.js';
 
 const stampArb = fc.oneof(
@@ -81,6 +81,9 @@ function sameAsMap<K, V>(store: Map<K, V>, steps: Array<Step<K, V>>, keyed: (key
   // Counted from the parent column alone, as every poll asks.
   if (store instanceof BaseTree || store instanceof RemoteTree) {
     expect(store.rootChildren()).toBe([...map.values()].filter((v) => (v as { parentId: unknown }).parentId === null).length);
+  }
+  if (store instanceof RemoteTree) {
+    expect([...remoteParentsIn(store)]).toEqual([...map.values()].map((v) => [(v as RemoteItem).id, (v as RemoteItem).parentId]));
   }
   for (const key of map.keys()) {
     expect(store.has(key)).toBe(true);
@@ -249,6 +252,7 @@ describe('compact tree stores', () => {
         expect(byId(view.entries())).toEqual(byId(model.entries()));
         expect([...view.keys()].sort((a, b) => a - b)).toEqual([...model.keys()].sort((a, b) => a - b));
         expect(view.rootChildren()).toBe([...model.values()].filter((r) => r.parentId === null).length);
+        expect([...remoteParentsIn(view)].sort((a, b) => a[0] - b[0])).toEqual([...model.values()].map((r) => [r.id, r.parentId]).sort((a, b) => a[0]! - b[0]!));
         for (let id = 0; id <= 40; id++) {
           expect(view.has(id)).toBe(model.has(id));
           expect(view.get(id)).toEqual(model.get(id));
