@@ -46,6 +46,37 @@ describe.each(SCENARIO_CASES)('sync scenarios: moves, renames and names (%s, %s)
     expect(sorted(localTree(a.root))).toEqual({ 'final.txt': 'draft', photos: '/', 'photos/photo.jpg': 'jpeg bytes' });
   });
 
+  it('8b. two folders swap names while a file moves from one into the other: renames and a move, nothing sent anew; a file renamed elsewhere to an older one\'s name is numbered, not a conflict', async () => {
+    const a = account.computer('alpha');
+    const b = account.computer('beta');
+    mkdirSync(join(a.root, 'alpha'));
+    mkdirSync(join(a.root, 'bravo'));
+    writeFileSync(join(a.root, 'alpha/x.txt'), 'x content');
+    writeFileSync(join(a.root, 'plan.txt'), 'older');
+    await a.sync();
+    writeFileSync(join(a.root, 'other.txt'), 'made by alpha');
+    await a.sync();
+    await b.sync();
+    const x = await idOf('x.txt');
+    renameSync(join(a.root, 'alpha/x.txt'), join(a.root, 'bravo/x.txt'));
+    renameSync(join(a.root, 'alpha'), join(a.root, 'charlie'));
+    renameSync(join(a.root, 'bravo'), join(a.root, 'alpha'));
+    // Another client gives the file alpha made the name of an older file: a duplicate on the drive.
+    await account.client.entries.rename(await idOf('other.txt'), 'plan.txt');
+    const mark = account.requests.length;
+    await a.sync();
+    expect(account.requests.slice(mark).filter((r) => r.startsWith('POST /uploads'))).toEqual([]);
+    expect(await idOf('x.txt')).toBe(x);
+    await b.sync();
+    await a.sync();
+    const expected = { alpha: '/', 'alpha/x.txt': 'x content', charlie: '/', 'plan.txt': 'older', 'plan (2).txt': 'made by alpha' };
+    expect(sorted(localTree(a.root))).toEqual(expected);
+    expect(sorted(localTree(b.root))).toEqual(expected);
+    const names = [];
+    for await (const e of account.client.entries.list({ query: 'plan' })) names.push(e.name);
+    expect(names.sort()).toEqual(['plan.txt', 'plan.txt']);
+  });
+
   it('9. move + edit, and a folder renamed on one side while a child is edited on the other', async () => {
     const a = account.computer('alpha');
     const b = account.computer('beta');
