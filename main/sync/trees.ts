@@ -27,8 +27,33 @@ const grownU8 = (column: Uint8Array, capacity: number) => {
   return next;
 };
 
+/** What every store answers as a Map from its own `entries`. */
+abstract class MapShape<K, V> implements Map<K, V> {
+  abstract readonly size: number;
+  abstract get(key: K): V | undefined;
+  abstract has(key: K): boolean;
+  abstract set(key: K, value: V): this;
+  abstract delete(key: K): boolean;
+  abstract clear(): void;
+  abstract entries(): MapIterator<[K, V]>;
+  abstract keys(): MapIterator<K>;
+  abstract values(): MapIterator<V>;
+
+  [Symbol.iterator](): MapIterator<[K, V]> {
+    return this.entries();
+  }
+
+  forEach(callback: (value: V, key: K, map: Map<K, V>) => void, thisArg?: unknown): void {
+    for (const [key, value] of this.entries()) callback.call(thisArg, value, key, this);
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'Map';
+  }
+}
+
 /** The row bookkeeping every store shares: key → row, rows reused after deletion. */
-abstract class ColumnMap<K, V> implements Map<K, V> {
+abstract class ColumnMap<K, V> extends MapShape<K, V> {
   protected readonly rows = new Map<K, number>();
   private readonly free: number[] = [];
   private used = 0;
@@ -92,18 +117,6 @@ abstract class ColumnMap<K, V> implements Map<K, V> {
 
   *values(): MapIterator<V> {
     for (const [key, row] of this.rows) yield this.read(row, key);
-  }
-
-  [Symbol.iterator](): MapIterator<[K, V]> {
-    return this.entries();
-  }
-
-  forEach(callback: (value: V, key: K, map: Map<K, V>) => void, thisArg?: unknown): void {
-    for (const [key, value] of this.entries()) callback.call(thisArg, value, key, this);
-  }
-
-  get [Symbol.toStringTag](): string {
-    return 'Map';
   }
 }
 
@@ -179,14 +192,7 @@ class StampColumn {
     return digits === AS_TEXT ? this.text.get(row) === other.text.get(otherRow) : this.value[row] === other.value[otherRow];
   }
 
-  /** Row `fromRow` of another column, as it is stored there: nothing formatted or parsed again. */
-  copyRow(from: StampColumn, fromRow: number, row: number): void {
-    this.text.delete(row);
-    const digits = from.digits[fromRow]!;
-    this.digits[row] = digits;
-    if (digits === AS_TEXT) this.text.set(row, from.text.get(fromRow)!);
-    else this.value[row] = from.value[fromRow]!;
-  }
+
 }
 
 /** sha256 digests as 32 bytes instead of 64-character strings; any other text is kept as text. */
@@ -266,22 +272,6 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
     for (const row of this.rows.values()) {
       const path = this.path[row]!;
       yield { path, type: typeOf(this.type[row]! & FOLDER), inode: this.inode[row]!, size: this.bytes[row]!, mtimeMs: this.mtimeMs[row]!, ...birthField(this.birthtimeMs[row]) };
-    }
-  }
-
-  /** Each item as a listing names it, with its time stamp copied into `remote`'s column as stored here. */
-  copyInto(remote: RemoteTree): void {
-    for (const [id, row] of this.rows) {
-      const path = this.path[row]!;
-      const item = {
-        id,
-        parentId: this.parentAt(row),
-        name: this.remoteName[row] ?? lastSegment(path),
-        type: typeOf(this.type[row]! & FOLDER),
-        size: this.remoteSize[row]!,
-        updatedAt: '',
-      };
-      remote.setWithStamp(item, this.updatedAt, row);
     }
   }
 
@@ -473,7 +463,7 @@ export class BaseTree extends ColumnMap<RemoteId, BaseItem> {
     return this.rows.entries();
   }
 
-  /** A row as a listing names the entry (as `copyInto` writes it). */
+  /** A row as a listing names the entry. */
   remoteAt(row: number, id: RemoteId): RemoteItem {
     const path = this.path[row]!;
     return { id, parentId: this.parentAt(row), name: this.remoteName[row] ?? lastSegment(path), type: typeOf(this.type[row]! & FOLDER), size: this.remoteSize[row]!, updatedAt: this.updatedAt.read(row) };
@@ -648,19 +638,6 @@ export class RemoteTree extends ColumnMap<RemoteId, RemoteItem> {
       yield [id, Number.isNaN(parentId) ? null : parentId];
     }
   }
-
-  /** Sets an item whose time stamp is row `fromRow` of another column (base's), copied as stored. */
-  setWithStamp(item: RemoteItem, stamps: StampColumn, fromRow: number): void {
-    this.set(item.id, item);
-    this.updatedAt.copyRow(stamps, fromRow, this.rows.get(item.id)!);
-  }
-
-  /** The listing as base records it, as a copy (`RemoteView.ofBase` reads through instead). */
-  static fromBase(base: BaseTree): RemoteTree {
-    const remote = new RemoteTree();
-    base.copyInto(remote);
-    return remote;
-  }
 }
 
 /** What reads base's rows through, told of each change to a row before and after it is made. */
@@ -677,13 +654,14 @@ export interface BaseReader {
  * changes, so the tree still says what the listing said, and an entry of its own that base now records as it is goes
  * back to a flag.
  */
-export class RemoteView implements Map<RemoteId, RemoteItem>, BaseReader {
+export class RemoteView extends MapShape<RemoteId, RemoteItem> implements BaseReader {
   private readonly own = new RemoteTree();
   /** 1: base's row stands for the entry. Indexed by base's row. */
   private through = new Uint8Array(0);
   private throughCount = 0;
 
   constructor(private readonly base: BaseTree) {
+    super();
     base.attach(this);
   }
 
@@ -799,18 +777,6 @@ export class RemoteView implements Map<RemoteId, RemoteItem>, BaseReader {
   *values(): MapIterator<RemoteItem> {
     for (const [id, row] of this.base.rowEntries()) if (this.isThrough(row)) yield this.base.remoteAt(row, id);
     yield* this.own.values();
-  }
-
-  [Symbol.iterator](): MapIterator<[RemoteId, RemoteItem]> {
-    return this.entries();
-  }
-
-  forEach(callback: (value: RemoteItem, key: RemoteId, map: Map<RemoteId, RemoteItem>) => void, thisArg?: unknown): void {
-    for (const [key, value] of this.entries()) callback.call(thisArg, value, key, this);
-  }
-
-  get [Symbol.toStringTag](): string {
-    return 'Map';
   }
 
   /** Items at the drive's root (no item is decoded: asked at every poll). */

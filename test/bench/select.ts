@@ -5,7 +5,7 @@
  * I/O: what a poll or a rescan pays on top of the scan and the listing.
  */
 import { planSelected, type Selection } from '../../main/sync/selective.js';
-import { BaseTree, LocalTree, RemoteTree } from '../../main/sync/trees.js';
+import { BaseTree, LocalTree, RemoteView } from '../../main/sync/trees.js';
 import type { BaseItem, Trees } from '../../main/sync/types.js';
 import { benchmarkMain, count, median, ms, SIZES, timed } from './common.js';
 
@@ -33,7 +33,7 @@ function inSync(files: number, withOther: boolean): { trees: Trees; notHere: num
   }
   base.drain();
   const local = LocalTree.fromBase(base);
-  const remote = RemoteTree.fromBase(base);
+  const remote = RemoteView.ofBase(base);
   const notHere = ++id;
   if (!withOther) return { trees: { base, local, remote }, notHere, synced: folders[0]!.remoteId };
   remote.set(notHere, { id: notHere, parentId: null, name: 'elsewhere', type: 'folder', size: 0, updatedAt: stamp });

@@ -139,7 +139,7 @@ describe('compact tree stores', () => {
         for (const b of items) local.set(b.path, { path: b.path, type: b.type, inode: b.inode, size: b.size, mtimeMs: b.mtimeMs, ...(b.birthtimeMs !== undefined ? { birthtimeMs: b.birthtimeMs } : {}) });
         expect(new Map(LocalTree.fromBase(store))).toEqual(local);
         const remote = new Map(items.map((b) => [b.remoteId, { id: b.remoteId, parentId: b.parentId, name: b.remoteName, type: b.type, size: b.remoteSize, updatedAt: b.remoteUpdatedAt }]));
-        expect(new Map(RemoteTree.fromBase(store))).toEqual(remote);
+        expect(new Map(RemoteView.ofBase(store))).toEqual(remote);
       }),
       { numRuns: 200 },
     );
@@ -154,7 +154,7 @@ describe('compact tree stores', () => {
         const items = [...base.values()];
         fc.pre(items.length > 0);
         const local = LocalTree.fromBase(base);
-        const remote = RemoteTree.fromBase(base);
+        const remote = RemoteView.ofBase(base);
         // Each change gives one synced item one field of another item, here or on the drive.
         for (const [n, key, l, r] of changes) {
           const b = items[n % items.length]!;
@@ -302,7 +302,7 @@ describe('compact tree stores', () => {
       { path: 'docs', type: 'folder', inode: 11, size: 0, mtimeMs: 1.5 },
       { path: 'docs/a_b.txt', type: 'file', inode: 12, size: 3, mtimeMs: 2.25, birthtimeMs: 1.125 },
     ]);
-    expect([...RemoteTree.fromBase(base).values()]).toEqual([
+    expect([...RemoteView.ofBase(base).values()]).toEqual([
       { id: 7, parentId: null, name: 'docs', type: 'folder', size: 0, updatedAt: '2026-01-01T00:00:00.000000Z' },
       { id: 8, parentId: 7, name: 'a:b.txt', type: 'file', size: 3, updatedAt: '2026-01-02T00:00:00.5Z' },
     ]);
