@@ -85,6 +85,14 @@ export class NetworkError extends ApiError {
 }
 export class TimeoutError extends ApiError {
   readonly kind = 'timeout';
+  constructor(
+    endpoint: string,
+    message: string,
+    /** The phase that ran out of time, where known (got's `lookup`, `connect`, `secureConnect`, `send`, `response`…). */
+    readonly phase?: string,
+  ) {
+    super(endpoint, message);
+  }
 }
 export class BadResponseError extends ApiError {
   readonly kind = 'bad-response';
@@ -111,11 +119,43 @@ export class UnreadableFileError extends AbortedError {
   }
 }
 
+/**
+ * A download that could not be written here (the disk full, a folder without write permission): a problem of this
+ * computer's disk, not of the call, so it is neither transient nor a sign the server is out of reach.
+ */
+export class UnwritableFileError extends AbortedError {
+  constructor(
+    endpoint: string,
+    readonly reason: string,
+    cause: unknown,
+  ) {
+    super(endpoint, `cannot be written on this computer: ${reason}`, undefined, { cause });
+  }
+
+  override get summary(): string {
+    return this.message;
+  }
+}
+
 export const isApiError = (error: unknown): error is ApiError => error instanceof ApiError;
 
 /** Errors worth trying again later (the request may or may not have taken effect). */
 export const isTransient = (error: unknown): boolean =>
   isApiError(error) && ['rate-limited', 'server', 'network', 'timeout'].includes(error.kind);
+
+/**
+ * Failures that happened before a connection to the server was open: the name did not resolve, nothing listened
+ * (refused), no route, or the connection or its TLS handshake did not complete in time. No byte of the request
+ * reached the server, so a POST that failed so provably did not take effect.
+ */
+const BEFORE_CONNECTING = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL', 'ENETDOWN']);
+const CONNECT_PHASES = new Set(['lookup', 'connect', 'secureConnect']);
+
+export function neverSent(error: unknown): boolean {
+  if (error instanceof NetworkError) return error.code !== undefined && BEFORE_CONNECTING.has(error.code);
+  if (error instanceof TimeoutError) return error.phase !== undefined && CONNECT_PHASES.has(error.phase);
+  return false;
+}
 
 /**
  * An https request answered in plain http: OpenSSL reads the HTTP reply as a TLS record and says so in its own

@@ -163,9 +163,12 @@ export const deadlineMessage = (ms: number) => `the server did not answer within
 export const stallMessage = (ms: number) => `no data moved for ${duration(ms)}`;
 
 /** got's timeout, by the phase that ran out, in words: connecting, waiting for an answer, or nothing moving. */
+const timeoutEvent = (error: { event?: string; message?: string }): string | undefined =>
+  error.event ?? /Timeout awaiting '(\w+)'/.exec(error.message ?? '')?.[1];
+
 function timeoutMessage(error: { event?: string; message?: string }): string {
   const text = error.message ?? '';
-  const event = error.event ?? /Timeout awaiting '(\w+)'/.exec(text)?.[1];
+  const event = timeoutEvent(error);
   const threshold = /for (\d+)ms/.exec(text)?.[1];
   if (threshold === undefined) return 'timed out';
   const ms = Number(threshold);
@@ -219,7 +222,8 @@ export function toApiError(endpoint: string, error: unknown, signal?: AbortSigna
     return new InvalidError(endpoint, message ?? fieldMessage(fields) ?? `rejected with status ${status}`, fields, status);
   }
   if (e?.name === 'TimeoutError' || e?.code === 'ETIMEDOUT') {
-    return new TimeoutError(endpoint, timeoutMessage(e as { event?: string; message?: string }));
+    const timeout = e as { event?: string; message?: string };
+    return new TimeoutError(endpoint, timeoutMessage(timeout), timeoutEvent(timeout));
   }
   if (e?.name === 'ParseError') return new BadResponseError(endpoint, 'the answer is not valid JSON', e.response?.statusCode);
   const code = e?.code;

@@ -12,6 +12,7 @@ const WORDS: Record<string, string> = {
   EBUSY: 'another program is using it',
   ETXTBSY: 'another program is using it',
   ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is full',
   EROFS: 'the disk is read-only',
   ELOOP: 'too many symbolic links',
   ENAMETOOLONG: 'the name or path is too long for this computer',

@@ -1,12 +1,12 @@
 import FormData from 'form-data';
 import { createReadStream, createWriteStream, openSync, readFileSync, statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { Transform, pipeline as pipelineStreams } from 'node:stream';
+import { Transform, Writable, pipeline as pipelineStreams } from 'node:stream';
 import type { Http } from './http.js';
 import { stallMessage, toApiError } from './http.js';
 import type { EntryId } from './entries.js';
-import { AbortedError, BadResponseError, isTransient, TimeoutError, UnreadableFileError } from './errors.js';
+import { AbortedError, BadResponseError, isTransient, TimeoutError, UnreadableFileError, UnwritableFileError } from './errors.js';
 import { osReason } from './os-words.js';
 import { UploadResponse } from './checks.js';
 import type { FileEntry } from './schemas.js';
@@ -42,6 +42,8 @@ export interface DownloadOptions {
   retries?: number;
   sleep?: (ms: number) => Promise<void>;
 }
+
+export type CompareOptions = Pick<DownloadOptions, 'signal' | 'onProgress' | 'expectedSize'>;
 
 const UPLOAD = 'POST /uploads';
 const DOWNLOAD = 'GET /file-entries/{entryId}';
@@ -216,8 +218,52 @@ export class TransfersApi {
     let have = resume ? await stat(destination).then((s) => s.size, () => 0) : 0;
     // A partial file already as long as the content can only be answered 416: start over without asking.
     if (options.expectedSize !== undefined && have >= options.expectedSize) have = 0;
+    await this.receive(url, have, options, (partial) => createWriteStream(destination, { flags: partial ? 'a' : 'w' }));
+    return (await stat(destination)).size;
+  }
+
+  /**
+   * Whether an entry's content is, byte for byte, the file at `localPath`. The content is compared as it arrives and
+   * the transfer stops at the first byte that differs; a size that differs costs no transfer at all. Nothing is
+   * written anywhere. One attempt: a broken connection is an error, since it proves nothing either way.
+   */
+  async sameBytes(entry: Pick<FileEntry, 'id' | 'url'>, localPath: string, options: CompareOptions = {}): Promise<boolean> {
+    const url = this.http.resolve(entry.url ?? `api/v1/file-entries/${entry.id}`, DOWNLOAD);
+    const local = await open(localPath, 'r');
+    try {
+      const size = (await local.stat()).size;
+      if (options.expectedSize !== undefined && options.expectedSize !== size) return false;
+      const compare = new LocalComparison(local);
+      const controller = new AbortController();
+      const forward = () => controller.abort(options.signal?.reason);
+      if (options.signal?.aborted) forward();
+      options.signal?.addEventListener('abort', forward, { once: true });
+      try {
+        await this.receive(url, 0, { ...options, signal: controller.signal }, () => compare);
+      } catch (error) {
+        if (compare.differs) return false;
+        throw error;
+      } finally {
+        options.signal?.removeEventListener('abort', forward);
+      }
+      return !compare.differs && compare.offset === size;
+    } finally {
+      await local.close();
+    }
+  }
+
+  /**
+   * One GET of a file's content from byte `from`, into the stream `sink` makes (told whether the answer is partial),
+   * under the download limit. It fails when nothing has moved for the stall time.
+   */
+  private async receive(
+    url: string,
+    from: number,
+    options: Pick<DownloadOptions, 'signal' | 'onProgress' | 'expectedSize'>,
+    sink: (partial: boolean) => Writable,
+  ): Promise<void> {
     const stream = this.http.raw.stream(url, {
-      headers: have > 0 ? { range: `bytes=${have}-` } : {},
+      headers: from > 0 ? { range: `bytes=${from}-` } : {},
       retry: { limit: 0 },
       signal: options.signal,
       // No overall deadline: a download may rightly take hours; it fails when nothing has moved for the stall time
@@ -233,7 +279,7 @@ export class TransfersApi {
       throw toApiError(DOWNLOAD, error, options.signal);
     });
     const partial = response.statusCode === 206;
-    const start = partial ? have : 0;
+    const start = partial ? from : 0;
     const lengthHeader = response.headers['content-length'];
     const length = typeof lengthHeader === 'string' ? Number(lengthHeader) : undefined;
     const total = options.expectedSize ?? (length !== undefined ? start + length : undefined);
@@ -247,20 +293,46 @@ export class TransfersApi {
     }, stallMs);
     const moved = () => watchdog.refresh();
     stream.on('downloadProgress', moved);
+    // What the disk refused is this computer's problem, not the connection's (a full disk is not "offline").
+    let diskError: NodeJS.ErrnoException | undefined;
+    const target = sink(partial).once('error', (error: NodeJS.ErrnoException) => {
+      if (typeof error.syscall === 'string') diskError = error;
+    });
     try {
-      await pipeline(
-        stream,
-        this.http.bandwidth.throttle('down'),
-        counter(start, total, options.onProgress, moved),
-        createWriteStream(destination, { flags: partial ? 'a' : 'w' }),
-      );
+      await pipeline(stream, this.http.bandwidth.throttle('down'), counter(start, total, options.onProgress, moved), target);
     } catch (error) {
       if (stalled && !options.signal?.aborted) throw new TimeoutError(DOWNLOAD, stallMessage(stallMs));
+      if (diskError && !options.signal?.aborted) throw new UnwritableFileError(DOWNLOAD, osReason(diskError), diskError);
       throw toApiError(DOWNLOAD, error, options.signal);
     } finally {
       clearTimeout(watchdog);
       stream.off('downloadProgress', moved);
     }
-    return (await stat(destination)).size;
+  }
+}
+
+/** A sink that compares what it is given with a local file from its start, and fails at the first difference. */
+class LocalComparison extends Writable {
+  offset = 0;
+  differs = false;
+
+  constructor(private readonly file: FileHandle) {
+    super();
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
+    const mine = Buffer.allocUnsafe(chunk.length);
+    this.file.read(mine, 0, chunk.length, this.offset).then(
+      ({ bytesRead }) => {
+        if (bytesRead !== chunk.length || !mine.equals(chunk)) {
+          this.differs = true;
+          done(new Error('the content differs'));
+          return;
+        }
+        this.offset += chunk.length;
+        done();
+      },
+      (error: unknown) => done(error as Error),
+    );
   }
 }

@@ -3,6 +3,7 @@ import { CliError, fromState, oneLine, SilentExit } from './errors.js';
 import { registerServerCommand } from './commands/server.js';
 import { registerAuthCommands } from './commands/auth.js';
 import { registerSyncCommand } from './commands/sync.js';
+import { registerCheckCommand } from './commands/check.js';
 import { registerControlCommands } from './commands/control.js';
 import { registerSelectiveCommands } from './commands/selective.js';
 import { registerStatusCommand } from './commands/status.js';
@@ -26,6 +27,7 @@ function buildProgram(): Command {
     .configureOutput({ outputError: () => undefined, writeErr: () => undefined });
   registerAuthCommands(program);
   registerSyncCommand(program);
+  registerCheckCommand(program);
   registerControlCommands(program);
   registerSelectiveCommands(program);
   registerStatusCommand(program);

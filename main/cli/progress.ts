@@ -17,7 +17,8 @@ const VERBS: Partial<Record<Activity['kind'], string>> = {
   'move-local': 'moved',
   'trash-local': 'moved to the OS trash:',
   'drop-local': 'excluded, removed from this computer (still on the drive):',
-  conflict: 'both sides changed, kept both:',
+  // A conflict is told by the engine's notice, which names both versions (`both sides changed a.txt; your version is
+  // kept as …`): a line of its own per version would say it three times.
 };
 
 const TRANSFER_KINDS = new Set<Activity['kind']>(['upload', 'replace-remote', 'download', 'conflict']);

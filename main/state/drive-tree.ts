@@ -4,7 +4,7 @@
  * engine's listing module is loaded only when it is needed).
  */
 import type { DriveClient } from '../api/client.js';
-import { givenNames } from '../sync/names.js';
+import { givenNames, nameRules, type NameRules } from '../sync/names.js';
 import type { SharedPlace } from '../sync/shared.js';
 import type { RemoteId, RemoteItem } from '../sync/types.js';
 
@@ -23,6 +23,9 @@ export interface DriveFolder {
   excludedHere: boolean;
 }
 
+/** The names this computer's volumes give where the volume is not asked: Windows refuses Win32's names on all of them. */
+const THIS_COMPUTER = nameRules({ windowsNames: process.platform === 'win32' });
+
 /** The drive's folders below a synced folder, with their sizes and paths: one listing of the drive. */
 export class DriveTree {
   readonly folders = new Map<RemoteId, DriveFolder>();
@@ -31,7 +34,7 @@ export class DriveTree {
   constructor(
     readonly remote: ReadonlyMap<RemoteId, RemoteItem>,
     excluded: ReadonlySet<RemoteId>,
-    caseInsensitive = false,
+    names: NameRules = THIS_COMPUTER,
   ) {
     const sizes = folderSizes(remote);
     const byParent = new Map<RemoteId | null, RemoteItem[]>();
@@ -42,7 +45,7 @@ export class DriveTree {
     }
     const visit = (parentId: RemoteId | null, parentPath: string, outside: boolean) => {
       const entries = byParent.get(parentId) ?? [];
-      const given = givenNames(entries, caseInsensitive);
+      const given = givenNames(entries, names);
       const folders: DriveFolder[] = [];
       for (const r of entries) {
         if (r.type !== 'folder') continue;

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import type { DriveClient } from '../api/client.js';
 import { STATE_DIR } from '../sync/state-dir.js';
 import type { EngineEvents, EngineState, ItemError, PassSummary, SyncEngine, SyncOptions } from '../sync/engine.js';
+import { resultLine } from '../sync/pass/summary.js';
+import type { OsTrash } from '../sync/ports.js';
 import { loadConfig } from './config.js';
 import { followConfig } from './control.js';
 import { addExclusions, selectionKey, selectionOf, type Selection } from './selection.js';
@@ -23,8 +25,9 @@ import { readStatus, writeStatus, type RootStatus } from './status-file.js';
 export type FolderEvents = EngineEvents;
 export type { Activity, DeletionQuestion, EngineState, ItemError, PassSummary } from '../sync/engine.js';
 export type { TransferEvent } from '../sync/execute.js';
+export type { OsTrash } from '../sync/ports.js';
 export { conflictOriginal } from '../sync/names.js';
-export { ITEMS_NOT_SYNCED } from '../sync/pass/summary.js';
+export { ITEMS_NOT_SYNCED, resultLine } from '../sync/pass/summary.js';
 
 export interface OpenFolderOptions {
   paths: StatePaths;
@@ -38,7 +41,7 @@ export interface OpenFolderOptions {
   /** Transfers at once; the engine's default when absent. */
   concurrency?: number;
   /** How a local file is deleted; the OS trash when absent. */
-  trash?: (absolutePath: string) => Promise<void>;
+  trash?: OsTrash;
   /** Named in conflicted copies; the machine's when absent. */
   hostname?: string;
   /** The folder as the person named it, for messages. */
@@ -50,6 +53,8 @@ export interface OpenFolderOptions {
    * is on the drive comes down, nothing is deleted. For a folder replaced or made again at its path.
    */
   afresh?: boolean;
+  /** What `drivesync check --repair` settles as the engine opens (EngineOptions.settleChecked). */
+  settleChecked?: { changedOnBoth: readonly number[]; forget: readonly number[] };
 }
 
 /** Items a status file keeps, newest first. */
@@ -141,6 +146,7 @@ export async function openFolder(root: string, options: OpenFolderOptions): Prom
         }
       },
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+      ...(options.settleChecked ? { settleChecked: options.settleChecked } : {}),
     });
   } catch (error) {
     unlock();
@@ -185,6 +191,8 @@ class OpenedFolder implements SyncedFolder {
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
   private closing = false;
+  /** How the last pass that reached the drive left the folder (toldAnew). */
+  private lastOutcome: string | null = null;
 
   constructor(
     readonly root: string,
@@ -233,15 +241,27 @@ class OpenedFolder implements SyncedFolder {
     engine.on('pass', (summary) => {
       const now = new Date().toISOString();
       if (!summary.needsConfirmation) this.status.deletions = null;
-      if (summary.offline) {
+      this.status.folderProblem = null;
+      if (summary.folder) {
+        // Nothing was compared (folder-identity.ts): said once, as the folder's problem, not as an item's error.
+        this.status.folderProblem = { kind: summary.folder, message: summary.failed[0]?.message ?? '' };
+        this.status.inSync = false;
+      } else if (summary.offline) {
         // Nothing was compared: the last sync stays what it was, but the folder is no longer known to be in sync.
-        this.status.offline = { since: this.status.offline?.since ?? now, reason: offlineReason ?? 'the server cannot be reached' };
+        this.status.offline = {
+          since: this.status.offline?.since ?? now,
+          reason: offlineReason ?? 'the server cannot be reached',
+          ...(summary.waitingUp !== undefined ? { waitingUp: summary.waitingUp } : {}),
+        };
         this.status.inSync = false;
       } else {
         this.status.offline = null;
         this.status.lastSync = now;
         this.status.inSync = summary.inSync;
-        this.status.counts.done = summary.done;
+        if (this.toldAnew(summary)) {
+          this.status.counts.done = summary.done;
+          this.status.result = resultLine(summary);
+        }
         this.status.counts.failed = summary.failed.length;
         this.status.skipped = { items: summary.skipped.slice(0, MAX_STATUS_ERRORS), ignored: summary.ignored };
         if (summary.inSync && summary.failed.length === 0) this.status.errors = [];
@@ -305,6 +325,18 @@ class OpenedFolder implements SyncedFolder {
       this.writeStatus();
       this.unlock();
     }
+  }
+
+  /**
+   * Whether a pass tells something the last one told did not: it changed something, or left the folder otherwise (in
+   * or out of sync, other items failing or waiting). A pass that only confirms the last (the scan after a burst of
+   * changes, the look at what this computer just sent) leaves the status saying what the command line last said.
+   */
+  private toldAnew(summary: PassSummary): boolean {
+    const outcome = JSON.stringify([summary.inSync, summary.waiting, summary.failed.map((f) => f.path).sort()]);
+    const anew = summary.done > 0 || outcome !== this.lastOutcome;
+    this.lastOutcome = outcome;
+    return anew;
   }
 
   /** Newest first, one per path. */

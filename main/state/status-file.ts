@@ -20,8 +20,19 @@ export interface RootStatus {
   lastSync: string | null;
   inSync: boolean | null;
   /** Set while the last pass could not reach the server (kept after the folder stops): since when, and why. */
-  offline?: { since: string; reason: string } | null;
+  offline?: { since: string; reason: string; waitingUp?: number } | null;
+  /**
+   * `done`: the changes of the last pass that had something to tell (a pass that only confirmed it, such as the scan
+   * after a burst of changes, leaves it as it was), so that it is what the command line said.
+   */
   counts: { synced: number; done: number; failed: number };
+  /** That pass's result in the words the command line printed for it (`in sync (3 changes)`). */
+  result?: string | null;
+  /**
+   * The folder at the synced path is not the synced folder (gone, or another one there): nothing is compared until
+   * it is back or synced afresh. What happened and what to do, as the engine says it.
+   */
+  folderProblem?: { kind: 'gone' | 'replaced' | 'not-a-folder'; message: string } | null;
   /** What others share with the account, as the engine last looked (null: not synced in this folder). */
   shared?: { folder: string; entries: number; viewOnly: number } | null;
   errors: Array<{ path: string; message: string }>;

@@ -34,9 +34,10 @@ export type Outcome =
   | { kind: 'forgotten'; remoteId: RemoteId }
   /**
    * A local copy of an excluded folder left this computer: these synced items are no longer here (deleted, or left
-   * in place no longer synced); `kept`: items that changed meanwhile and stay synced; `freed`: the bytes deleted.
+   * in place no longer synced); `kept`: items that stay here (changed meanwhile, still synced; or folders left);
+   * `freed`: the bytes deleted; `left`: the folders left and what keeps them.
    */
-  | { kind: 'dropped'; path: RelPath; remoteIds: RemoteId[]; kept: RelPath[]; freed: number }
+  | { kind: 'dropped'; path: RelPath; remoteIds: RemoteId[]; kept: RelPath[]; freed: number; left?: LeftHere }
   /** conflict, merge (different content): the local version moved aside, the remote one took its place. */
   | {
       kind: 'conflicted';
@@ -47,6 +48,15 @@ export type Outcome =
       /** The synced entry `remote` replaced (a conflict with `replaces`): its row goes. */
       replaces?: RemoteId;
     };
+
+/** The folders of a dropped copy that stay here, no longer synced, and what they hold that is not on the drive. */
+export interface LeftHere {
+  folders: RelPath[];
+  /** Names the scan leaves out (ignored names: they exist only here, so they are never deleted). */
+  ignored: Array<{ path: RelPath; folder: boolean }>;
+  /** Anything else in them (saved as the copy left): the next pass sees it. */
+  other: number;
+}
 
 export function baseFrom(remote: RemoteItem, local: LocalItem, madeHere?: boolean): BaseItem {
   return {

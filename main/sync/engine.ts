@@ -64,6 +64,11 @@ export interface EngineOptions extends PassOptions {
   /** How long after its last pass an idle engine lets base go (kept in the mirror only); a minute by default. */
   releaseBaseAfterMs?: number;
   /**
+   * What a check of the folder found (check.ts), settled before base is read: files whose bytes differ are taken as
+   * changed on both sides (a conflict, both kept), files gone from one side are forgotten (brought back from the other).
+   */
+  settleChecked?: { changedOnBoth: readonly RemoteId[]; forget: readonly RemoteId[] };
+  /**
    * Earlier versions of files (entries a saved edit replaced) in this folder are deleted for good this many days after
    * they were replaced (read when due: a changed setting applies without a restart); undefined keeps them until someone
    * empties the trash.
@@ -147,6 +152,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     this.clock = options.clock ?? systemClock;
     this.fs = options.fs ?? nodeFileSystem;
     this.mirror = new Mirror(options.mirrorPath);
+    if (options.settleChecked) this.mirror.settleChecked(options.settleChecked.changedOnBoth, options.settleChecked.forget);
     // The engine as a pass sees it: its flags, its events, its watcher and its timers.
     const engine = this;
     this.hold = new DisappearanceHold(options.hold ?? DEFAULT_HOLD);
@@ -628,13 +634,15 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     // Where the server answers one-entry pages with totals, what the shared folders hold is probed every poll.
     const probe = key === this.sharedTops ? await probeSharedFolders(this.options.client, current, this.abort.signal) : null;
     const probed = probe !== null && probe !== this.sharedProbe;
-    if (!force && key === this.sharedTops && !probed && now < this.nextSharedWalk) return undefined;
+    // A shared file's end waits for this listing to say whether a new version of it was shared (shared-stage.ts).
+    const ends = this.passes.shared.endsWaiting;
+    if (!force && !ends && key === this.sharedTops && !probed && now < this.nextSharedWalk) return undefined;
     const area = await listSharedArea(this.options.client, place, { signal: this.abort.signal, tops, keepFolder: current.items.length > 0 });
     this.sharedTops = key;
     // The probe's answer for what was just listed: the next poll's probe is compared with it.
     this.sharedProbe = (await probeSharedFolders(this.options.client, area, this.abort.signal)) ?? undefined;
     this.nextSharedWalk = now + (this.options.sharedWalkSpacingMs ?? ((n) => Math.max(this.pollMs, n * SHARED_WALK_MS_PER_ENTRY)))(area.items.length);
-    return area.key === current.key ? undefined : area;
+    return area.key === current.key && !ends ? undefined : area;
   }
 
   /** Deletes for good the earlier versions in this folder past the days they are kept for (never a newest version). */
@@ -693,6 +701,8 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     const ended = this.loop.submit({ kind: 'stop' });
     await this.stopWatching();
     await ended;
+    // No listing comes to tell a share's end from a new version of the file: it is told as it stands.
+    for (const message of this.passes.shared.takeEnds()) this.emit('notice', message);
     this.mirror.close();
     this.setState('stopped');
   }

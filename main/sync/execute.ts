@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import PQueue from 'p-queue';
 import { carriedBy, carryOver, findByName, locateEntry } from '../api/carry.js';
 import type { DriveClient } from '../api/client.js';
-import { ApiError, isTransient, NotFoundError, RateLimitedError } from '../api/errors.js';
+import { ApiError, isTransient, neverSent, NotFoundError, RateLimitedError } from '../api/errors.js';
 import type { FileEntry } from '../api/schemas.js';
 import { commitOutcome, type MutableTrees, type Outcome } from './apply.js';
 import { birthField, birthTimeOf, sameItem } from './birth.js';
@@ -17,16 +17,16 @@ import { changedSince, clearAside, itemOfStats, moveAside, putBack, type AsideCo
 import { dropLocalCopy, DropStaleError } from './drop.js';
 import { STATE_DIR } from './local.js';
 import { FROM_FILE, TRASHING } from './state-dir.js';
-import type { Clock, FileSystem, RandomId } from './ports.js';
+import type { Clock, FileSystem, OsTrash, RandomId } from './ports.js';
 import type { Mirror } from './mirror.js';
 import type { BaseTree } from './trees.js';
-import { baseName, conflictedCopyName, joinPath, numberedName, parentOf, safeLocalName } from './names.js';
+import { baseName, conflictedCopyName, joinPath, numberedName, parentOf, safeLocalName, type NameRules } from './names.js';
 import { isPlacedFolder, type LocalItem, type Operation, type RelPath, type RemoteId, type RemoteItem } from './types.js';
 
 export interface ExecutorPorts {
   client: DriveClient;
-  /** Moves a local path to the OS trash. */
-  trash(absolutePath: string): Promise<void>;
+  /** Moves a local item, moved aside first, to the OS trash. */
+  trash: OsTrash;
   clock: Clock;
   hostname: string;
   fs: FileSystem;
@@ -37,6 +37,8 @@ export interface ExecutorPorts {
    * the plan was made.
    */
   scanFolder?: (absolutePath: string, path: RelPath) => Promise<ReadonlyMap<RelPath, LocalItem>>;
+  /** How the folder's volume names items: a conflicted copy of the drive's name gets its local name by them. */
+  names: NameRules;
 }
 
 export interface TransferEvent {
@@ -71,6 +73,9 @@ export interface ExecuteResult {
   /** A 429 with Retry-After: the whole pass should pause this long. */
   rateLimitedMs?: number;
 }
+
+/** How far an operation's upload went: not begun, sent without an answer yet, or answered with its entry. */
+type UploadTrace = { state: 'not-started' | 'sending' } | { state: 'answered'; entry: FileEntry; local: LocalItem };
 
 /** Turns a service entry under the sync root into a RemoteItem. */
 export function toRemoteItem(entry: FileEntry, rootId: RemoteId | null): RemoteItem {
@@ -219,12 +224,12 @@ export class Executor {
   private async runOne(op: Operation, signal?: AbortSignal): Promise<void> {
     const started = this.ports.clock.now().toISOString();
     const intent = this.mirror.beginIntent(op.kind, { ...op }, started);
+    const trace: UploadTrace = { state: 'not-started' };
     let outcome: Outcome | Outcome[];
     try {
-      outcome = await this.perform(op, signal);
+      outcome = await this.perform(op, signal, trace);
     } catch (error) {
-      // A request whose answer was lost may have taken effect: keep the intent for adoption; else clear it.
-      if (!(op.kind === 'upload' || op.kind === 'replace-remote') || !isTransient(error)) this.mirror.clearIntent(intent);
+      this.settleIntent(intent, op, trace, error);
       // A local path gone since the plan was made (moved on again, as while someone is still renaming): plan again.
       if (errorCode(error) === 'ENOENT') throw new StaleError(`${opLabel(op)} is no longer where it was`);
       if (errorCode(error) === 'EBUSY') throw new BusyError('another program has it open, so the disk will not move or delete it; it is tried again later');
@@ -233,6 +238,22 @@ export class Executor {
     const outcomes = Array.isArray(outcome) ? outcome : [outcome];
     commitOutcome(this.trees, this.mirror, intent, outcomes);
     this.events.done?.(op, outcomes.at(-1)!);
+  }
+
+  /**
+   * What the journal keeps of a failed operation. An upload the drive answered is on the drive whatever failed after
+   * it: its entry and the hash of the bytes sent are recorded, for adoption to take it as this computer's (the
+   * drive's answer to this computer's own request names it). An upload sent without an answer (a dropped connection,
+   * a timeout) may have taken effect: kept, and adopted only if the drive's bytes prove it. One that provably never
+   * left (refused, no name, no route) and every other operation are cleared: planned afresh from the trees.
+   */
+  private settleIntent(intent: number, op: Operation, trace: UploadTrace, error: unknown): void {
+    if ((op.kind === 'upload' || op.kind === 'replace-remote') && trace.state === 'answered') {
+      this.mirror.updateIntent(intent, { ...op, uploaded: { entry: trace.entry, local: trace.local } });
+      return;
+    }
+    const mayHaveLanded = (op.kind === 'upload' || op.kind === 'replace-remote') && trace.state === 'sending' && isTransient(error) && !neverSent(error);
+    if (!mayHaveLanded) this.mirror.clearIntent(intent);
   }
 
   private async localItem(path: RelPath, withHash: boolean): Promise<LocalItem> {
@@ -249,11 +270,13 @@ export class Executor {
     path: RelPath,
     name: string,
     parentId: RemoteId | null,
+    trace: UploadTrace,
     signal?: AbortSignal,
     relativePath?: string,
   ): Promise<{ entry: FileEntry; local: LocalItem }> {
     const before = await this.localItem(path, false);
     const hashing = createHash('sha256');
+    trace.state = 'sending';
     const entry = await this.ports.client.transfers.upload(this.ports.fs.storedPath?.(this.abs(path)) ?? this.abs(path), {
       name,
       parentId: this.remoteParent(parentId),
@@ -262,7 +285,9 @@ export class Executor {
       onProgress: (p) => this.events.transfer?.({ path, direction: 'up', ...p }),
       onData: (chunk) => hashing.update(chunk),
     });
-    return { entry, local: { ...before, hash: hashing.digest('hex') } };
+    const local = { ...before, hash: hashing.digest('hex') };
+    Object.assign(trace, { state: 'answered', entry, local });
+    return { entry, local };
   }
 
   /**
@@ -306,7 +331,8 @@ export class Executor {
    * Moves a local item to the OS trash only as the plan saw it. It is first moved aside into the folder's own
    * `.drivesync/trashing` (one rename: nothing reaches it by its path any more, so nothing saved from now on can go
    * with it), then looked at there: anything new or changed since the plan (a file saved a moment ago) puts it back
-   * and makes the operation stale, and the next plan keeps what changed. It goes to the OS trash under its own name.
+   * and makes the operation stale, and the next plan keeps what changed. It goes to the OS trash under its own name,
+   * and the trash is told where it was, for its "Restore" to put it back there.
    */
   private async trashAsPlanned(path: RelPath, seen: LocalItem): Promise<void> {
     const aside = await moveAside(this.asideContext(), path);
@@ -329,7 +355,7 @@ export class Executor {
       await putBack(this.asideContext(), aside);
       throw new StaleError(changed);
     }
-    await this.ports.trash(aside.at);
+    await this.ports.trash(aside.at, { originalPath: this.abs(path) });
     await clearAside(this.asideContext(), aside);
   }
 
@@ -363,13 +389,13 @@ export class Executor {
     return item;
   }
 
-  private async perform(op: Operation, signal?: AbortSignal): Promise<Outcome | Outcome[]> {
+  private async perform(op: Operation, signal: AbortSignal | undefined, trace: UploadTrace): Promise<Outcome | Outcome[]> {
     const { client } = this.ports;
     switch (op.kind) {
       case 'upload':
-        return this.upload(op, signal);
+        return this.upload(op, trace, signal);
       case 'replace-remote':
-        return this.replaceRemote(op, signal);
+        return this.replaceRemote(op, trace, signal);
       case 'create-remote-folder': {
         const local = await this.localItem(op.path, false);
         const folder = await client.entries.createFolder(op.name, this.remoteParent(op.parentId));
@@ -416,11 +442,11 @@ export class Executor {
     }
   }
 
-  private async upload(op: Op<'upload'>, signal?: AbortSignal): Promise<Outcome | Outcome[]> {
+  private async upload(op: Op<'upload'>, trace: UploadTrace, signal?: AbortSignal): Promise<Outcome | Outcome[]> {
     const folders = op.folders ?? [];
     const relativePath = folders.length > 0 ? [...folders.map((f) => f.name), op.name].join('/') : undefined;
     const folderItems = await Promise.all(folders.map((folder) => this.localItem(folder.path, false)));
-    const { entry, local } = await this.uploadFile(op.path, op.name, op.parentId, signal, relativePath);
+    const { entry, local } = await this.uploadFile(op.path, op.name, op.parentId, trace, signal, relativePath);
     const file: Outcome = { kind: 'synced', remote: toRemoteItem(entry, this.rootId), local, madeHere: true };
     if (folders.length === 0) return file;
     // The folders the upload made on its way are synced with it, parents first.
@@ -433,7 +459,7 @@ export class Executor {
     return [...made, file];
   }
 
-  private async replaceRemote(op: Op<'replace-remote'>, signal?: AbortSignal): Promise<Outcome> {
+  private async replaceRemote(op: Op<'replace-remote'>, trace: UploadTrace, signal?: AbortSignal): Promise<Outcome> {
     const { client } = this.ports;
     const old = this.remoteOf(op.remoteId);
     // Another computer may have renamed or moved the entry since it was listed: the new version goes where the entry
@@ -444,7 +470,7 @@ export class Executor {
     // What the old entry carries is read first, so that the new entry and the old one's trash follow each other at
     // once: another computer that lists the drive between them sees two entries of one name.
     const carried = await carriedBy(client, op.remoteId, now);
-    const uploaded = await this.uploadFile(op.path, place.name, place.parentId, signal);
+    const uploaded = await this.uploadFile(op.path, place.name, place.parentId, trace, signal);
     await client.entries.trash([op.remoteId]);
     const entry = isPlacedFolder(old.parentId) ? uploaded.entry : await this.whereTrashed(op.remoteId, place, uploaded.entry);
     await carryOver(client, carried, entry, op.path, (message) => this.events.notice?.(message, op.path));
@@ -555,6 +581,7 @@ export class Executor {
         local: this.trees.local,
         abs: (p) => this.abs(p),
         ...(this.ports.scanFolder ? { scanFolder: this.ports.scanFolder } : {}),
+        trash: this.ports.trash,
       },
       op,
     ).catch((error: unknown) => {
@@ -590,8 +617,9 @@ export class Executor {
     const name = conflictedCopyName(ours.name, Number.isNaN(when) ? this.ports.clock.now() : new Date(when), this.ports.hostname);
     const renamed = toRemoteItem(await this.ports.client.entries.rename(ours.id, name), this.rootId);
     const moved: Outcome = { kind: 'remote-moved', remote: { ...renamed, parentId: ours.parentId }, local: { ...here, hash } };
-    let target = joinPath(parentOf(op.path), safeLocalName(name));
-    for (let n = 2; await this.exists(target); n++) target = joinPath(parentOf(op.path), numberedName(safeLocalName(name), n));
+    const local = safeLocalName(name, this.ports.names);
+    let target = joinPath(parentOf(op.path), local);
+    for (let n = 2; await this.exists(target); n++) target = joinPath(parentOf(op.path), numberedName(local, n));
     await this.placing(target, () => this.ports.fs.rename(this.abs(op.path), this.abs(target)), this.abs(op.path));
     this.events.conflict?.(op.path, target, true);
     return [moved, { kind: 'local-moved', from: op.path, to: target, remote: { ...renamed, parentId: ours.parentId } }];

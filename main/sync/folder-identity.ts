@@ -89,14 +89,20 @@ export async function checkFolderIdentity(root: string, fs: FileSystem, store: I
     return null;
   }
   const empty = fs.readDir(root).every((name) => name === STATE_DIR);
-  return {
-    kind: 'replaced',
-    empty,
-    message:
-      `${root} is not the folder that was synced here (it was ${empty ? 'emptied and made again, or its disk is not mounted' : 'deleted and made again, or replaced by another folder'}): ` +
-      `nothing is synced, and nothing is deleted on the drive. If the synced folder moved, sync it where it is now (drivesync sync NEW-PATH); ` +
-      `to sync this folder as it is — a merge: what is here goes up, what is on the drive comes down, nothing is deleted — run drivesync sync ${root} --afresh`,
-  };
+  return { kind: 'replaced', empty, message: replacedMessage(root, empty) };
+}
+
+/** What happened to a replaced folder, and the two ways on: sync it afresh, or put the synced folder back. */
+function replacedMessage(root: string, empty: boolean): string {
+  const what = empty ? 'emptied and made again, or its disk is not mounted' : 'deleted and made again, or replaced by another folder';
+  const afresh = empty
+    ? 'everything on the drive is downloaded into it, and nothing on the drive is deleted'
+    : "the files here are uploaded and what is on the drive is downloaded here (a file that differs from the drive's is kept beside it as a conflicted copy), and nothing is deleted on either side";
+  return (
+    `${root} is not the folder that was synced here (it was ${what}): nothing is synced, and nothing is deleted on the drive. ` +
+    `To sync it as a new folder, run drivesync sync ${root} --afresh: ${afresh}. ` +
+    `Or put the original folder back at ${root}${empty ? ' (or mount its disk)' : ''} and sync again.`
+  );
 }
 
 async function writeMarker(root: string, fs: FileSystem, id: string): Promise<void> {

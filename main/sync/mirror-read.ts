@@ -48,6 +48,12 @@ export interface MirrorReader {
   childrenOf(path: string, range?: ChildRange): ChildrenPage;
   /** What this computer moved to the drive's trash at `since` (ISO) or later, newest first. */
   trashedSince(since: string): Array<{ remoteId: number; path: string; type: 'file' | 'folder'; at: string }>;
+  /** How many synced files the mirror holds. */
+  fileCount(): number;
+  /** Up to `count` synced files with a remote id above `after`, by id: a walk over every file, a page at a time. */
+  filesAfter(after: number, count: number): MirrorEntry[];
+  /** Up to `count` synced files picked at random. */
+  randomFiles(count: number): MirrorEntry[];
 }
 
 interface Row {
@@ -85,7 +91,11 @@ function readerOn(db: Database.Database): MirrorReader {
     const row = byPath.get(path);
     return row ? toEntry(row) : undefined;
   };
+  const files = db.prepare<[number, number], Row>(`SELECT ${COLUMNS} FROM base WHERE type = 'file' AND remote_id > ? ORDER BY remote_id LIMIT ?`);
   return {
+    fileCount: () => (db.prepare("SELECT count(*) AS n FROM base WHERE type = 'file'").get() as { n: number }).n,
+    filesAfter: (after, count) => files.all(after, count).map(toEntry),
+    randomFiles: (count) => (db.prepare(`SELECT ${COLUMNS} FROM base WHERE type = 'file' ORDER BY random() LIMIT ?`).all(count) as Row[]).map(toEntry),
     itemAt,
     itemById: (remoteId) => {
       const row = byId.get(remoteId);

@@ -235,6 +235,26 @@ export class Mirror {
     this.clearIntentStmt.run(id);
   }
 
+  /**
+   * Settles what a check of the folder found (check.ts) at the next pass, keeping both sides: a file whose bytes
+   * differ here and on the drive is recorded as changed on both sides (its next pass is a conflict, C3, which compares
+   * the bytes once more); one gone from either side is forgotten, so the side that still has it brings it back (N1,
+   * N2) instead of deleting it from the other.
+   */
+  settleChecked(changedOnBoth: readonly RemoteId[], forget: readonly RemoteId[]): void {
+    const mark = this.db.prepare('UPDATE base SET hash = NULL, mtime_ms = -1, remote_size = -1 WHERE remote_id = ?');
+    const drop = this.db.prepare('DELETE FROM base WHERE remote_id = ?');
+    this.db.transaction(() => {
+      for (const id of changedOnBoth) mark.run(id);
+      for (const id of forget) drop.run(id);
+    })();
+  }
+
+  /** Replaces what an intent records (an upload the drive answered before a later step of its operation failed). */
+  updateIntent(id: number, payload: Record<string, unknown>): void {
+    this.db.prepare('UPDATE intents SET payload = ? WHERE id = ?').run(JSON.stringify(payload), id);
+  }
+
   intents(): Intent[] {
     return (this.db.prepare('SELECT * FROM intents ORDER BY id').all() as Array<{ id: number; kind: string; payload: string; started_at: string }>).map(
       (row) => ({ id: row.id, kind: row.kind, payload: JSON.parse(row.payload) as Record<string, unknown>, startedAt: row.started_at }),

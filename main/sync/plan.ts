@@ -12,7 +12,7 @@
  * that is free); the rest wait for the next pass. The engine repeats plan → execute until a plan is empty.
  */
 import { addTo } from './grouping.js';
-import { baseName, givenNames, isGivenName, nameKey, parentOf } from './names.js';
+import { baseName, givenNames, isGivenName, nameKey, nameRules, parentOf, type NameRules } from './names.js';
 import { byDepthThenPath, classify, type Classified } from './plan/classify.js';
 import { CONSTRAINTS } from './plan/constraints.js';
 import { PlanState } from './plan/plan-state.js';
@@ -22,9 +22,8 @@ import type { LocalItem, Plan, RelPath, RemoteId, RemoteItem, Trees } from './ty
 
 export { REMOTE_NAME } from './plan/remote-name.js';
 
-export interface PlanOptions {
-  /** Names that differ only by case are one name on this volume. */
-  caseInsensitive?: boolean;
+/** The folder's volume's name rules (names.ts `NameRules`); what is not given is as Linux's. */
+export interface PlanOptions extends Partial<NameRules> {
   /** Local paths never uploaded (temp files, .syncignore). */
   isIgnored?: (path: RelPath, type: LocalItem['type']) => boolean;
   /** Remote folders left out by selective sync: they hold their names, and no row places them (selective.ts). */
@@ -48,7 +47,7 @@ export interface SettledOptions {
  * inode, size and mtime, the listing says what base says of it, and nothing else exists on either side. Then no
  * row of the table applies, so a poll or rescan that found no change costs no planning (and no per-item garbage).
  */
-export function settled({ base, local, remote }: Trees, options: Pick<PlanOptions, 'caseInsensitive'> & SettledOptions = {}): boolean {
+export function settled({ base, local, remote }: Trees, options: Partial<NameRules> & SettledOptions = {}): boolean {
   if (local.size !== base.size || remote.size !== base.size) return false;
   const paths = new Set<RelPath>();
   /** Remote folders holding an item whose local name is not its remote name (made safe, or numbered). */
@@ -57,7 +56,7 @@ export function settled({ base, local, remote }: Trees, options: Pick<PlanOption
     if (!b.localSame || !b.remoteSame || !heldTogether(base, b, paths)) return false;
     if (baseName(b.path) !== b.remoteName) (renamedIn ??= new Set()).add(b.parentId);
   }
-  return renamedIn === null || givenNamesHeld(base, renamedIn, options.caseInsensitive ?? false, options.alsoNamed);
+  return renamedIn === null || givenNamesHeld(base, renamedIn, nameRules(options), options.alsoNamed);
 }
 
 /**
@@ -75,7 +74,7 @@ export function heldTogether(base: Trees['base'], b: SyncedRow, paths: Set<RelPa
  * that went, or two given names swapped, is a change to plan). Only folders where a local name differs from its
  * remote name are looked at: elsewhere every name is its own.
  */
-export function givenNamesHeld(base: Trees['base'], folders: ReadonlySet<RemoteId | null>, caseInsensitive: boolean, alsoNamed: readonly RemoteItem[] = []): boolean {
+export function givenNamesHeld(base: Trees['base'], folders: ReadonlySet<RemoteId | null>, names: NameRules, alsoNamed: readonly RemoteItem[] = []): boolean {
   const children = new Map<RemoteId | null, Array<{ id: RemoteId; name: string; local: string | null; file: boolean; madeHere: boolean }>>();
   for (const b of base.values()) {
     if (!folders.has(b.parentId)) continue;
@@ -85,14 +84,14 @@ export function givenNamesHeld(base: Trees['base'], folders: ReadonlySet<RemoteI
     if (children.has(r.parentId)) addTo(children, r.parentId, { id: r.id, name: r.name, local: null, file: r.type === 'file', madeHere: false });
   }
   for (const entries of children.values()) {
-    const given = givenNames(entries, caseInsensitive);
+    const given = givenNames(entries, names);
     // A later file of one name this computer made is a conflict to resolve (C5).
     const firstOfName = new Map<string, number>();
     for (const e of entries) if (e.file) firstOfName.set(e.name, Math.min(firstOfName.get(e.name) ?? Infinity, e.id));
     for (const e of entries) {
       if (e.file && e.madeHere && firstOfName.get(e.name)! < e.id) return false;
-      if (e.local === null || e.local === e.name || !isGivenName(e.local, e.name, caseInsensitive)) continue;
-      if (nameKey(given.get(e.id)!, caseInsensitive) !== nameKey(e.local, caseInsensitive)) return false;
+      if (e.local === null || e.local === e.name || !isGivenName(e.local, e.name, names)) continue;
+      if (nameKey(given.get(e.id)!, names) !== nameKey(e.local, names)) return false;
     }
   }
   return true;
@@ -104,10 +103,9 @@ export function plan(trees: Trees, options: PlanOptions = {}): Plan {
 
 /** The decision table applied to every item; `plan` skips it when the trees are settled. */
 export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
-  const caseInsensitive = options.caseInsensitive ?? false;
   const isIgnored = options.isIgnored ?? (() => false);
   const classified = classify(trees, { isIgnored, ...(options.leftOutCopies ? { leftOutCopies: options.leftOutCopies } : {}) });
-  const pass = new PlanState(trees, classified, { caseInsensitive, isIgnored, ...(options.excludedRoots ? { excludedRoots: options.excludedRoots } : {}) });
+  const pass = new PlanState(trees, classified, { names: nameRules(options), isIgnored, ...(options.excludedRoots ? { excludedRoots: options.excludedRoots } : {}) });
 
   // Synced items, shallowest first by where they are now (their local path if they exist locally), so that a folder
   // moved or trashed this pass is decided before anything inside it now, even an item that moved in.

@@ -8,6 +8,7 @@ import { lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { chmod, mkdir, rename, rm, rmdir, statfs, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hashFile } from './local.js';
+import { LINUX_NAMES, type NameRules } from './names.js';
 
 export interface FileStats {
   isDirectory(): boolean;
@@ -43,7 +44,7 @@ export interface FileSystem {
    * real volume finds any spelling itself, so node's port has none; a simulated one maps the spelling.
    */
   storedPath?(path: string): string;
-  /** How the volume holding `dir` (an existing folder the engine may write in) compares names. */
+  /** How the volume holding `dir` (an existing folder the engine may write in) compares names, and which it refuses. */
   volume?(dir: string): Promise<VolumeTraits>;
   /** Removes an empty folder; fails (ENOTEMPTY) when anything is in it. */
   rmdir?(path: string): Promise<void>;
@@ -63,17 +64,13 @@ export async function volumeFreeBytes(dir: string): Promise<number | undefined> 
   }
 }
 
-/** How a volume compares names: what makes two names one on it (macOS and Windows fold case by default). */
-export interface VolumeTraits {
-  /** `a.txt` and `A.TXT` are one name. */
-  caseInsensitive: boolean;
-  /** `café` in NFC and in NFD are one name (macOS). */
-  normalisesUnicode: boolean;
-}
+/** How a volume names items: what makes two names one on it (macOS and Windows fold case by default), what it refuses. */
+export type VolumeTraits = NameRules;
 
 /**
- * Asks the volume itself: a file made under one name is looked for under its upper-case and its NFD spelling. A
- * volume that cannot be asked is taken as Linux's are (both false).
+ * Asks the volume itself: a file made under one name is looked for under its upper-case and its NFD spelling, and
+ * whether it takes Win32's refused characters. A volume that cannot be asked is taken as Linux's are, except that
+ * Windows refuses its names on every volume.
  */
 export async function probeVolume(dir: string): Promise<VolumeTraits> {
   const stem = `.volume-probe-${randomUUID()}-`;
@@ -87,11 +84,49 @@ export async function probeVolume(dir: string): Promise<VolumeTraits> {
   };
   try {
     await writeFile(made, '');
-    return { caseInsensitive: found(`${stem}A\u00e9`), normalisesUnicode: found(`${stem}ae\u0301`) };
+    return {
+      caseInsensitive: found(`${stem}A\u00e9`),
+      normalisesUnicode: found(`${stem}ae\u0301`),
+      windowsNames: await refusesWindowsNames(dir, stem),
+    };
   } catch {
-    return { caseInsensitive: false, normalisesUnicode: false };
+    return { ...LINUX_NAMES, windowsNames: process.platform === 'win32' };
   } finally {
     await rm(made, { force: true }).catch(() => undefined);
+  }
+}
+
+/** Linux's `f_type` of the file systems that keep Win32's name rules: FAT (vfat, msdos), exFAT, NTFS (ntfs, ntfs3). */
+const WINDOWS_FILE_SYSTEMS = new Set([0x4d44, 0x2011bab0, 0x5346544e]);
+
+/**
+ * Whether the volume holding `dir` (one the engine could just write in) has Win32's name rules: on Windows always; on
+ * Linux a FAT, exFAT or NTFS file system says so; elsewhere (macOS's msdos and exfat, a FUSE mount such as ntfs-3g)
+ * a name with `:` and `\` is made, and a volume that refuses or changes it has them.
+ */
+async function refusesWindowsNames(dir: string, stem: string): Promise<boolean> {
+  // On Windows a `:` would name a stream of the file, not fail: the platform answers.
+  if (process.platform === 'win32') return true;
+  if (process.platform === 'linux' && WINDOWS_FILE_SYSTEMS.has(await fileSystemType(dir))) return true;
+  const name = `${stem}a:b\\c`;
+  try {
+    await writeFile(join(dir, name), '', { flag: 'wx' });
+  } catch {
+    return true;
+  }
+  try {
+    return !readdirSync(dir).includes(name);
+  } finally {
+    await rm(join(dir, name), { force: true }).catch(() => undefined);
+  }
+}
+
+/** The file system's type number (statfs `f_type`); 0 when it cannot be read. */
+async function fileSystemType(dir: string): Promise<number> {
+  try {
+    return (await statfs(dir)).type;
+  } catch {
+    return 0;
   }
 }
 
@@ -111,6 +146,18 @@ export const nodeFileSystem: FileSystem = {
   freeBytes: volumeFreeBytes,
   chmod,
 };
+
+/** What the OS trash is told of an item besides where it is now. */
+export interface TrashOptions {
+  /** The absolute path the item had in the synced folder: where the trash's "Restore" puts it back. */
+  originalPath: string;
+}
+
+/**
+ * Moves an item to the OS trash. An item leaves the folder by way of `.drivesync/trashing/` (aside.ts), so `path` is
+ * where it waits there and `options.originalPath` where it was.
+ */
+export type OsTrash = (path: string, options: TrashOptions) => Promise<void>;
 
 /**
  * Time: what it is now, and timers. Every wait of the engine and the watcher (debounce, stability, holds, polls,

@@ -14,7 +14,7 @@
  * here, all of that folder. A restart after a few changes, or a file saved in a folder of a million, then plans a few
  * folders, not the whole tree (at 100,000 items the whole plan is ~1.5 s and most of a pass's memory).
  */
-import { baseName, parentOf } from './names.js';
+import { baseName, nameRules, parentOf, type NameRules } from './names.js';
 import { givenNamesHeld, heldTogether } from './plan.js';
 import { parentsIn, syncedRowsOf } from './trees.js';
 import type { BaseItem, LocalItem, RelPath, RemoteId, RemoteItem, Trees } from './types.js';
@@ -31,8 +31,8 @@ export interface PlanScope {
 /** Beyond this share of the synced items changed, the whole trees are planned (cutting them costs more than it saves). */
 const SCOPE_SHARE = 0.25;
 
-export interface ChangeScopeOptions {
-  caseInsensitive?: boolean;
+/** The folder's volume's name rules (names.ts `NameRules`); what is not given is as Linux's. */
+export interface ChangeScopeOptions extends Partial<NameRules> {
   /** The share of base beyond which it answers null (SCOPE_SHARE). */
   share?: number;
   /**
@@ -69,7 +69,7 @@ export function changeScope({ base, local, remote }: Trees, options: ChangeScope
     if (baseName(b.path) !== b.remoteName) (renamedIn ??= new Set()).add(b.parentId);
     if (!b.localSame || !b.remoteSame) touched.push(b.id);
   }
-  if (renamedIn !== null && !givenNamesHeld(base, renamedIn, options.caseInsensitive ?? false)) return null;
+  if (renamedIn !== null && !givenNamesHeld(base, renamedIn, nameRules(options))) return null;
   for (const id of remote.keys()) if (!base.has(id)) touched.push(id);
   const newHere: RelPath[] = [];
   for (const path of local.keys()) if (!paths.has(path)) newHere.push(path);

@@ -9,7 +9,7 @@
  */
 import { sameItem } from './birth.js';
 import { addTo } from './grouping.js';
-import { baseName, givenNames, isGivenName, isWithin, joinPath, nameKey, parentOf, safeLocalName } from './names.js';
+import { baseName, givenNames, isGivenName, isWithin, joinPath, nameKey, nameRules, parentOf, safeLocalName, type NameRules } from './names.js';
 import { planChanges, settled, type PlanOptions } from './plan.js';
 import type { BaseItem, LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, Trees } from './types.js';
 
@@ -37,6 +37,8 @@ export interface SelectedView {
   copies: ReadonlySet<RelPath>;
   /** Local paths never uploaded: local folders at an excluded folder's place, and what they hold (E3). */
   leftOut: (path: RelPath) => boolean;
+  /** Some local item is left out: here, and no row of base. */
+  leftOutHere: boolean;
   /** Local copies of excluded folders that can go now (E1). */
   operations: Operation[];
   skipped: Plan['skipped'];
@@ -163,23 +165,23 @@ function holders(
 }
 
 /**
- * Applies the selection to the trees. `caseInsensitive` as the planner compares names (an excluded folder's place is
- * its given name among its siblings on the drive).
+ * Applies the selection to the trees. `names` as the planner names items (an excluded folder's place is its given
+ * name among its siblings on the drive).
  */
 export function selectView(
   trees: Trees,
   selection: Selection,
-  caseInsensitive = false,
+  names: NameRules = nameRules(),
   isIgnored: (path: RelPath, type: LocalItem['type']) => boolean = () => false,
 ): SelectedView {
   const outside = entriesOutside(trees.remote, selection.excluded);
   if (outside.size === 0) {
-    return { trees, settledTrees: trees, excludedRoots: new Set(), heldBack: new Set(), copies: new Set(), leftOut: () => false, operations: [], skipped: [], outside };
+    return { trees, settledTrees: trees, excludedRoots: new Set(), heldBack: new Set(), copies: new Set(), leftOut: () => false, leftOutHere: false, operations: [], skipped: [], outside };
   }
   const view = new Selecting(trees, selection, outside, isIgnored);
   for (const unit of view.units.values()) view.decide(unit);
   view.holdBackNew();
-  view.placeExcluded(caseInsensitive);
+  view.placeExcluded(names);
   return view.result();
 }
 
@@ -383,7 +385,7 @@ class Selecting {
    * Excluded folders with no local copy: their entries stay in the remote tree to hold their names (the table places
    * none of them), and a local folder at that place is left out (E3).
    */
-  placeExcluded(caseInsensitive: boolean): void {
+  placeExcluded(names: NameRules): void {
     const { base, local, remote } = this.trees;
     const roots = [...this.selection.excluded].map((id) => remote.get(id)).filter((r): r is RemoteItem => r !== undefined && !base.has(r.id));
     const topRoots = roots.filter((r) => r.parentId === null || !this.outside.has(r.parentId));
@@ -399,15 +401,30 @@ class Selecting {
       this.excludedRoots.add(r.id);
       const parentPath = r.parentId === null ? '' : base.get(r.parentId)?.path;
       if (parentPath === undefined) continue;
-      if (!given.has(r.parentId)) given.set(r.parentId, givenNames(siblings.get(r.parentId) ?? [], caseInsensitive));
+      if (!given.has(r.parentId)) given.set(r.parentId, givenNames(siblings.get(r.parentId) ?? [], names));
       const path = joinPath(parentPath, given.get(r.parentId)!.get(r.id) ?? r.name);
       // A local folder there that holds what this computer synced is no copy of the excluded one (a folder whose
       // entry the drive deleted, with synced items moved in: D5): left out, those items would count as deleted. It
       // goes up as a new folder (N2), and the drive's names number the two (M6).
       if (local.has(path) && this.holdsSynced(path)) continue;
       this.leftOutPaths.push(path);
-      if (local.has(path) && !this.visitorPaths.has(path)) this.skipped.push({ path, reason: LEFT_OUT_PLACE(r.name), fails: false });
+      if (local.has(path) && !this.visitorPaths.has(path) && this.holdsUploads(path)) this.skipped.push({ path, reason: LEFT_OUT_PLACE(r.name), fails: false });
     }
+  }
+
+  /**
+   * Whether what is at `path` here has anything N2 would send: a file of its own. A folder holding nothing but folders
+   * and ignored names (what E1 leaves of a copy that held an ignored file) could never be merged into the drive's
+   * folder, so it is no clash to tell; it stays left out all the same, and an include matches it (N3).
+   */
+  private holdsUploads(path: RelPath): boolean {
+    const { local } = this.trees;
+    for (const p of local.keys()) {
+      if (!isWithin(p, path)) continue;
+      const item = local.get(p)!;
+      if (item.type !== 'folder' && !this.isIgnored(p, item.type)) return true;
+    }
+    return false;
   }
 
   /** A synced item the table sees is at `path` or below it here: recorded there, or moved in. */
@@ -442,7 +459,18 @@ class Selecting {
     if (this.leftOutPaths.length > 0) for (const path of local.keys()) if (leftOut(path)) hiddenForSettled.add(path);
     const settledTrees: Trees = { base: planTrees.base, local: hide(local, hiddenForSettled), remote: hide(remote, withoutRoots) };
     const copies = new Set(masked.keys());
-    return { trees: planTrees, settledTrees, excludedRoots: this.excludedRoots, heldBack: this.heldBack, copies, leftOut, operations: this.operations, skipped: this.skipped, outside: this.outside };
+    return {
+      trees: planTrees,
+      settledTrees,
+      excludedRoots: this.excludedRoots,
+      heldBack: this.heldBack,
+      copies,
+      leftOut,
+      leftOutHere: hiddenForSettled.size > 0,
+      operations: this.operations,
+      skipped: this.skipped,
+      outside: this.outside,
+    };
   }
 }
 
@@ -504,7 +532,7 @@ export function newTopFolders(trees: Trees, selection: Selection): RemoteItem[] 
  * is `a (3).txt`). `settled` is blind to excluded folders and cannot tell, so the table looks. Only the excluded
  * folders' siblings are named (a name made safe costs more than the rest of a quiet pass).
  */
-function namesClashWithExcluded(trees: Trees, roots: ReadonlySet<RemoteId>, caseInsensitive: boolean): boolean {
+function namesClashWithExcluded(trees: Trees, roots: ReadonlySet<RemoteId>, names: NameRules): boolean {
   if (roots.size === 0) return false;
   const parents = new Set<RemoteId | null>();
   for (const id of roots) {
@@ -514,13 +542,13 @@ function namesClashWithExcluded(trees: Trees, roots: ReadonlySet<RemoteId>, case
   const siblings = new Map<RemoteId | null, RemoteItem[]>();
   for (const r of trees.remote.values()) if (parents.has(r.parentId)) addTo(siblings, r.parentId, r);
   for (const entries of siblings.values()) {
-    const given = givenNames(entries, caseInsensitive);
+    const given = givenNames(entries, names);
     for (const r of entries) {
       if (roots.has(r.id)) continue;
       const b = trees.base.get(r.id);
       if (b === undefined) continue; // not synced yet: the pass is not quiet anyway
       const local = baseName(b.path);
-      if (isGivenName(local, r.name, caseInsensitive) && nameKey(given.get(r.id)!, caseInsensitive) !== nameKey(local, caseInsensitive)) return true;
+      if (isGivenName(local, r.name, names) && nameKey(given.get(r.id)!, names) !== nameKey(local, names)) return true;
     }
   }
   return false;
@@ -542,14 +570,17 @@ export const quietPlan = (outside: ReadonlySet<RemoteId> = new Set()): SelectedP
  * (left-out local folders count as ignored names there: never uploaded).
  */
 export function planSelected(trees: Trees, selection: Selection, options: PlanOptions = {}): SelectedPlan {
-  const caseInsensitive = options.caseInsensitive ?? false;
+  const names = nameRules(options);
   const ignored = options.isIgnored ?? (() => false);
-  const view = selectView(trees, selection, caseInsensitive, ignored);
+  const view = selectView(trees, selection, names, ignored);
+  // A quiet folder is kept as base alone until its next pass: a local item left out (what E1 left of a copy, a folder
+  // at an excluded folder's place) is no row of base, and would drop out of sight (an include would make it anew).
   const quiet =
     view.operations.length === 0 &&
     view.skipped.length === 0 &&
-    settled(view.settledTrees, { caseInsensitive, alsoNamed: [...view.excludedRoots].flatMap((id) => trees.remote.get(id) ?? []) }) &&
-    !namesClashWithExcluded(trees, view.excludedRoots, caseInsensitive);
+    !view.leftOutHere &&
+    settled(view.settledTrees, { ...names, alsoNamed: [...view.excludedRoots].flatMap((id) => trees.remote.get(id) ?? []) }) &&
+    !namesClashWithExcluded(trees, view.excludedRoots, names);
   if (quiet) return quietPlan(view.outside);
   const isIgnored = view.outside.size > 0 ? (path: RelPath, type: LocalItem['type']) => view.leftOut(path) || ignored(path, type) : ignored;
   const table = planChanges(view.trees, { ...options, isIgnored, excludedRoots: view.excludedRoots, heldBack: view.heldBack, leftOutCopies: view.copies });

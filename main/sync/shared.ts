@@ -32,6 +32,10 @@ export interface SharedPlace {
 export interface SharedTop {
   id: RemoteId;
   name: string;
+  /** A file (a save replaces a file's entry with a new one; a folder keeps its entry). */
+  file: boolean;
+  /** The folder it is in on its owner's drive (null: at the top of it, or not said). */
+  folderId: RemoteId | null;
   /** The owner's e-mail, when the drive says. */
   owner: string | null;
   /** The account may change it (the drive lists `edit` for it); false also when the drive does not say. */
@@ -111,7 +115,15 @@ export async function listSharedArea(
     if (owner) owners.set(parentId, owner.email);
     items.push({ ...toRemoteItem(entry, null), parentId });
     const may = mayDo(entry, place.me);
-    tops.set(entry.id, { id: entry.id, name: entry.name, owner: owner?.email ?? null, editable: may.edit, downloadable: may.download });
+    tops.set(entry.id, {
+      id: entry.id,
+      name: entry.name,
+      file: entry.type !== 'folder',
+      folderId: entry.parent_id ?? null,
+      owner: owner?.email ?? null,
+      editable: may.edit,
+      downloadable: may.download,
+    });
   }
   for (const [id, email] of owners) items.push({ id, parentId: SHARED_FOLDER_ID, name: email, type: 'folder', size: 0, updatedAt: NEVER });
   items.push(...inside.values());
@@ -167,22 +179,65 @@ export function placeSharedArea(remote: Map<RemoteId, RemoteItem>, previous: Sha
   for (const r of area.items) remote.set(r.id, r);
 }
 
+/** What a person is told of a change to what is shared with them, and the ends not told yet (`sharingNews`). */
+export interface SharingNews {
+  news: string[];
+  /** Files whose share ended, told once a later listing shows no new version of them. */
+  waiting: SharedTop[];
+}
+
+/** The new version of `ended` among `fresh`: a file of its name, in its folder, from its owner (a save, not a share). */
+const newVersionOf = (ended: SharedTop, fresh: readonly SharedTop[]): SharedTop | undefined =>
+  ended.file ? fresh.find((t) => t.file && t.id > ended.id && t.name === ended.name && t.folderId === ended.folderId && t.owner === ended.owner) : undefined;
+
+const noLonger = (t: SharedTop) => `${t.name} is no longer shared with you${t.owner ? ` by ${t.owner}` : ''}`;
+
 /**
  * What a person is told when what is shared with them changes: a new share (not synced here before), a permission
  * changed, a share ended. `synced`: base holds the entry (a restart lists every share anew, and tells none of them).
+ *
+ * A file its owner saved is a new entry on this service: the owner's client uploads it, trashes the old one and shares
+ * the new one (sync-rules.md, "replaced"). That is a new version, told as an update, never as a share ended and a new
+ * one. The new entry's share may come a listing or a poll after the old one's end: the end of a shared file waits
+ * (`waiting`, from the last call) until `due` says it has waited long enough, and is told then only if no new version
+ * of it came meanwhile.
  */
-export function sharingNews(before: SharedArea, after: SharedArea, synced: (id: RemoteId) => boolean): string[] {
+export function sharingNews(
+  before: SharedArea,
+  after: SharedArea,
+  synced: (id: RemoteId) => boolean,
+  waiting: readonly SharedTop[] = [],
+  due: (ended: SharedTop) => boolean = () => true,
+): SharingNews {
   const by = (t: SharedTop) => (t.owner ? ` by ${t.owner}` : '');
   const may = (t: SharedTop) => (t.editable ? 'you may edit it' : t.downloadable ? 'to view only' : 'to view only, without download');
   const news: string[] = [];
+  const waited = waiting.filter((t) => !after.tops.has(t.id));
+  const ended = [...before.tops.values()].filter((t) => !after.tops.has(t.id));
+  const fresh = [...after.tops.values()].filter((t) => !before.tops.has(t.id) && !waiting.some((w) => w.id === t.id));
+  const updated = new Set<RemoteId>();
+  for (const old of [...waited, ...ended]) {
+    const version = newVersionOf(old, fresh.filter((t) => !updated.has(t.id)));
+    if (!version) continue;
+    updated.add(old.id).add(version.id);
+    news.push(`${version.name} was updated by ${version.owner ?? 'its owner'}`);
+  }
+  for (const t of fresh) if (!updated.has(t.id) && !synced(t.id)) news.push(`${t.name} was shared with you${by(t)} (${may(t)})`);
   for (const t of after.tops.values()) {
     const was = before.tops.get(t.id);
-    if (!was && !synced(t.id)) news.push(`${t.name} was shared with you${by(t)} (${may(t)})`);
-    else if (was && (was.editable !== t.editable || was.downloadable !== t.downloadable)) news.push(`${t.name} is now shared with you${by(t)}: ${may(t)}`);
+    if (was && (was.editable !== t.editable || was.downloadable !== t.downloadable)) news.push(`${t.name} is now shared with you${by(t)}: ${may(t)}`);
   }
-  for (const t of before.tops.values()) if (!after.tops.has(t.id)) news.push(`${t.name} is no longer shared with you${by(t)}`);
-  return news;
+  const still: SharedTop[] = [];
+  for (const t of [...waited, ...ended]) {
+    if (updated.has(t.id)) continue;
+    if (t.file && !(waited.includes(t) && due(t))) still.push(t);
+    else news.push(noLonger(t));
+  }
+  return { news, waiting: still };
 }
+
+/** The ends `sharingNews` keeps waiting, told as they are (no later listing is coming: the engine stops). */
+export const endsToTell = (waiting: readonly SharedTop[]): string[] => waiting.map(noLonger);
 
 /**
  * What the cheap checks of the drive compare with (remote-changes.ts): the account's own drive only. The shared part

@@ -49,10 +49,10 @@ export function newHost(name = 'host', desktop?: HostPlatform): TestHost {
     defaultFolder: folder,
     tokens: memoryTokens(),
     hostname: name,
-    trash: async (path) => {
-      trashed.push(path);
+    trash: async (path, options) => {
+      trashed.push(options.originalPath);
       const { moveToOsTrash } = await import('../../main/sync/trash.js');
-      await moveToOsTrash(path);
+      await moveToOsTrash(path, options);
     },
     retry: { limit: 1, baseDelayMs: 10 },
     env: {},

@@ -45,7 +45,7 @@ export function cleanUp(): void {
  * The reference server for the CLI tests of the calling file: started before them; after them, what the CLI runs
  * left is removed (cleanUp) and the server closed.
  */
-export function useCliTestServer(options: { profile?: ProfileName } = {}): TestServer {
+export function useCliTestServer(options: { profile?: ProfileName; latencyMs?: number } = {}): TestServer {
   return useTestServer({ ...options, beforeClose: cleanUp });
 }
 
@@ -292,7 +292,7 @@ export interface StatusJson {
     running: boolean;
     detail: string | null;
     inSync: boolean | null;
-    offline: { since: string; reason: string } | null;
+    offline: { since: string; reason: string; waitingUp?: number } | null;
     lastSync: string | null;
     counts: { synced: number; done: number; failed: number } | null;
     errors: Array<{ path: string; message: string }>;

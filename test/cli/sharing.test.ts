@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadSavedLists } from '../../main/app/host/saved-lists.js';
@@ -538,6 +538,36 @@ describe.each(PROFILES)('sharing commands against the %s profile', (profile) => 
       } finally {
         rmSync(link, { force: true });
       }
+    });
+  });
+
+  describe('a name that is not valid UTF-8', { timeout: 90_000 }, () => {
+    it('every command that takes a path says the item is not synced and why, not that it does not exist', async () => {
+      const own = await signedInHome(server, await newAccount(server, 'latin1'));
+      const root = join(tempDir(), 'Drive');
+      makeTree(root, { 'ok.txt': 'ok' });
+      // Made as an older system names them: é as the single byte 0xE9.
+      writeFileSync(Buffer.from(`${root}/caf\xe9.txt`, 'latin1'), 'legacy');
+      mkdirSync(Buffer.from(`${root}/d\xe9j\xe0`, 'latin1'));
+      writeFileSync(Buffer.from(`${root}/d\xe9j\xe0/inside.txt`, 'latin1'), 'inside');
+      const synced = await cli(['sync', root, '--once'], { home: own });
+      expect(synced.stderr).toMatch(/caf\\xe9\.txt: cannot be read: its name is not valid UTF-8/);
+      /** The command with its last argument as the shell passes it: the name's bytes, which node decodes with U+FFFD. */
+      const withBytes = (args: string[], octal: string) =>
+        cli(args, { home: own, env: { DS_ROOT: root }, prefix: ['sh', '-c', `exec "$@" "$(printf "%s/${octal}" "$DS_ROOT")"`, 'sh'] });
+      const notSynced = (name: string) => new RegExp(`^drivesync: .*/${name} is not synced: its name is not valid UTF-8, which the drive cannot hold; rename it$`);
+      for (const command of [['link'], ['link', '--show'], ['star'], ['unstar'], ['versions'], ['share', '--email', friend.email, '--'], ['share', 'ls'], ['unshare', '--email', friend.email, '--']]) {
+        const result = await withBytes(command, 'caf\\351.txt');
+        expect(result.code, `${command.join(' ')}: ${result.stderr}`).toBe(1);
+        expectOneLineError(result, notSynced('caf\\\\xe9\\.txt'));
+      }
+      const excluded = await withBytes(['exclude'], 'd\\351j\\340');
+      expect(excluded.code, excluded.stderr).toBe(1);
+      expectOneLineError(excluded, notSynced('d\\\\xe9j\\\\xe0'));
+      const inside = await withBytes(['link'], 'd\\351j\\340/inside.txt');
+      expectOneLineError(inside, /d\\xe9j\\xe0\/inside\.txt is not synced: the name d\\xe9j\\xe0 on its path is not valid UTF-8/);
+      // A name that is not there at all is still said as such.
+      expectOneLineError(await withBytes(['link'], 'gone\\351.txt'), /is not synced \(no such file or folder\)$/);
     });
   });
 });

@@ -4,7 +4,7 @@
  * an error; and on a terminal the live line never has another line written onto it, leaves when in sync, and a
  * Ctrl-C during a download is not reported as a failure.
  */
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -109,19 +109,24 @@ describe.concurrent('offline', () => {
         20_000,
       );
       expect(readFileSync(join(home, 'logs', 'drivesync.log'), 'utf8')).not.toMatch(/"msg":"item error"/);
-      expect(count(running.stdout(), /^offline:/)).toBe(1);
+      // What waits to go up is said once it changes, and status says it too.
+      await running.waitFor(/^offline: 1 change made here waits to go up to the drive$/m);
+      expect((await cli(['status'], { home })).stdout).toMatch(/waiting:\s+1 change made here waits to go up to the drive/);
+      expect((await statusJson(home)).roots[0]!.offline).toMatchObject({ waitingUp: 1 });
+      expect(count(running.stdout(), /^offline: cannot reach/)).toBe(1);
+      expect(count(running.stdout(), /^offline:/)).toBe(2);
       expect(running.stdout()).not.toMatch(/not in sync/);
       expect(running.stderr()).toBe('');
 
       server = await startTestServer({ dataDir, port });
-      await running.waitFor(/^back online: http:\/\/127\.0\.0\.1:\d+ answers again$/m);
+      await running.waitFor(/^back online after \d+ (s|min): http:\/\/127\.0\.0\.1:\d+ answers again; syncing 1 change made here meanwhile$/m);
       await running.waitFor(/^uploaded offline\.txt$/m);
       expect(running.stdout().indexOf('back online')).toBeLessThan(running.stdout().indexOf('uploaded offline.txt'));
       writeFileSync(join(dir, 'after.txt'), 'after');
       await running.waitFor(/^uploaded after\.txt$/m);
       expect(await remoteTree(server, account.token)).toEqual({ 'a.txt': 'a', 'after.txt': 'after', 'offline.txt': 'saved offline' });
-      expect(count(running.stdout(), /^offline:/)).toBe(1);
-      expect(count(running.stdout(), /^back online:/)).toBe(1);
+      expect(count(running.stdout(), /^offline:/)).toBe(2);
+      expect(count(running.stdout(), /^back online /)).toBe(1);
       expect((await statusJson(home)).roots[0]).toMatchObject({ running: true, offline: null });
 
       const finished = await running.stop('SIGTERM');
@@ -157,10 +162,10 @@ describe.concurrent('offline, then failing for another reason', () => {
 
       // Back, but refusing every upload: that failure is no longer the server being away.
       server = await startTestServer({ dataDir, port, faults: '500=1,match=POST:/api/v1/uploads' });
-      await running.waitFor(/^back online: /m);
+      await running.waitFor(/^back online after /m);
       await eventually(running.stderr, (stderr) => /^drivesync: b\.txt: .*server error 500/m.test(stderr), 20_000);
       await running.waitFor(/^not in sync: 1 item failed/m);
-      expect(count(running.stdout(), /^offline:/)).toBe(1);
+      expect(count(running.stdout(), /^offline: cannot reach/)).toBe(1);
       expect((await running.stop('SIGTERM')).code).toBe(0);
     } finally {
       await server.close();
@@ -187,7 +192,7 @@ describe.concurrent('what the pass could not do', () => {
       expect(result.stdout).not.toMatch(/failed|cancelled|drivesync: slow-up\.bin/);
       const status = await statusJson(home);
       expect(status.roots[0]).toMatchObject({ state: 'stopped', inSync: false, errors: [], counts: { failed: 0 } });
-      expect((await cli(['status'], { home })).stdout).toMatch(/items:\s+1 synced, \d+ changed in the last pass, 0 failed/);
+      expect((await cli(['status'], { home })).stdout).toMatch(/items:\s+1 synced, 0 failed/);
       expect(Object.keys(await remoteTree(server, account.token))).toEqual(['a.txt']);
     } finally {
       await proxy.close();
@@ -218,7 +223,7 @@ describe.concurrent('what the pass could not do', () => {
       expect(root.inSync).toBe(false);
       expect(root.errors).toEqual([expect.objectContaining({ path: 'locked', message: expect.stringMatching(/cannot be read/) })]);
       const text = await cli(['status'], { home });
-      expect(text.stdout).toMatch(/last sync:\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(not in sync\)/);
+      expect(text.stdout).toMatch(/last sync:\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d, not in sync: 1 item failed \(0 changes\)/);
       expect(text.stdout).toMatch(/error:\s+locked: cannot be read/);
       expect(await remoteTree(server, account.token)).toEqual({ locked: '/', 'locked/inside.txt': 'inside', 'ok.txt': 'ok' });
     } finally {
@@ -276,7 +281,7 @@ describe.concurrent('what the pass could not do', () => {
       expect((await cli(['sync', dir, '--once'], { home })).code).toBe(1);
       const text = await cli(['status'], { home });
       expect(text.stdout).toMatch(/state:\s+stopped/);
-      expect(text.stdout).toMatch(/last sync:\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(not in sync\)/);
+      expect(text.stdout).toMatch(/last sync:\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d, not in sync: 1 item failed \(0 changes\)/);
       expect(text.stdout).toMatch(/error:\s+one\.txt: /);
       expect(text.stdout).not.toMatch(/\(in sync\)|, in sync/);
     } finally {
@@ -420,6 +425,97 @@ describe.concurrent('the live line on a terminal', () => {
       expect(status.roots[0]).toMatchObject({ state: 'stopped', errors: [], counts: { failed: 0 } });
     } finally {
       await proxy.close();
+      await server.close();
+    }
+  });
+});
+
+describe.concurrent('the synced folder made again', () => {
+  /** A folder synced once, then deleted and made again with a new file in it. */
+  async function remade(server: TestServer, name: string): Promise<{ account: TestAccount; home: string; dir: string }> {
+    const { account, home } = await pollingHome(server, name);
+    const dir = join(tempDir(), 'Drive');
+    makeTree(dir, { 'a.txt': 'a', 'b.txt': 'b' });
+    expect((await cli(['sync', dir, '--once'], { home })).code).toBe(0);
+    return { account, home, dir };
+  }
+  const again = (dir: string) => {
+    rmSync(dir, { recursive: true });
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'new.txt'), 'made after');
+  };
+  const paragraph = /^drivesync: .*Drive is not the folder that was synced here \(it was deleted and made again, or replaced by another folder\): nothing is synced, and nothing is deleted on the drive\. To sync it as a new folder, run drivesync sync .*Drive --afresh: the files here are uploaded and what is on the drive is downloaded here .*, and nothing is deleted on either side\. Or put the original folder back at .*Drive and sync again\.$/;
+
+  it('while it was stopped: sync DIR stops (exit 1) with one paragraph, never watching; status shows it once with the same choice', async () => {
+    const server = await startTestServer();
+    try {
+      const { account, home, dir } = await remade(server, 'remade-stopped');
+      again(dir);
+      const running = spawnCli(['sync', dir], { home });
+      const finished = await running.exited();
+      expect(finished.code).toBe(1);
+      expectOneLineError(finished, paragraph);
+      expect(finished.stdout).not.toMatch(/watching/);
+      expect(Object.keys(await remoteTree(server, account.token))).toEqual(['a.txt', 'b.txt']);
+      const text = (await cli(['status'], { home })).stdout;
+      const message = paragraph.exec(finished.stderr.trim())![0].replace(/^drivesync: /, '');
+      expect(text).toContain(`state:     stopped: ${message}`);
+      expect(text.split(message)).toHaveLength(2);
+      expect(text).not.toMatch(/error:/);
+      const json = (await statusJson(home)).roots[0] as unknown as { folderProblem: { kind: string; message: string }; errors: unknown[] };
+      expect(json.folderProblem).toEqual({ kind: 'replaced', message });
+      expect(json.errors).toEqual([]);
+      // The first choice: synced afresh, the folder is merged with the drive.
+      const merged = await cli(['sync', dir, '--once', '--afresh'], { home });
+      expect(merged.code, merged.stderr).toBe(0);
+      expect(await remoteTree(server, account.token)).toEqual({ 'a.txt': 'a', 'b.txt': 'b', 'new.txt': 'made after' });
+      expect((await statusJson(home)).roots[0]).toMatchObject({ inSync: true, folderProblem: null });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('while it runs: the running sync stops (exit 1) with the same paragraph instead of watching a folder it does not sync', async () => {
+    const server = await startTestServer();
+    try {
+      const { account, home, dir } = await remade(server, 'remade-running');
+      const running = spawnCli(['sync', dir], { home });
+      await running.waitFor(/watching/);
+      again(dir);
+      const finished = await running.exited(30_000);
+      expect(finished.code).toBe(1);
+      expect(finished.stderr.trim().split('\n').at(-1)).toMatch(paragraph);
+      expectNoStack(finished);
+      expect(Object.keys(await remoteTree(server, account.token))).toEqual(['a.txt', 'b.txt']);
+      expect((await statusJson(home)).roots[0]).toMatchObject({ state: 'stopped', folderProblem: { kind: 'replaced' } });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe.concurrent('status after a running sync', () => {
+  it('says what the sync said of its last changes (in sync (3 changes)), not the empty passes that confirmed them', async () => {
+    const server = await startTestServer();
+    try {
+      const { home } = await pollingHome(server, 'told-changes');
+      const dir = join(tempDir(), 'Drive');
+      makeTree(dir, { 'a.txt': 'a' });
+      expect((await cli(['sync', dir, '--once'], { home })).code).toBe(0);
+      const running = spawnCli(['sync', dir], { home });
+      await running.waitFor(/watching/);
+      makeTree(dir, { 'x1.txt': '1', 'x2.txt': '2', 'x3.txt': '3' });
+      await running.waitFor(/^in sync \(3 changes\)$/m, 30_000);
+      // The passes after it (the look at what was sent, the scan once the folder settled) change nothing.
+      const passes = () => readFileSync(join(home, 'logs', 'drivesync.log'), 'utf8').split('\n').filter((l) => l.includes('"msg":"pass"'));
+      await eventually(passes, (lines) => lines.findIndex((l) => l.includes('"done":3')) < lines.length - 1, 30_000);
+      expect(running.stdout()).not.toMatch(/^in sync \(0 changes\)$/m);
+      const text = (await cli(['status'], { home })).stdout;
+      expect(text).toMatch(/last sync:\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d, in sync \(3 changes\)$/m);
+      expect(text).not.toMatch(/0 changes|0 changed/);
+      expect((await statusJson(home)).roots[0]).toMatchObject({ counts: { synced: 4, done: 3, failed: 0 }, result: 'in sync (3 changes)' });
+      expectNoStack(await running.stop('SIGINT'));
+    } finally {
       await server.close();
     }
   });

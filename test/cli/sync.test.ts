@@ -274,7 +274,7 @@ describe.each(PROFILES)('sync against the %s profile', (profile) => {
       writeFileSync(join(dir, 'new.txt'), 'made after');
       const stopped = await cli(['sync', dir, '--once'], { home });
       expect(stopped.code).toBe(1);
-      expectOneLineError(stopped, /is not the folder that was synced here \(it was deleted and made again, or replaced by another folder\): nothing is synced, and nothing is deleted on the drive.* run drivesync sync .* --afresh$/);
+      expectOneLineError(stopped, /is not the folder that was synced here \(it was deleted and made again, or replaced by another folder\): nothing is synced, and nothing is deleted on the drive\. To sync it as a new folder, run drivesync sync .* --afresh: .* Or put the original folder back at .* and sync again\.$/);
       expect(Object.keys(await remoteTree(server, account.token))).toHaveLength(12);
       const merged = await cli(['sync', dir, '--once', '--afresh'], { home });
       expect(merged.code, merged.stderr).toBe(0);

@@ -14,7 +14,7 @@ import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimes
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { hashFile } from '../../main/sync/local.js';
 import { moveToOsTrash } from '../../main/sync/trash.js';
-import type { FileSystem, VolumeTraits } from '../../main/sync/ports.js';
+import type { FileSystem, TrashOptions, VolumeTraits } from '../../main/sync/ports.js';
 
 export interface VolumeRules {
   /** Names that differ only by case are one name (macOS and Windows by default). */
@@ -56,7 +56,7 @@ export class SimulatedVolume {
 
   constructor(readonly rules: VolumeRules) {
     const volume = this;
-    const traits: VolumeTraits = { caseInsensitive: !!rules.caseInsensitive, normalisesUnicode: !!rules.normalisationInsensitive };
+    const traits: VolumeTraits = { caseInsensitive: !!rules.caseInsensitive, normalisesUnicode: !!rules.normalisationInsensitive, windowsNames: !!rules.windowsNames };
     this.fs = {
       stat: async (path) => statSync(volume.existing(path, 'stat')),
       mkdir: async (path, options) => volume.mkdir(path, options?.recursive ?? false),
@@ -227,9 +227,9 @@ export class SimulatedVolume {
   }
 
   /** The trash port on this volume: a locked item cannot be moved to the trash either. */
-  async trash(path: string): Promise<void> {
+  async trash(path: string, options: TrashOptions): Promise<void> {
     const stored = this.existing(path, 'rename');
     if (this.isLocked(stored)) fail('EBUSY', `resource busy or locked, rename '${path}'`);
-    await moveToOsTrash(stored);
+    await moveToOsTrash(stored, options);
   }
 }

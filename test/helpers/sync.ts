@@ -3,6 +3,7 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DriveClient } from '../../main/api/client.js';
+import type { HttpOptions as DriveClientOptions } from '../../main/api/http.js';
 import { SyncEngine, type EngineOptions, type PassSummary } from '../../main/sync/engine.js';
 import { moveToOsTrash } from '../../main/sync/trash.js';
 import { STATE_DIR } from '../../main/sync/local.js';
@@ -59,6 +60,8 @@ export interface Account {
   client: DriveClient;
   /** Every request the client sent, as `METHOD /path`. */
   requests: string[];
+  /** Another client of this account reaching the server at `origin` (a proxy of the test's), its requests counted too. */
+  clientAt(origin: string, overrides?: Partial<DriveClientOptions>): DriveClient;
   mode: SyncMode;
   computer(name: string, options?: Partial<EngineOptions>): Computer;
   /** The remote drive as path → content ('/' for folders), read through the API. */
@@ -78,15 +81,19 @@ export async function newAccount(server?: TestServer, options: { mode?: SyncMode
   const email = `user${++counter}-${process.pid}@example.com`;
   const { token } = await srv.register(email);
   const requests: string[] = [];
-  const client = new DriveClient({ origin: srv.url, token, retry: { limit: 2, baseDelayMs: 10 } });
   const count = (options: { method: string; url?: URL | string }) => {
     const url = new URL(String(options.url));
     requests.push(`${options.method} ${url.pathname.replace(/^\/api\/v1/, '')}`);
   };
-  // Every request the engine sends passes these hooks, so a scenario can count them.
-  const http = client.http as unknown as { api: typeof client.http.api; raw: typeof client.http.raw };
-  http.api = client.http.api.extend({ hooks: { beforeRequest: [count] } });
-  http.raw = client.http.raw.extend({ hooks: { beforeRequest: [count] } });
+  const clientAt = (origin: string, overrides: Partial<DriveClientOptions> = {}) => {
+    const made = new DriveClient({ origin, token, retry: { limit: 2, baseDelayMs: 10 }, ...overrides });
+    // Every request the engine sends passes these hooks, so a scenario can count them.
+    const http = made.http as unknown as { api: typeof made.http.api; raw: typeof made.http.raw };
+    http.api = made.http.api.extend({ hooks: { beforeRequest: [count] } });
+    http.raw = made.http.raw.extend({ hooks: { beforeRequest: [count] } });
+    return made;
+  };
+  const client = clientAt(srv.url);
   const engines: SyncEngine[] = [];
   const computers: Computer[] = [];
   const scratch: string[] = [];
@@ -104,9 +111,9 @@ export async function newAccount(server?: TestServer, options: { mode?: SyncMode
         client,
         mirrorPath: join(home, 'state', 'mirror.sqlite'),
         hostname: name,
-        trash: async (path) => {
-          trashed.push(trashedFrom(path));
-          await moveToOsTrash(path);
+        trash: async (path, trashOptions) => {
+          trashed.push(trashOptions.originalPath);
+          await moveToOsTrash(path, trashOptions);
         },
         ...(mode === 'live' ? LIVE_TIMING : {}),
         ...options,
@@ -203,6 +210,7 @@ export async function newAccount(server?: TestServer, options: { mode?: SyncMode
     entryIds,
     token,
     client,
+    clientAt,
     requests,
     mode,
     computer,
@@ -213,17 +221,6 @@ export async function newAccount(server?: TestServer, options: { mode?: SyncMode
       for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/**
- * Where an item the engine moves to the OS trash was in its folder: the engine first moves it aside into its
- * `.drivesync/trashing/ID/`, which says where it came from.
- */
-export function trashedFrom(path: string): string {
-  const staged = /^(.*)[/\\]\.drivesync[/\\]trashing[/\\][^/\\]+[/\\][^/\\]+$/.exec(path);
-  if (!staged) return path;
-  const from = readFileSync(join(path, '..', 'from'), 'utf8').trim();
-  return join(staged[1]!, ...from.split('/'));
 }
 
 /** A local folder as path → content ('/' for folders), without the engine's own state folder. */

@@ -6,12 +6,14 @@
  * the disk, `remote*` another client on the drive. Ids and inodes count from 1 in the order items are made.
  */
 import { describe, expect, it } from 'vitest';
-import { conflictedCopyName, safeLocalName } from '../../main/sync/names.js';
+import { conflictedCopyName, LINUX_NAMES, safeLocalName, type NameRules } from '../../main/sync/names.js';
 import { plan, planChanges, settled, type PlanOptions } from '../../main/sync/plan.js';
 import type { Operation, Plan } from '../../main/sync/types.js';
-import { Sim, contentsKept, convergenceProblems, permutations, syncUntilQuiet } from './sim.js';
+import { Sim, contentsKept, convergenceProblems, describeOp, permutations, syncUntilQuiet } from './sim.js';
 
 const opsOf = (sim: Sim, options?: PlanOptions): Operation[] => plan(sim.snapshot(), options).operations;
+/** A Windows volume's name rules (NTFS through Win32: case folded, Win32's names refused). */
+const WINDOWS: NameRules = { caseInsensitive: true, normalisesUnicode: false, windowsNames: true };
 const kinds = (ops: Operation[]) => ops.map((op) => `${op.kind}[${op.rule}]`).sort();
 const localPaths = (sim: Sim) => [...sim.trees.local.keys()].sort();
 const remoteNames = (sim: Sim) => [...sim.trees.remote.values()].map((r) => sim.remotePath(r.id)).sort();
@@ -169,6 +171,15 @@ describe('C3: changed on both sides → conflict', () => {
     expect(conflictedCopyName('report.final.pdf', new Date(Date.UTC(2024, 0, 2, 3, 4, 5)), 'my host')).toBe(
       'report.final (conflicted copy 2024-01-02 030405 my-host).pdf',
     );
+  });
+
+  it('a copy of a long name fits the drive (200 characters) and a local name (255 bytes); a newline in the name stays', () => {
+    const when = new Date(Date.UTC(2024, 0, 2, 3, 4, 5));
+    const copy = conflictedCopyName(`${'é'.repeat(180)}.txt`, when, 'host');
+    expect([...copy].length).toBeLessThanOrEqual(200);
+    expect(Buffer.byteLength(copy)).toBeLessThanOrEqual(255);
+    expect(copy).toMatch(/^é+ \(conflicted copy 2024-01-02 030405 host\)\.txt$/);
+    expect(conflictedCopyName('new\nline.txt', when, 'host')).toBe('new\nline (conflicted copy 2024-01-02 030405 host).txt');
   });
 });
 
@@ -422,11 +433,13 @@ describe('M2: moved remotely, not locally → move-local', () => {
     expect(sim.trees.local.get('b.txt')?.inode).toBe(1); // moved, not downloaded
   });
 
-  it('the local name is the remote name made safe', () => {
-    const sim = new Sim();
-    const id = sim.addSynced('a.txt', 'file', 'x');
-    sim.remoteMove(id, null, 'odd\\name.');
-    expect(opsOf(sim)).toEqual([{ kind: 'move-local', rule: 'M2', remoteId: id, from: 'a.txt', to: 'odd_name_' }]);
+  it("the local name is the remote name made safe for the volume: as it is on Linux, Win32's rules applied on Windows", () => {
+    for (const [volume, to] of [[LINUX_NAMES, 'odd\\name.'], [WINDOWS, 'odd_name_']] as const) {
+      const sim = new Sim(volume);
+      const id = sim.addSynced('a.txt', 'file', 'x');
+      sim.remoteMove(id, null, 'odd\\name.');
+      expect(opsOf(sim, volume)).toEqual([{ kind: 'move-local', rule: 'M2', remoteId: id, from: 'a.txt', to }]);
+    }
   });
 
   it('waits while the target folder is missing locally (it is created first)', () => {
@@ -683,6 +696,51 @@ describe('N1: remote entry, nothing locally → download / create-local-folder',
     syncUntilQuiet(sim);
     expect(localPaths(sim)).toEqual(['a.txt', 'dir', 'dir/b.txt']);
   });
+
+  /** Names Linux and the drive both take, that Win32's rules refuse. */
+  const LINUX_ONLY = ['back\\slash.txt', 'a:b?.txt', 'new\nline.txt', 'tab\there.txt'];
+  const givenPaths = (names: readonly string[], volume: NameRules) => {
+    const sim = new Sim(volume);
+    for (const name of names) sim.remoteCreate(null, name, 'file', name);
+    return opsOf(sim, volume).map((op) => (op.kind === 'download' && op.rule === 'N1' ? op.path : describeOp(op)));
+  };
+
+  it("on a volume with Linux's rules the given name is the drive's name itself: a backslash, ':', '?', a newline, a tab", () => {
+    expect(givenPaths(LINUX_ONLY, LINUX_NAMES)).toEqual(LINUX_ONLY);
+    const sim = new Sim();
+    for (const name of LINUX_ONLY) sim.remoteCreate(null, name, 'file', name);
+    syncUntilQuiet(sim);
+    expect(localPaths(sim)).toEqual([...LINUX_ONLY].sort());
+    expect(opsOf(sim)).toEqual([]);
+  });
+
+  it("on a volume with Win32's rules the given name is made safe", () => {
+    expect(givenPaths(LINUX_ONLY, WINDOWS)).toEqual(['back_slash.txt', 'a_b_.txt', 'new_line.txt', 'tab_here.txt']);
+  });
+
+  it("'/', NUL, '..' and names over 255 bytes are made safe on both", () => {
+    const untrusted = ['a/b.txt', 'nul\0.txt', '..', `${'x'.repeat(300)}.txt`];
+    for (const volume of [LINUX_NAMES, WINDOWS]) {
+      const paths = givenPaths(untrusted, volume);
+      expect(paths.slice(0, 2)).toEqual(['a_b.txt', 'nul_.txt']);
+      expect(paths[2]).toBe(volume.windowsNames ? '___' : '_..');
+      expect(paths[3]).toMatch(/^x+~[0-9a-f]{8}\.txt$/);
+      for (const path of paths) {
+        expect(path.split('/')).toHaveLength(1);
+        expect(path).not.toContain('\0');
+        expect(Buffer.byteLength(path)).toBeLessThanOrEqual(255);
+      }
+    }
+  });
+
+  it("a name an older version made safe on a volume with Linux's rules goes to the drive's name, nothing renamed on the drive (M6)", () => {
+    const sim = new Sim();
+    const id = sim.addSynced('back_slash.txt', 'file', 'x', 'back\\slash.txt');
+    expect(opsOf(sim)).toEqual([{ kind: 'move-local', rule: 'M6', remoteId: id, from: 'back_slash.txt', to: 'back\\slash.txt' }]);
+    syncUntilQuiet(sim);
+    expect(localPaths(sim)).toEqual(['back\\slash.txt']);
+    expect(remoteNames(sim)).toEqual(['back\\slash.txt']);
+  });
 });
 
 describe('N2: local item, no entry → upload / create-remote-folder', () => {
@@ -712,6 +770,16 @@ describe('N2: local item, no entry → upload / create-remote-folder', () => {
     const ignored = /^(~\$|\.~lock\.)|\.(swp|tmp|part|crdownload)$|^(\.DS_Store|Thumbs\.db|desktop\.ini)$/;
     const ops = opsOf(sim, { isIgnored: (path) => ignored.test(path) });
     expect(ops).toEqual([{ kind: 'upload', rule: 'N2', path: 'keep.txt', parentId: null, name: 'keep.txt' }]);
+  });
+
+  it("a local name Linux takes (a backslash, ':', '?', a newline, a tab) goes up as it is, and stays", () => {
+    const sim = new Sim();
+    const names = ['back\\slash.txt', 'a:b?.txt', 'new\nline.txt', 'tab\there.txt'];
+    for (const name of names) sim.localWrite(name, name);
+    expect(opsOf(sim)).toEqual([...names].sort().map((name) => ({ kind: 'upload', rule: 'N2', path: name, parentId: null, name })));
+    syncUntilQuiet(sim);
+    expect(localPaths(sim)).toEqual([...names].sort());
+    expect(remoteNames(sim)).toEqual([...names].sort());
   });
 
   it('short file names upload (only folder names and renames have a length rule)', () => {
@@ -950,13 +1018,13 @@ describe('base rows the planner must not misread', () => {
 });
 
 describe('safe local names for untrusted remote names', () => {
-  const downloadsOf = (names: string[]) => {
-    const sim = new Sim();
+  const downloadsOf = (names: string[], volume: NameRules = WINDOWS) => {
+    const sim = new Sim(volume);
     for (const name of names) sim.remoteCreate(null, name, 'file', name);
-    return opsOf(sim).map((op) => (op.kind === 'download' ? op.path : op.kind));
+    return opsOf(sim, volume).map((op) => (op.kind === 'download' ? op.path : op.kind));
   };
 
-  it('., .., a backslash, a slash, trailing dots and spaces, reserved device names', () => {
+  it('on Windows: ., .., a backslash, a slash, trailing dots and spaces, reserved device names', () => {
     expect(downloadsOf(['..', '.', 'a\\b.txt', 'c/d.txt', 'dots...', 'space ', 'CON', 'nul.txt'])).toEqual([
       '___',
       '__',
@@ -969,16 +1037,42 @@ describe('safe local names for untrusted remote names', () => {
     ]);
   });
 
-  it('names over 255 bytes are cut, keeping the extension and a digest', () => {
-    const long = `${'é'.repeat(200)}.txt`;
-    const [path] = downloadsOf([long]);
-    expect(Buffer.byteLength(path!)).toBeLessThanOrEqual(255);
-    expect(path).toMatch(/~[0-9a-f]{8}\.txt$/);
-    expect(safeLocalName(`${'é'.repeat(200)}x.txt`)).not.toBe(path); // two long names stay distinct
+  it('on Linux: ., .. and a slash only; a backslash, trailing dots and spaces and device names are names Linux takes', () => {
+    expect(downloadsOf(['..', '.', 'a\\b.txt', 'c/d.txt', 'dots...', 'space ', 'CON', 'nul.txt'], LINUX_NAMES)).toEqual([
+      '_..',
+      '_.',
+      'a\\b.txt',
+      'c_d.txt',
+      'dots...',
+      'space ',
+      'CON',
+      'nul.txt',
+    ]);
   });
 
-  it('NFC and NFD twins: the second gets "(2)"', () => {
-    expect(downloadsOf(['caf\u00e9.txt', 'cafe\u0301.txt'])).toEqual(['café.txt', 'café (2).txt']);
+  for (const volume of [LINUX_NAMES, WINDOWS]) {
+    it(`names over 255 bytes are cut, keeping the extension and a digest (${volume.windowsNames ? 'Windows' : 'Linux'})`, () => {
+      const long = `${'é'.repeat(200)}.txt`;
+      const [path] = downloadsOf([long], volume);
+      expect(Buffer.byteLength(path!)).toBeLessThanOrEqual(255);
+      expect(path).toMatch(/~[0-9a-f]{8}\.txt$/);
+      expect(safeLocalName(`${'é'.repeat(200)}x.txt`, volume)).not.toBe(path); // two long names stay distinct
+    });
+
+    it(`no path ever leaves the sync root (${volume.windowsNames ? 'Windows' : 'Linux'})`, () => {
+      const paths = downloadsOf(['../escape.txt', '/abs.txt', '..\\up.txt', '../..', 'nul\0byte.txt'], volume);
+      expect(paths).toEqual(
+        volume.windowsNames
+          ? ['.._escape.txt', '_abs.txt', '.._up.txt', '..___', 'nul_byte.txt']
+          : ['.._escape.txt', '_abs.txt', '..\\up.txt', '.._..', 'nul_byte.txt'],
+      );
+      for (const path of paths) expect(path.split('/')).toHaveLength(1);
+    });
+  }
+
+  it('NFC and NFD twins: the second gets "(2)", in its own spelling where the volume keeps spellings apart', () => {
+    expect(downloadsOf(['caf\u00e9.txt', 'cafe\u0301.txt'], { ...LINUX_NAMES, normalisesUnicode: true })).toEqual(['café.txt', 'café (2).txt']);
+    expect(downloadsOf(['caf\u00e9.txt', 'cafe\u0301.txt'], LINUX_NAMES)).toEqual(['café.txt', 'cafe\u0301 (2).txt']);
   });
 
   it('case twins on a case-insensitive volume: the second gets "(2)"; on a case-sensitive one, both keep their names', () => {
@@ -989,10 +1083,9 @@ describe('safe local names for untrusted remote names', () => {
     expect(opsOf(sim).map((op) => (op as { path: string }).path)).toEqual(['Read.me', 'read.me']);
   });
 
-  it('no path ever leaves the sync root', () => {
-    const paths = downloadsOf(['../escape.txt', '/abs.txt', '..\\up.txt', '../..']);
-    expect(paths).toEqual(['.._escape.txt', '_abs.txt', '.._up.txt', '..___']);
-    for (const path of paths) expect(path.split('/')).toHaveLength(1);
+  it("names Win32's rules make one are twins on Windows only: on Linux both keep their names", () => {
+    expect(downloadsOf(['a:b.txt', 'a_b.txt'])).toEqual(['a_b.txt', 'a_b (2).txt']);
+    expect(downloadsOf(['a:b.txt', 'a_b.txt'], LINUX_NAMES)).toEqual(['a:b.txt', 'a_b.txt']);
   });
 });
 

@@ -12,7 +12,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { baseName, isWithin, joinPath, nameKey, numberedName, parentOf, safeLocalName } from '../../main/sync/names.js';
+import { baseName, isWithin, joinPath, LINUX_NAMES, nameKey, numberedName, parentOf, safeLocalName, type NameRules } from '../../main/sync/names.js';
 import { planChanges, settled } from '../../main/sync/plan.js';
 import { planSelected, type Selection } from '../../main/sync/selective.js';
 import type { Operation, RelPath, RemoteId } from '../../main/sync/types.js';
@@ -22,7 +22,7 @@ import { replayHint, soakParameters, soakRuns, soakSize, soakTimeoutMs } from '.
 const MAX_PASSES = 50;
 const ALL_RULES = ['E1', 'C1', 'C2', 'C3', 'C4', 'C5', 'M1', 'M2', 'M3', 'M4', 'M6', 'D1', 'D2', 'D3', 'D4', 'D5', 'D6', 'N1', 'N2', 'N3', 'N4', 'N5'];
 
-/** Names both sides use: case twins, a dedup look-alike, a name the local side must sanitise, NFC. */
+/** Names both sides use: case twins, a dedup look-alike, a name a volume with Win32's rules must sanitise, NFC. */
 const NAMES = ['alpha', 'beta', 'Alpha', 'gamma.txt', 'gamma (2).txt', 'alpha_', 'été'];
 /**
  * Names only another client gives remotely: a trailing dot (local `alpha_`), NFD (twin of `été`), a temp name
@@ -45,6 +45,8 @@ const TWINS: Case['initial'] = [
 ];
 /** The name both sides may create at the root (N3, N4, N5). */
 const TWIN = 'twin.txt';
+/** A volume with Win32's name rules that keeps case and normalisation apart. */
+const WINDOWS_RULES: NameRules = { caseInsensitive: false, normalisesUnicode: false, windowsNames: true };
 /** Temp names are ignored, and so is everything inside an ignored folder. */
 const isIgnored = (path: RelPath): boolean => path.split('/').some((segment) => segment.endsWith('.tmp'));
 
@@ -100,7 +102,7 @@ function buildInitial(world: World, spec: Case['initial']): void {
   spec.forEach((item, i) => {
     const parent = pick(folders, item.parent)!;
     const remoteName = pick([...NAMES, ...REMOTE_ONLY], item.name)!;
-    const safe = safeLocalName(remoteName);
+    const safe = safeLocalName(remoteName, sim.names);
     let path = joinPath(parent, safe);
     for (let n = 2; sim.localTaken(path); n++) path = joinPath(parent, numberedName(safe, n));
     if (item.folder) {
@@ -121,7 +123,7 @@ function sameRename(world: World, rename: Case['same'][number]): void {
   const b = pick([...sim.trees.base.values()].sort((x, y) => x.remoteId - y.remoteId), rename.a);
   if (!b || !sim.trees.local.has(b.path) || !sim.trees.remote.has(b.remoteId)) return;
   const name = pick(NAMES, rename.name)!;
-  const to = joinPath(parentOf(b.path), safeLocalName(name));
+  const to = joinPath(parentOf(b.path), safeLocalName(name, sim.names));
   if (to === b.path || sim.localTaken(to, b.path)) return;
   sim.localMove(b.path, to);
   sim.remoteMove(b.remoteId, sim.trees.remote.get(b.remoteId)!.parentId, name);
@@ -288,6 +290,10 @@ function orderOps(ops: Operation[], keys: readonly number[] | undefined): Operat
 
 interface Case {
   caseInsensitive: boolean;
+  /** The volume has Win32's name rules (else Linux's). */
+  windowsNames?: boolean;
+  /** The volume holds NFC and NFD as one name and lists names in NFC (macOS). */
+  normalisesUnicode?: boolean;
   /** The volume records birth times (else they are unknown, as on one that does not, or in rows from before). */
   birthTimes?: boolean;
   /** A run of the folding volume: case-insensitive, twins in the initial tree, NFD names typed locally. */
@@ -324,9 +330,10 @@ const ruleCounts = new Map<string, number>();
 /** Runs one case; throws with a full report when a check fails. */
 function runCase(c: Case): { passes: number } {
   const birthTimes = c.birthTimes ?? false;
-  const sim = new Sim({ caseInsensitive: c.caseInsensitive, birthTimes });
+  const volume = { caseInsensitive: c.caseInsensitive, windowsNames: c.windowsNames ?? false, normalisesUnicode: c.normalisesUnicode ?? false };
+  const sim = new Sim({ ...volume, birthTimes });
   const folding = c.folding ?? false;
-  const world: World = { sim, folding, script: [`const sim = new Sim({ caseInsensitive: ${c.caseInsensitive}, birthTimes: ${birthTimes} });`], nextContent: 0 };
+  const world: World = { sim, folding, script: [`const sim = new Sim(${JSON.stringify({ ...volume, birthTimes })});`], nextContent: 0 };
   buildInitial(world, folding ? [...TWINS, ...c.initial] : c.initial);
   initialContents.set(world, new Map(sim.remoteContent));
   const start = new Set(sim.localContent.values());
@@ -343,7 +350,7 @@ function runCase(c: Case): { passes: number } {
   for (const x of localNow) if (!start.has(x) || remoteNow.has(x)) wanted.add(x);
   for (const x of remoteNow) if (!start.has(x) || localNow.has(x)) wanted.add(x);
 
-  const options = { caseInsensitive: c.caseInsensitive, isIgnored };
+  const options = { ...sim.names, isIgnored };
   const excluded = new Set<RemoteId>();
   const selection: Selection = { excluded };
   sim.selection = selection;
@@ -359,7 +366,7 @@ function runCase(c: Case): { passes: number } {
       throw new Error(report(`plan threw: ${String(error)}`));
     }
     const snapshot = sim.snapshot();
-    if (excluded.size === 0 && settled(snapshot)) {
+    if (excluded.size === 0 && settled(snapshot, sim.names)) {
       settledSeen++;
       const full = planChanges(snapshot, options);
       if (full.operations.length > 0 || full.skipped.length > 0) {
@@ -399,6 +406,7 @@ function runCase(c: Case): { passes: number } {
 
 const caseArb: fc.Arbitrary<Case> = fc.record({
   caseInsensitive: fc.boolean(),
+  windowsNames: fc.boolean(),
   birthTimes: fc.boolean(),
   initial: initialArb,
   same: fc.array(fc.record({ a: fc.nat({ max: 99 }), name: fc.nat({ max: 99 }) }), { maxLength: 2 }),
@@ -440,7 +448,7 @@ describe('planner convergence (CanopyCheck-style property)', () => {
     () => {
       const details = fc.check(
         fc.property(
-          caseArb.map((c) => ({ ...c, caseInsensitive: true, folding: true })),
+          caseArb.map((c) => ({ ...c, caseInsensitive: true, normalisesUnicode: true, folding: true })),
           (c) => {
             runCase(c);
           },
@@ -456,37 +464,48 @@ describe('planner convergence (CanopyCheck-style property)', () => {
   );
 
   it('the names used by the generator are distinct keys where they must be', () => {
-    expect(nameKey('Alpha', true)).toBe(nameKey('alpha', true));
-    expect(nameKey(LOCAL_ONLY_FOLDING.at(-1)!, true)).toBe(nameKey('été', true));
+    const folding: NameRules = { caseInsensitive: true, normalisesUnicode: true, windowsNames: false };
+    expect(nameKey('Alpha', folding)).toBe(nameKey('alpha', folding));
+    expect(nameKey(LOCAL_ONLY_FOLDING.at(-1)!, folding)).toBe(nameKey('été', folding));
     expect([...NAMES, ...REMOTE_ONLY].slice(0, 9).filter((_, i) => TWINS.some((t) => t.name === i))).toEqual(['alpha', 'Alpha', 'été', 'e\u0301te\u0301']);
-    expect(nameKey('e\u0301te\u0301', false)).toBe(nameKey('été', false));
-    expect(safeLocalName('alpha.')).toBe('alpha_');
+    expect(nameKey('e\u0301te\u0301', LINUX_NAMES)).toBe(nameKey('été', LINUX_NAMES));
+    expect(safeLocalName('alpha.', WINDOWS_RULES)).toBe('alpha_');
+    expect(safeLocalName('alpha.', LINUX_NAMES)).toBe('alpha.');
   });
 
-  it('a remote name becomes a safe local name, and a name that is safe already is kept as it is', () => {
-    const safe = (name: string) =>
-      name !== '' &&
-      name !== '.' &&
-      name !== '..' &&
-      !/[/\\\0-\x1f\x7f<>:"|?*]/.test(name) &&
-      !/[. ]$/.test(name) &&
-      !/^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i.test(name) &&
-      Buffer.byteLength(name) <= 255 &&
-      name === name.normalize('NFC');
-    const tricky = fc.constantFrom(...'ab. /\\:*?"<>|\0\x1f\x7f~é\u0301cCoOnNuULlpPtT1()');
-    const names = fc.oneof(
-      fc.array(tricky, { maxLength: 9 }).map((cs) => cs.join('')),
-      fc.string({ unit: 'grapheme', maxLength: 12 }),
-      fc.integer({ min: 250, max: 260 }).map((n) => 'x'.repeat(n)),
-      fc.constantFrom('con', 'CON.txt', 'lpt1', 'com0', 'nul.', 'a ', '.', '..', ''),
-    );
+  const tricky = fc.constantFrom(...'ab. /\\:*?"<>|\0\n\t\x1f\x7f~é\u0301cCoOnNuULlpPtT1()');
+  const names = fc.oneof(
+    fc.array(tricky, { maxLength: 9 }).map((cs) => cs.join('')),
+    fc.string({ unit: 'grapheme', maxLength: 12 }),
+    fc.integer({ min: 250, max: 260 }).map((n) => 'x'.repeat(n)),
+    fc.integer({ min: 120, max: 130 }).map((n) => 'é'.repeat(n)),
+    fc.constantFrom('con', 'CON.txt', 'lpt1', 'com0', 'nul.', 'a ', '.', '..', ''),
+  );
+  /** Every name both a volume and the drive take is kept; the rest get a name the volume takes. */
+  const expectSafe = (rules: NameRules, takes: (name: string) => boolean) =>
     fc.assert(
       fc.property(names, (name) => {
-        const local = safeLocalName(name);
-        expect(safe(local), JSON.stringify(local)).toBe(true);
-        if (safe(name)) expect(local).toBe(name);
+        const local = safeLocalName(name, rules);
+        expect(takes(local), JSON.stringify(local)).toBe(true);
+        if (takes(name)) expect(local).toBe(name);
       }),
       { numRuns: 3000 },
     );
+  const linuxTakes = (name: string) => name !== '' && name !== '.' && name !== '..' && !/[/\0]/.test(name) && Buffer.byteLength(name) <= 255;
+
+  it("a remote name becomes a name Win32's rules take (in NFC on a volume that normalises), and a name they take is kept as it is", () => {
+    expectSafe(
+      { ...WINDOWS_RULES, normalisesUnicode: true },
+      (name) =>
+        linuxTakes(name) &&
+        !/[\\\x00-\x1f\x7f<>:"|?*]/.test(name) &&
+        !/[. ]$/.test(name) &&
+        !/^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i.test(name) &&
+        name === name.normalize('NFC'),
+    );
+  });
+
+  it("a remote name becomes a name Linux takes: only '/', NUL, '.', '..' and over 255 bytes change; control characters, '\\' and ':' stay", () => {
+    expectSafe(LINUX_NAMES, linuxTakes);
   });
 });

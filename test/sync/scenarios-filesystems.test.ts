@@ -12,10 +12,13 @@ import { refreshPaths, scanLocal, type ScanOptions } from '../../main/sync/local
 import { nodeFileSystem, probeVolume } from '../../main/sync/ports.js';
 import type { LocalItem } from '../../main/sync/types.js';
 import { HFS_PLUS, MACOS, SimulatedVolume, WINDOWS, type VolumeRules } from '../helpers/simulated-fs.js';
-import { localTree, newAccount, sorted, trashedFrom, type Account, SCENARIO_CASES } from '../helpers/sync.js';
+import { localTree, newAccount, sorted, type Account, SCENARIO_CASES } from '../helpers/sync.js';
 
 const NFC = 'caf\u00e9.txt';
 const NFD = 'cafe\u0301.txt';
+
+/** Names Linux and the drive take that Win32's rules refuse: a backslash, `:` and `?`, a newline. */
+const LINUX_ONLY = ['back\\slash.txt', 'a:b?.txt', 'new\nline.txt'];
 
 /** Names Windows refuses or changes, each a valid name on Linux and on the drive. */
 const WINDOWS_HOSTILE = ['CON.txt', 'aux', 'a:b.txt', 'why?.txt', 'pipe|star*.txt', 'quote".txt', 'angle<>.txt', 'dot.', 'space '];
@@ -34,9 +37,9 @@ describe.each(SCENARIO_CASES)('file systems other than ext4 (%s, %s)', (mode, pr
     const trashed: string[] = [];
     const computer = account.computer(name, {
       fs: volume.fs,
-      trash: async (path) => {
-        trashed.push(trashedFrom(path));
-        await volume.trash(path);
+      trash: async (path, trashOptions) => {
+        trashed.push(trashOptions.originalPath);
+        await volume.trash(path, trashOptions);
       },
       ...options,
     });
@@ -176,6 +179,60 @@ describe.each(SCENARIO_CASES)('file systems other than ext4 (%s, %s)', (mode, pr
     expect(sorted(await account.remoteTree())).toEqual(both);
     expect(sorted(localTree(b.root))).toEqual(both);
     expect(await a.sync()).toMatchObject({ inSync: true, done: 0 });
+  });
+
+  it("Linux names on Linux: a backslash, ':', '?' and a newline keep their names on another Linux computer, both ways", async () => {
+    const a = account.computer('alpha');
+    for (const name of LINUX_ONLY) writeFileSync(join(a.root, name), `content of ${name}`);
+    expect(await a.sync()).toMatchObject({ inSync: true, failed: [] });
+    const made = Object.fromEntries(LINUX_ONLY.map((name) => [name, `content of ${name}`]));
+    expect(sorted(await account.remoteTree())).toEqual(sorted(new Map(Object.entries(made))));
+    const ids = await account.entryIds();
+
+    const b = account.computer('beta');
+    expect(await b.sync()).toMatchObject({ inSync: true, failed: [] });
+    expect(sorted(localTree(b.root))).toEqual(sorted(new Map(Object.entries(made))));
+    const mark = account.requests.length;
+    expect(await b.sync()).toMatchObject({ inSync: true, done: 0 });
+    expect(nonListing(mark)).toEqual([]);
+
+    // B renames one to another name only Linux takes, and makes one more: A follows, the entry is the same.
+    renameSync(join(b.root, 'a:b?.txt'), join(b.root, 'tab\there|now*.txt'));
+    writeFileSync(join(b.root, 'made\non\nbeta.txt'), 'from beta');
+    expect(await b.sync()).toMatchObject({ inSync: true, failed: [] });
+    expect((await account.entryIds()).get('tab\there|now*.txt')).toBe(ids.get('a:b?.txt'));
+    expect(await a.sync()).toMatchObject({ inSync: true, failed: [] });
+    const after = sorted(localTree(a.root));
+    expect(after).toEqual(sorted(localTree(b.root)));
+    expect(after).toEqual(sorted(await account.remoteTree()));
+    expect(after['tab\there|now*.txt']).toBe('content of a:b?.txt');
+    expect(after['made\non\nbeta.txt']).toBe('from beta');
+    expect(await a.sync()).toMatchObject({ inSync: true, done: 0 });
+    expect(await b.sync()).toMatchObject({ inSync: true, done: 0 });
+  });
+
+  it("Linux names on a Windows volume: the same files get names Windows takes, and nothing is renamed on the drive", async () => {
+    const linux = account.computer('linux');
+    for (const name of LINUX_ONLY) writeFileSync(join(linux.root, name), `content of ${name}`);
+    expect(await linux.sync()).toMatchObject({ inSync: true, failed: [] });
+    const drive = sorted(await account.remoteTree());
+    const ids = await account.entryIds();
+
+    const { computer: win, trashed } = onVolume('win', WINDOWS);
+    expect(await win.sync()).toMatchObject({ inSync: true, failed: [] });
+    expect(sorted(localTree(win.root))).toEqual({
+      'a_b_.txt': 'content of a:b?.txt',
+      'back_slash.txt': 'content of back\\slash.txt',
+      'new_line.txt': 'content of new\nline.txt',
+    });
+    const mark = account.requests.length;
+    expect(await win.sync()).toMatchObject({ inSync: true, done: 0 });
+    expect(nonListing(mark)).toEqual([]);
+    expect(sorted(await account.remoteTree())).toEqual(drive);
+    expect(await account.entryIds()).toEqual(ids);
+    expect(trashed).toEqual([]);
+    expect(await linux.sync()).toMatchObject({ inSync: true, done: 0 });
+    expect(sorted(localTree(linux.root))).toEqual(drive);
   });
 
   it('Windows names: a remote rename to a name Windows refuses renames the local file to a name it takes; nothing goes back', async () => {
@@ -349,7 +406,7 @@ describe('file systems other than ext4, live only', () => {
 
   it('a locked file is tried again on its own once the other program lets go (closing a file is no change to watch)', async () => {
     const volume = new SimulatedVolume(WINDOWS);
-    const win = account.computer('win', { fs: volume.fs, trash: (path) => volume.trash(path), busyRetryMs: 300 });
+    const win = account.computer('win', { fs: volume.fs, trash: (path, options) => volume.trash(path, options), busyRetryMs: 300 });
     volume.mount(win.root);
     volume.write('draft.txt', 'draft');
     expect(await win.sync()).toMatchObject({ inSync: true });
@@ -368,14 +425,14 @@ describe('file systems other than ext4, live only', () => {
 });
 
 describe('the scan on a volume that folds names', () => {
-  it("node's port asks the real volume: this Linux folder tells case and NFC/NFD apart, and the probe leaves nothing", async () => {
+  it("node's port asks the real volume: this Linux folder tells case and NFC/NFD apart, takes Win32's refused names, and the probe leaves nothing", async () => {
     const root = mkdtempSync(join(tmpdir(), 'drivesync-probe-'));
     try {
       expect(nodeFileSystem.volume).toBe(probeVolume);
-      expect(await probeVolume(root)).toEqual({ caseInsensitive: false, normalisesUnicode: false });
+      expect(await probeVolume(root)).toEqual({ caseInsensitive: false, normalisesUnicode: false, windowsNames: false });
       expect(readdirSync(root)).toEqual([]);
       // A folder it cannot write in is taken as Linux's are.
-      expect(await probeVolume(join(root, 'missing'))).toEqual({ caseInsensitive: false, normalisesUnicode: false });
+      expect(await probeVolume(join(root, 'missing'))).toEqual({ caseInsensitive: false, normalisesUnicode: false, windowsNames: false });
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -4,7 +4,7 @@
  * selection is the engine's `selection` option, as openFolder gives it from the config; a change of it reaches a
  * running engine through `selectionChanged()`.
  */
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -93,6 +93,22 @@ describe.each(SCENARIO_CASES)('selective sync (%s, %s)', (mode, profile) => {
     for (const path of ['Photos', 'Photos/a.jpg', 'Photos/2019', 'Photos/2019/b.jpg']) expect(after.get(path)).toBe(ids.get(path));
   });
 
+  it('a file whose bytes are not the synced ones, though its size and time are, goes to the OS trash, not deleted', async () => {
+    const { ids } = await photosAndDocs();
+    const pick = selectable();
+    const b = account.computer('beta', pick.options);
+    await b.sync();
+    // Rewritten in place with the same size, its time set back: only its bytes tell it from the synced copy.
+    const file = join(b.root, 'Photos', 'a.jpg');
+    const { mtime } = statSync(file);
+    writeFileSync(file, 'zzzz');
+    utimesSync(file, mtime, mtime);
+    pick.set(b, [ids.get('Photos')!]);
+    expect((await b.sync()).inSync).toBe(true);
+    expect(existsSync(join(b.root, 'Photos'))).toBe(false);
+    expect(b.trashed).toEqual([file]);
+  });
+
   it('changes made here inside a folder being excluded go to the drive first; then the copy goes', async () => {
     const pick = selectable();
     const { a, ids } = await photosAndDocs(pick.options);
@@ -130,6 +146,41 @@ describe.each(SCENARIO_CASES)('selective sync (%s, %s)', (mode, profile) => {
     renameSync(join(b.root, 'Photos'), join(b.root, 'Mine'));
     expect((await b.sync()).inSync).toBe(true);
     expect((await account.remoteTree()).get('Mine/mine.jpg')).toBe('mine only');
+  });
+
+  it('a folder excluded while it holds an ignored file keeps it, with no clash; included, it fills that same folder again', async () => {
+    const pick = selectable();
+    const a = account.computer('alpha', pick.options);
+    mkdirSync(join(a.root, 'Project'));
+    writeFileSync(join(a.root, 'Project', 'a.txt'), 'x');
+    writeFileSync(join(a.root, 'Project', 'scratch.tmp'), 'y');
+    expect((await a.sync()).inSync).toBe(true);
+    const ids = await account.entryIds();
+    const folder = statSync(join(a.root, 'Project')).ino;
+    const notices: string[] = [];
+    const told: string[] = [];
+    a.engine.on('notice', (m) => notices.push(m));
+    a.engine.on('item-error', (e) => told.push(`${e.path}: ${e.message}`));
+    pick.set(a, [ids.get('Project')!]);
+    const excluded = await a.sync();
+    expect(excluded.inSync).toBe(true);
+    expect(excluded.skipped.filter((s) => s.message === LEFT_OUT_PLACE('Project'))).toEqual([]);
+    expect(told.filter((m) => m.includes(LEFT_OUT_PLACE('Project')))).toEqual([]);
+    expect(notices.filter((m) => m.startsWith('Project is excluded'))).toEqual([
+      'Project is excluded: its copy here is removed (it stays on the drive), 1 B freed; 1 ignored file stayed on this computer (scratch.tmp), so the folder stays too',
+    ]);
+    expect(sorted(localTree(a.root))).toEqual({ Project: '/', 'Project/scratch.tmp': 'y' });
+    // Settled: a later pass has nothing to do and tells nothing more.
+    expect((await a.sync()).done).toBe(0);
+    expect(told.filter((m) => m.includes(LEFT_OUT_PLACE('Project')))).toEqual([]);
+    pick.set(a, []);
+    expect((await a.sync()).inSync).toBe(true);
+    expect(sorted(localTree(a.root))).toEqual({ Project: '/', 'Project/a.txt': 'x', 'Project/scratch.tmp': 'y' });
+    expect(statSync(join(a.root, 'Project')).ino).toBe(folder);
+    expect(sorted(await account.remoteTree())).toEqual({ Project: '/', 'Project/a.txt': 'x' });
+    const after = await account.entryIds();
+    for (const path of ['Project', 'Project/a.txt']) expect(after.get(path)).toBe(ids.get(path));
+    expect(a.trashed).toEqual([]);
   });
 
   it('an excluded folder renamed and moved on the drive stays excluded; included, it arrives where it is now', async () => {

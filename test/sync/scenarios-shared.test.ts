@@ -5,7 +5,7 @@
  * of what he may only view read-only and never sends a change to them, sends what he may edit, and lets the copies go
  * to the OS trash when Alice stops sharing. Then both computers live at once.
  */
-import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Permission } from '../../main/api/schemas.js';
@@ -149,6 +149,46 @@ describe.each(SCENARIO_CASES)('shared with me (%s, %s)', (mode, profile) => {
     expect(readdirSync(join(b.root, FOLDER))).toEqual([]);
     expect(b.trashed.some((t) => t.includes(FOLDER))).toBe(true);
     expect((await alice.remoteTree()).has('Archive/Photos/late.txt')).toBe(false);
+  });
+
+  it('a file Alice saves is told to Bob as updated, never as a share ended and a new one, also when the new entry is shared a poll later', async () => {
+    const a = alice.computer('alice-desktop');
+    mkdirSync(join(a.root, 'Docs'));
+    writeFileSync(join(a.root, 'Docs', 'notes.txt'), 'v1');
+    expect((await a.sync()).inSync).toBe(true);
+    const first = (await alice.entryIds()).get('Docs/notes.txt')!;
+    await alice.client.sharing.share(first, [bob.email], ['view', 'download']);
+    const b = bobsComputer();
+    const notices: string[] = [];
+    b.engine.on('notice', (m) => notices.push(m));
+    await b.sync();
+    const copy = join(b.root, place(), 'notes.txt');
+    const by = profile === 'deployed' ? ` by ${alice.email}` : '';
+    const updated = `notes.txt was updated by ${profile === 'deployed' ? alice.email : 'its owner'}`;
+    expect(readFileSync(copy, 'utf8')).toBe('v1');
+    expect(notices).toEqual([`notes.txt was shared with you${by} (to view only)`]);
+    // Alice saves it: her computer uploads a new entry, trashes the old one and shares the new one, as one change.
+    notices.length = 0;
+    writeFileSync(join(a.root, 'Docs', 'notes.txt'), 'v2');
+    await a.sync();
+    const second = (await alice.entryIds()).get('Docs/notes.txt')!;
+    expect(second).not.toBe(first);
+    await b.sync();
+    expect(readFileSync(copy, 'utf8')).toBe('v2');
+    expect(notices).toEqual([updated]);
+    // Another client of hers saves it in steps Bob's computer sees apart: the old entry trashed, then a poll later
+    // the new one shared.
+    notices.length = 0;
+    const scratch = join(a.root, '..', 'v3.txt');
+    writeFileSync(scratch, 'v3');
+    const docs = (await alice.entryIds()).get('Docs')!;
+    const third = await alice.client.transfers.upload(scratch, { name: 'notes.txt', parentId: docs });
+    await alice.client.entries.trash([second]);
+    await b.sync();
+    await alice.client.sharing.share(third.id, [bob.email], ['view', 'download']);
+    await b.sync();
+    expect(readFileSync(copy, 'utf8')).toBe('v3');
+    expect(notices).toEqual([updated]);
   });
 
   it('a permission changed from view to edit gives the copies their write bits back, and Bob\'s edit then goes up', async () => {

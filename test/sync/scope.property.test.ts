@@ -12,7 +12,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { baseName, isWithin, joinPath, numberedName, parentOf, safeLocalName } from '../../main/sync/names.js';
+import { baseName, isWithin, joinPath, numberedName, parentOf, safeLocalName, type NameRules } from '../../main/sync/names.js';
 import { changeScope, deltaScope, scopedTrees, type PlanScope } from '../../main/sync/scope.js';
 import { NO_SELECTION, planSelected, quietPlan, type SelectedPlan } from '../../main/sync/selective.js';
 import type { RelPath, RemoteId, Trees } from '../../main/sync/types.js';
@@ -38,7 +38,7 @@ function build(sim: Sim, spec: Array<{ parent: number; name: number; folder: boo
   spec.forEach((item, i) => {
     const parent = folders[item.parent % folders.length]!;
     const remoteName = NAMES[item.name % NAMES.length]!;
-    const safe = safeLocalName(remoteName);
+    const safe = safeLocalName(remoteName, sim.names);
     let path = joinPath(parent, safe);
     for (let n = 2; sim.localTaken(path); n++) path = joinPath(parent, numberedName(safe, n));
     if (item.folder) {
@@ -149,11 +149,11 @@ function changeLocal(sim: Sim, c: { op: string; a: number; b: number; name: numb
 }
 
 /** A random tree brought in sync (the planner's own passes), or null when it does not settle. */
-function inSync(spec: Array<{ parent: number; name: number; folder: boolean }>, caseInsensitive = false): Sim {
-  const sim = new Sim({ caseInsensitive });
+function inSync(spec: Array<{ parent: number; name: number; folder: boolean }>, volume: Partial<NameRules> = {}): Sim {
+  const sim = new Sim(volume);
   build(sim, spec);
   for (let round = 0; round < 20; round++) {
-    const plan = planSelected(sim.snapshot(), NO_SELECTION, { isIgnored, caseInsensitive });
+    const plan = planSelected(sim.snapshot(), NO_SELECTION, { isIgnored, ...sim.names });
     if (plan.operations.length === 0) break;
     for (const op of plan.operations) sim.apply(op);
   }
@@ -166,7 +166,7 @@ function inSync(spec: Array<{ parent: number; name: number; folder: boolean }>, 
  */
 function expectScopedPlans(sim: Sim, scopeOf: (trees: Trees) => PlanScope | 'in-sync' | null): number {
   let scoped = 0;
-  const options = { isIgnored, caseInsensitive: sim.caseInsensitive };
+  const options = { isIgnored, ...sim.names };
   for (let round = 0; round < 20; round++) {
     const trees = sim.snapshot();
     const whole = planSelected(trees, NO_SELECTION, options);
@@ -219,16 +219,16 @@ describe('planning the scope of a remote delta', () => {
     );
   });
 
-  for (const caseInsensitive of [false, true]) {
-    it(`${RUNS} random trees in sync${caseInsensitive ? ' on a volume that folds case' : ''}, changed here and on the drive: the plan of what differs from base, found each round, is the whole plan`, () => {
+  for (const [label, volume] of [['', {}], [' on a volume with Windows\' rules (case folded, Win32\'s names)', { caseInsensitive: true, windowsNames: true }]] as const) {
+    it(`${RUNS} random trees in sync${label}, changed here and on the drive: the plan of what differs from base, found each round, is the whole plan`, () => {
       let scoped = 0;
       fc.assert(
         fc.property(initial, fc.array(localChange, { maxLength: 5 }), fc.array(change, { maxLength: 3 }), (spec, here, there) => {
-          const sim = inSync(spec, caseInsensitive);
-          fc.pre(planSelected(sim.snapshot(), NO_SELECTION, { isIgnored, caseInsensitive }).quiet);
+          const sim = inSync(spec, volume);
+          fc.pre(planSelected(sim.snapshot(), NO_SELECTION, { isIgnored, ...sim.names }).quiet);
           here.forEach((c, i) => changeLocal(sim, c, i));
           there.forEach((c, i) => changeRemote(sim, c, 100 + i));
-          if (expectScopedPlans(sim, (trees) => changeScope(trees, { caseInsensitive, share: Infinity })) > 0) scoped++;
+          if (expectScopedPlans(sim, (trees) => changeScope(trees, { ...sim.names, share: Infinity })) > 0) scoped++;
         }),
         { numRuns: RUNS },
       );

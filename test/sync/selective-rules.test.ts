@@ -3,14 +3,23 @@
  * selection's own questions. Built with the simulator, planned by the selective planner (`planSelected`), and run to
  * the end in both orders: nothing is lost, and the trees end as the selection says.
  */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { itemOfStats } from '../../main/sync/aside.js';
+import { dropLocalCopy, droppedNotice } from '../../main/sync/drop.js';
+import { baseName } from '../../main/sync/names.js';
 import type { PlanOptions } from '../../main/sync/plan.js';
+import { nodeFileSystem, randomId } from '../../main/sync/ports.js';
 import { entriesOutside, excludedTakenBy, LEFT_OUT_PLACE, newTopFolders, planSelected, type Selection } from '../../main/sync/selective.js';
-import type { Operation, RemoteId } from '../../main/sync/types.js';
+import type { BaseItem, Operation, RemoteId } from '../../main/sync/types.js';
 import { Sim, contentsKept, convergenceProblems, syncUntilQuiet } from './sim.js';
 
 const excluding = (...ids: RemoteId[]): Selection => ({ excluded: new Set(ids) });
-const opsOf = (sim: Sim, selection: Selection): Operation[] => planSelected(sim.snapshot(), selection).operations;
+const opsOf = (sim: Sim, selection: Selection, options: PlanOptions = {}): Operation[] => planSelected(sim.snapshot(), selection, options).operations;
+/** A volume with Win32's name rules (`Box.` is `Box_` there). */
+const WIN32_NAMES: PlanOptions = { windowsNames: true };
 const kinds = (ops: Operation[]) => ops.map((op) => `${op.kind}[${op.rule}]`).sort();
 
 /**
@@ -144,6 +153,62 @@ describe('E1: an excluded folder whose local copy is as synced → drop-local', 
   });
 });
 
+/**
+ * E1 carried out on a real folder holding `synced` (what base records, every one as synced) and `unsynced` (what the
+ * scan leaves out), files with their content; returns E1's notice and what is left in the folder.
+ */
+async function dropOnDisk(synced: Record<string, string>, unsynced: Record<string, string>): Promise<{ notice: string; left: string[] }> {
+  const root = mkdtempSync(join(tmpdir(), 'drivesync-drop-'));
+  const abs = (path: string) => join(root, ...path.split('/'));
+  try {
+    for (const [path, content] of Object.entries({ ...synced, ...unsynced })) {
+      mkdirSync(join(abs(path), '..'), { recursive: true });
+      writeFileSync(abs(path), content);
+    }
+    const paths = new Set<string>();
+    for (const path of Object.keys(synced)) for (let p = path; p !== '.'; p = join(p, '..')) paths.add(p);
+    const local = new Map([...paths].sort().map((path) => [path, itemOfStats(path, statSync(abs(path)))]));
+    const base: BaseItem[] = [...local.values()].map((l, i) => ({ ...l, remoteId: i + 1, parentId: null, remoteName: baseName(l.path), hash: null, remoteSize: l.size, remoteUpdatedAt: '' }));
+    const root0 = base[0]!;
+    const bytes = base.reduce((sum, b) => sum + b.size, 0);
+    const op = { kind: 'drop-local', rule: 'E1', path: root0.path, remoteId: root0.remoteId, count: base.length, bytes } as const;
+    const outcome = await dropLocalCopy({ root, fs: nodeFileSystem, randomId, base, local, abs }, op);
+    if (outcome.kind !== 'dropped') throw new Error(`not dropped: ${outcome.kind}`);
+    const left: string[] = [];
+    const walk = (path: string) => {
+      for (const name of readdirSync(abs(path))) {
+        left.push(`${path}/${name}`);
+        if (statSync(abs(`${path}/${name}`)).isDirectory()) walk(`${path}/${name}`);
+      }
+    };
+    if (existsSync(abs(root0.path))) walk(root0.path);
+    return { notice: droppedNotice(outcome), left: left.sort() };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+describe('E1 carried out: what stays here is told once, with why', () => {
+  it('an ignored file keeps its folder here: the notice names it', async () => {
+    const dropped = await dropOnDisk({ 'Project/a.txt': 'x' }, { 'Project/scratch.tmp': 'y' });
+    expect(dropped.left).toEqual(['Project/scratch.tmp']);
+    expect(dropped.notice).toBe(
+      'Project is excluded: its copy here is removed (it stays on the drive), 1 B freed; 1 ignored file stayed on this computer (scratch.tmp), so the folder stays too',
+    );
+  });
+
+  it('ignored names deeper keep the folders holding them; nothing left says nothing', async () => {
+    const dropped = await dropOnDisk({ 'Project/a.txt': 'x', 'Project/sub/b.txt': 'bb', 'Project/2019/c.txt': 'c' }, { 'Project/sub/old.tmp': 'z', 'Project/sub/more.tmp': 'w' });
+    expect(dropped.left).toEqual(['Project/sub', 'Project/sub/more.tmp', 'Project/sub/old.tmp']);
+    expect(dropped.notice).toBe(
+      'Project is excluded: its copy here is removed (it stays on the drive), 4 B freed; 2 ignored files stayed on this computer (sub/more.tmp, sub/old.tmp), so 2 folders stay too',
+    );
+    const clean = await dropOnDisk({ 'Project/a.txt': 'x' }, {});
+    expect(clean.left).toEqual([]);
+    expect(clean.notice).toBe('Project is excluded: its copy here is removed (it stays on the drive), 1 B freed');
+  });
+});
+
 describe('E2: an excluded folder with changes made here → they are synced first, then E1', () => {
   it('an edit, a new file and a rename inside go to the drive; nothing new on the drive comes down; then the copy goes', () => {
     const build = () => {
@@ -229,7 +294,41 @@ describe('E3: a local folder at the place of an excluded folder that is not here
     // Photos/ here is no longer at an excluded folder's place: it is a new folder, uploaded with what it holds.
     expect(kinds(plan.operations)).toEqual(['create-remote-folder[N2]', 'upload[N2]']);
     sim.localMkdir('Pictures');
+    // Empty, it has nothing to merge: left out, and nothing to tell (an include matches it, N3).
+    expect(planSelected(sim.snapshot(), selection).skipped).toEqual([]);
+    sim.localWrite('Pictures/mine too.jpg', 'mine too');
     expect(planSelected(sim.snapshot(), selection).skipped).toEqual([{ path: 'Pictures', reason: LEFT_OUT_PLACE('Pictures'), fails: false }]);
+  });
+
+  it('what E1 left of a copy for its ignored names is no clash: left out, untold; included, the drive\'s folder fills it (N3)', () => {
+    const options = { isIgnored: (path: string) => path.endsWith('.tmp') };
+    const build = () => {
+      const sim = new Sim();
+      const project = sim.addSynced('Project', 'folder');
+      sim.addSynced('Project/a.txt', 'file', 'x');
+      sim.addSynced('Project/sub', 'folder');
+      sim.addSynced('Project/sub/b.txt', 'file', 'b');
+      sim.localWrite('Project/scratch.tmp', 'y');
+      sim.localWrite('Project/sub/old.tmp', 'z');
+      return { sim, selection: excluding(project), project };
+    };
+    const { sim, selection, project } = build();
+    expect(kinds(planSelected(sim.snapshot(), selection, options).operations)).toEqual(['drop-local[E1]']);
+    syncUntilQuiet(sim, { ...options, selection: () => selection });
+    expect([...sim.trees.local.keys()].sort()).toEqual(['Project', 'Project/scratch.tmp', 'Project/sub', 'Project/sub/old.tmp']);
+    const after = planSelected(sim.snapshot(), selection, options);
+    expect(after.operations).toEqual([]);
+    expect(after.skipped).toEqual([]);
+    // Not quiet all the same: a quiet folder is kept as base alone, which does not hold the folder left here.
+    expect(after.quiet).toBe(false);
+    expectSettles(build, options);
+    // Included: the same folder here takes the drive's folder; nothing made twice on either side.
+    syncUntilQuiet(sim, { ...options, selection: () => excluding() });
+    expect([...sim.trees.local.keys()].sort()).toEqual(['Project', 'Project/a.txt', 'Project/scratch.tmp', 'Project/sub', 'Project/sub/b.txt', 'Project/sub/old.tmp']);
+    expect([...sim.trees.remote.values()].map((r) => sim.remotePath(r.id)).sort()).toEqual(['Project', 'Project/a.txt', 'Project/sub', 'Project/sub/b.txt']);
+    expect(sim.trees.base.get(project)?.path).toBe('Project');
+    expect(sim.localContent.get('Project/sub/old.tmp')).toBe('z');
+    expect(convergenceProblems(sim, options.isIgnored, excluding())).toEqual([]);
   });
 
   it('an excluded folder never synced here is not downloaded, nor anything in it', () => {
@@ -250,7 +349,7 @@ describe('E3: a local folder at the place of an excluded folder that is not here
 
   it('a folder of this computer\'s own at that place, holding synced items, is no copy: it goes up as new, then is numbered', () => {
     const build = () => {
-      const sim = new Sim();
+      const sim = new Sim(WIN32_NAMES);
       const box = sim.addSynced('Box_', 'folder');
       const docs = sim.addSynced('Docs', 'folder');
       sim.addSynced('Docs/a.txt', 'file', 'a');
@@ -262,8 +361,8 @@ describe('E3: a local folder at the place of an excluded folder that is not here
     };
     const { sim, selection, docs } = build();
     // Docs moved in keeps Box_ here (D5), and is not taken for deleted: nothing goes to either trash.
-    expect(opsOf(sim, selection)).toEqual([{ kind: 'forget', rule: 'D5', remoteId: 1 }]);
-    const done = expectSettles(build);
+    expect(opsOf(sim, selection, WIN32_NAMES)).toEqual([{ kind: 'forget', rule: 'D5', remoteId: 1 }]);
+    const done = expectSettles(build, WIN32_NAMES);
     expect(done.trash).toEqual([]);
     expect([...done.trees.local.keys()].sort()).toEqual(['Box_ (2)', 'Box_ (2)/Docs', 'Box_ (2)/Docs/a.txt']);
     expect(done.remotePath(docs)).toBe('Box_/Docs');
@@ -403,7 +502,7 @@ describe('regressions found by the convergence property', () => {
 
   it('E3: a folder the drive deleted, kept here for what was moved in (D5), is not an excluded twin\'s place (seed 2116983868)', () => {
     const build = () => {
-      const sim = new Sim({ caseInsensitive: false, birthTimes: false });
+      const sim = new Sim({ ...WIN32_NAMES, birthTimes: false });
       sim.addSynced('gamma.txt', 'folder', '', 'gamma.txt');
       sim.addSynced('alpha_', 'folder', '', 'alpha_');
       sim.addSynced('été', 'folder', '', 'été');
@@ -416,7 +515,7 @@ describe('regressions found by the convergence property', () => {
       sim.remoteDelete(2);
       return { sim, selection: excluding(7) };
     };
-    const done = expectSettles(build);
+    const done = expectSettles(build, WIN32_NAMES);
     expect(done.trash).toEqual([]);
     expect(done.localContent.get('alpha_ (2)/alpha/alpha (2)')).toBe('v0');
   });

@@ -41,7 +41,7 @@ function trees(): Trees & { base: BaseTree; local: LocalTree; remote: RemoteTree
 }
 
 const area = (editable: boolean, downloadable = true): SharedArea => {
-  const top: SharedTop = { id: PICTURES, name: 'Pictures', owner: 'alice@example.com', editable, downloadable };
+  const top: SharedTop = { id: PICTURES, name: 'Pictures', file: false, folderId: null, owner: 'alice@example.com', editable, downloadable };
   return { items: [], tops: new Map([[PICTURES, top]]), key: 'k' };
 };
 const planned = (t: Trees, a: SharedArea) => rowsOfAccess(planChanges(t), t, a, PLACE);
@@ -193,9 +193,29 @@ describe('own items are untouched', () => {
 describe('what a person is told when what is shared with them changes', () => {
   it('a new share (once: not when a restart lists it again), a permission changed, a share ended', () => {
     const none: SharedArea = { items: [], tops: new Map(), key: '' };
-    expect(sharingNews(none, area(false), () => false)).toEqual(['Pictures was shared with you by alice@example.com (to view only)']);
-    expect(sharingNews(none, area(false), () => true)).toEqual([]);
-    expect(sharingNews(area(false), area(true), () => true)).toEqual(['Pictures is now shared with you by alice@example.com: you may edit it']);
-    expect(sharingNews(area(true), none, () => true)).toEqual(['Pictures is no longer shared with you by alice@example.com']);
+    expect(sharingNews(none, area(false), () => false).news).toEqual(['Pictures was shared with you by alice@example.com (to view only)']);
+    expect(sharingNews(none, area(false), () => true).news).toEqual([]);
+    expect(sharingNews(area(false), area(true), () => true).news).toEqual(['Pictures is now shared with you by alice@example.com: you may edit it']);
+    expect(sharingNews(area(true), none, () => true).news).toEqual(['Pictures is no longer shared with you by alice@example.com']);
+  });
+
+  it('a shared file saved anew (a new entry of its name, folder and owner) is an update; its end waits a poll for that new entry', () => {
+    const file = (id: number): SharedTop => ({ id, name: 'notes.txt', file: true, folderId: 7, owner: 'alice@example.com', editable: false, downloadable: true });
+    const holding = (...tops: SharedTop[]): SharedArea => ({ items: [], tops: new Map(tops.map((t) => [t.id, t])), key: tops.map((t) => t.id).join() });
+    const none = holding();
+    // In one listing: the old entry gone, the new one there.
+    expect(sharingNews(holding(file(10)), holding(file(11)), () => false)).toEqual({ news: ['notes.txt was updated by alice@example.com'], waiting: [] });
+    // Apart: the end waits, and the new entry's share a listing later is the update.
+    const ended = sharingNews(holding(file(10)), none, () => true);
+    expect(ended).toEqual({ news: [], waiting: [file(10)] });
+    expect(sharingNews(none, holding(file(11)), () => false, ended.waiting, () => false).news).toEqual(['notes.txt was updated by alice@example.com']);
+    // No new version: told once it has waited a poll, not before.
+    expect(sharingNews(none, none, () => true, ended.waiting, () => false)).toEqual({ news: [], waiting: [file(10)] });
+    expect(sharingNews(none, none, () => true, ended.waiting, () => true)).toEqual({ news: ['notes.txt is no longer shared with you by alice@example.com'], waiting: [] });
+    // Another file of that name elsewhere in her drive is another share.
+    expect(sharingNews(none, holding({ ...file(11), folderId: 8 }), () => false, ended.waiting, () => true).news).toEqual([
+      'notes.txt was shared with you by alice@example.com (to view only)',
+      'notes.txt is no longer shared with you by alice@example.com',
+    ]);
   });
 });

@@ -20,7 +20,10 @@ import {
   isGivenName,
   isWithin,
   joinPath,
+  LINUX_NAMES,
   nameKey,
+  nameRules,
+  type NameRules,
   numberedName,
   parentOf,
   rebase,
@@ -48,6 +51,10 @@ export interface TrashEntry {
 export interface SimConfig {
   /** The local volume folds case (names that differ only by case are one name). */
   caseInsensitive?: boolean;
+  /** The local volume has Win32's name rules (Windows, FAT, exFAT, NTFS); else Linux's. */
+  windowsNames?: boolean;
+  /** The local volume holds NFC and NFD spellings as one name, and the scan lists names in NFC (macOS). */
+  normalisesUnicode?: boolean;
   /** Host name used in conflicted-copy names. */
   host?: string;
   /** The volume records birth times (a new file gets its own; a rename or an in-place write keeps it). */
@@ -70,6 +77,8 @@ export class Sim {
   /** Every operation applied, in order, for failure reports. */
   readonly log: string[] = [];
   readonly caseInsensitive: boolean;
+  /** How the local volume names items (what the planner is to be told: `names` of the plan's options). */
+  readonly names: NameRules;
   readonly birthTimes: boolean;
   readonly host: string;
   private lastId = 0;
@@ -78,6 +87,7 @@ export class Sim {
 
   constructor(config: SimConfig = {}) {
     this.caseInsensitive = config.caseInsensitive ?? false;
+    this.names = nameRules(config);
     this.birthTimes = config.birthTimes ?? false;
     this.host = config.host ?? 'simhost';
   }
@@ -145,7 +155,7 @@ export class Sim {
   }
   /** True when a local item other than `self` has the same name (as the volume compares names) at `path`. */
   localTaken(path: RelPath, self?: RelPath): boolean {
-    const key = (p: RelPath) => `${nameKey(parentOf(p), this.caseInsensitive)}\u0000${nameKey(baseName(p), this.caseInsensitive)}`;
+    const key = (p: RelPath) => `${nameKey(parentOf(p), this.names)}\u0000${nameKey(baseName(p), this.names)}`;
     const wanted = key(path);
     for (const p of this.trees.local.keys()) if (p !== self && key(p) === wanted) return true;
     return false;
@@ -555,8 +565,8 @@ export class Sim {
         }
         const name = conflictedCopyName(ours.name, new Date(Date.parse(ours.updatedAt)), this.host);
         const renamed: RemoteItem = { ...ours, name, updatedAt: this.stamp() };
-        let target = joinPath(parentOf(op.path), safeLocalName(name));
-        for (let n = 2; this.localTaken(target); n++) target = joinPath(parentOf(op.path), numberedName(safeLocalName(name), n));
+        let target = joinPath(parentOf(op.path), safeLocalName(name, this.names));
+        for (let n = 2; this.localTaken(target); n++) target = joinPath(parentOf(op.path), numberedName(safeLocalName(name, this.names), n));
         this.moveContent(op.path, target);
         return [
           { kind: 'remote-moved', remote: renamed, local },
@@ -597,10 +607,10 @@ export function describeOp(op: Operation): string {
  * safe form, or that numbered, compared as the volume compares names; or the local name numbered (a new folder
  * whose name a remote sibling folder has).
  */
-export function localNameFits(localName: string, remoteName: string, caseInsensitive = false): boolean {
-  const key = (name: string) => nameKey(name, caseInsensitive);
+export function localNameFits(localName: string, remoteName: string, names: NameRules = LINUX_NAMES): boolean {
+  const key = (name: string) => nameKey(name, names);
   if (key(localName) === key(remoteName)) return true;
-  const safe = safeLocalName(remoteName);
+  const safe = safeLocalName(remoteName, names);
   for (let n = 1; n <= 50; n++) if (key(numberedName(safe, n)) === key(localName)) return true;
   // A new folder whose name a remote sibling folder already has is created remotely with a numbered name.
   for (let n = 2; n <= 50; n++) if (numberedName(localName, n) === remoteName) return true;
@@ -617,7 +627,7 @@ export function convergenceProblems(sim: Sim, isIgnored: (path: RelPath, type: I
   const { base, local, remote } = sim.trees;
   // With a selection: what is excluded is on the drive only, a local folder at an excluded folder's place is left out,
   // and an item held here (E4, told as a failure) stays as it is.
-  const view = selection ? selectView(sim.snapshot(), selection, sim.caseInsensitive, isIgnored) : null;
+  const view = selection ? selectView(sim.snapshot(), selection, sim.names, isIgnored) : null;
   const outside = view?.outside ?? new Set<RemoteId>();
   const held = (path: RelPath) => view?.skipped.some((s) => s.fails && isWithin(path, s.path)) ?? false;
   const leftOut = (path: RelPath) => view?.leftOut(path) ?? false;
@@ -644,7 +654,7 @@ export function convergenceProblems(sim: Sim, isIgnored: (path: RelPath, type: I
     if (r.parentId !== b.parentId || r.name !== b.remoteName) problems.push(`base ${b.remoteId} (${b.path}): remote place differs from base`);
     // A folder's updated_at means nothing to the planner; a file's is its change marker.
     if (r.size !== b.remoteSize || (b.type === 'file' && r.updatedAt !== b.remoteUpdatedAt)) problems.push(`base ${b.remoteId} (${b.path}): remote stat differs from base`);
-    if (!localNameFits(baseName(b.path), r.name, sim.caseInsensitive)) problems.push(`base ${b.remoteId}: local name ${b.path} does not fit remote name ${r.name}`);
+    if (!localNameFits(baseName(b.path), r.name, sim.names)) problems.push(`base ${b.remoteId}: local name ${b.path} does not fit remote name ${r.name}`);
     else if (!givenNameKept(sim, b.path, r, isIgnored)) {
       problems.push(`base ${b.remoteId}: local name ${b.path} is not the name the drive gives ${r.name} (${givenNamesIn(sim, r.parentId).get(r.id)})`);
     }
@@ -671,7 +681,7 @@ export function convergenceProblems(sim: Sim, isIgnored: (path: RelPath, type: I
 
 /** The local names the drive's names give the entries of a remote folder (the same on every computer). */
 function givenNamesIn(sim: Sim, parentId: RemoteId | null): Map<RemoteId, string> {
-  return givenNames(sim.remoteChildren(parentId), sim.caseInsensitive);
+  return givenNames(sim.remoteChildren(parentId), sim.names);
 }
 
 /**
@@ -680,10 +690,10 @@ function givenNamesIn(sim: Sim, parentId: RemoteId | null): Map<RemoteId, string
  */
 function givenNameKept(sim: Sim, path: RelPath, r: RemoteItem, isIgnored: (path: RelPath, type: ItemType) => boolean): boolean {
   const name = baseName(path);
-  if (!isGivenName(name, r.name, sim.caseInsensitive)) return true;
+  if (!isGivenName(name, r.name, sim.names)) return true;
   const given = givenNamesIn(sim, r.parentId).get(r.id)!;
-  if (nameKey(given, sim.caseInsensitive) === nameKey(name, sim.caseInsensitive)) return true;
-  const there = [...sim.trees.local.values()].find((l) => sim.localTaken(joinPath(parentOf(path), given)) && l.path !== path && nameKey(baseName(l.path), sim.caseInsensitive) === nameKey(given, sim.caseInsensitive) && parentOf(l.path) === parentOf(path));
+  if (nameKey(given, sim.names) === nameKey(name, sim.names)) return true;
+  const there = [...sim.trees.local.values()].find((l) => sim.localTaken(joinPath(parentOf(path), given)) && l.path !== path && nameKey(baseName(l.path), sim.names) === nameKey(given, sim.names) && parentOf(l.path) === parentOf(path));
   return there !== undefined && isIgnored(there.path, there.type);
 }
 

@@ -6,6 +6,7 @@ import type { EventEmitter } from 'node:events';
 import type { DriveClient } from '../../api/client.js';
 import type { Account, EventMap, EventName, InvokeArg, InvokeChannel, InvokeResult } from '../../contract/index.js';
 import { DEFAULT_POLL_SECONDS, loadConfig, type Config } from '../../state/config.js';
+import type { OsTrash } from '../../state/folder.js';
 import type { StatePaths } from '../../state/paths.js';
 import { DEFAULT_DESKTOP_SETTINGS, type DesktopSettings } from './desktop-settings.js';
 import type { HostEvents } from './events.js';
@@ -30,7 +31,7 @@ export interface HostOptions {
   defaultFolder: string;
   tokens?: TokenStore;
   hostname?: string;
-  trash?: (absolutePath: string) => Promise<void>;
+  trash?: OsTrash;
   retry?: { limit: number; baseDelayMs: number };
   env?: NodeJS.ProcessEnv;
   /** Least time between two progress events while transfers run. */

@@ -10,6 +10,7 @@ import type { PassSummary } from '../../state/folder.js';
 import { canonicalPath, findRoot } from '../../state/roots.js';
 import { loadDriveTree, saveSelection, selectionOf, withExcluded, withIncluded, type DriveFolder, type DriveTree } from '../../state/selection.js';
 import { CliError, SilentExit } from '../errors.js';
+import { inSyncedFolder } from '../locate.js';
 import { humanBytes, note, print, printJson, safe } from '../output.js';
 import { PlainReporter } from '../progress.js';
 import { driveTree, folderAt, sharedPlaceOf, size } from '../selection.js';
@@ -17,14 +18,10 @@ import { openSession, type Session } from '../session.js';
 import { openSyncRun, summaryLine } from './sync.js';
 
 /** The synced folder a path lies in, and the path inside it; a one-line failure otherwise. */
-function rootOf(session: Session, given: string): { root: string; rel: string } {
-  const found = findRoot(session.config.roots, canonicalPath(given));
-  if (!found) {
-    const list = session.config.roots.length === 0 ? 'no folder is synced yet: run drivesync sync DIR' : `synced folders: ${session.config.roots.join(', ')}`;
-    throw new CliError(`${given} is not inside a synced folder (${list})`);
-  }
-  if (found.rel === '') throw new CliError(`${given} is the synced folder itself; name a folder inside it (drivesync remove stops syncing the whole folder)`);
-  return found;
+async function rootOf(session: Session, given: string): Promise<{ root: string; rel: string }> {
+  const itself = `${given} is the synced folder itself; name a folder inside it (drivesync remove stops syncing the whole folder)`;
+  const { root, rel } = await inSyncedFolder(session.config.roots, given, itself);
+  return { root, rel };
 }
 
 /** Runs one pass of the folder here (nothing else syncs it), telling what it removes or downloads. */
@@ -50,10 +47,10 @@ function finish(summary: PassSummary): void {
 }
 
 /** The paths a command names, by the synced folder each lies in. */
-function byRoot(session: Session, paths: readonly string[]): Map<string, Array<{ rel: string; given: string }>> {
+async function byRoot(session: Session, paths: readonly string[]): Promise<Map<string, Array<{ rel: string; given: string }>>> {
   const out = new Map<string, Array<{ rel: string; given: string }>>();
   for (const given of paths) {
-    const { root, rel } = rootOf(session, given);
+    const { root, rel } = await rootOf(session, given);
     out.set(root, [...(out.get(root) ?? []), { rel, given }]);
   }
   return out;
@@ -70,7 +67,7 @@ async function changeSelection(
   applied: string,
 ): Promise<void> {
   const session = await openSession();
-  for (const [root, wanted] of byRoot(session, paths)) {
+  for (const [root, wanted] of await byRoot(session, paths)) {
     let excluded = selectionOf(session.config, root).excluded;
     const tree = await driveTree(session, excluded, root);
     const changed: DriveFolder[] = [];

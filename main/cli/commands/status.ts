@@ -4,6 +4,7 @@ import { loadConfig } from '../../state/config.js';
 import { findToken } from '../../state/credentials.js';
 import { describeDeletions } from '../deletions.js';
 import { localTime, offlineReason, print, printJson, safe } from '../output.js';
+import { changesWaiting } from './sync.js';
 import { statePaths } from '../../state/paths.js';
 import { isAlive } from '../../state/lock.js';
 import { controlOf } from '../../state/control.js';
@@ -36,6 +37,10 @@ export function registerStatusCommand(program: Command): void {
           inSync: status?.inSync ?? null,
           offline: status?.offline ?? null,
           counts: status?.counts ?? null,
+          // The last result the sync told, in its words (`in sync (3 changes)`).
+          result: status?.result ?? null,
+          // The folder at the path is not the synced one (gone, or another there): what happened and what to do.
+          folderProblem: status?.folderProblem ?? null,
           // What was left out by design is not among the errors (the engine marks it so): it is listed as skipped.
           errors: status?.errors ?? [],
           skipped: status?.skipped ?? { items: [], ignored: 0 },
@@ -70,25 +75,30 @@ export function registerStatusCommand(program: Command): void {
       print('folders:');
       for (const root of roots) {
         print(`  ${safe(root.path)}`);
-        if (root.offline) {
+        if (root.folderProblem) {
+          // The engine's words say what happened and what to do; the state says whether a sync still waits on it.
+          print(`    state:     ${root.state}: ${safe(root.folderProblem.message)}`);
+          if (root.lastSync) print(`    last sync: ${localTime(root.lastSync)} (nothing was synced since)`);
+        } else if (root.offline) {
           // The engine's detail names the endpoint; the reason is what a person needs.
           const why = safe(offlineReason(root.offline.reason));
           const since = localTime(root.offline.since);
           const state = root.running ? `offline: cannot reach the server (${why}) since ${since}` : `${root.state}; the last run could not reach the server (${why}) at ${since}`;
           print(`    state:     ${state}`);
+          if (root.offline.waitingUp !== undefined) print(`    waiting:   ${changesWaiting(root.offline.waitingUp)}`);
           if (root.lastSync) print(`    last sync: ${localTime(root.lastSync)} (the server has not been reached since)`);
         } else {
           const state = root.running ? `${root.state}${root.inSync ? ', in sync' : ''}` : root.state;
           print(`    state:     ${state}${root.detail ? ` (${safe(root.detail)})` : ''}`);
           if (root.lastSync) {
             const result = root.inSync ? 'in sync' : root.inSync === false ? 'not in sync' : 'unknown';
-            print(`    last sync: ${localTime(root.lastSync)} (${result})`);
+            print(`    last sync: ${localTime(root.lastSync)}${root.result ? `, ${root.result}` : ` (${result})`}`);
           }
         }
         if (root.excluded > 0) print(`    excluded:  ${counted(root.excluded, 'folder of the drive', 'folders of the drive')} not synced here (drivesync excluded lists them)`);
         print(`    shared:    ${sharedLine(root.shared, root.sharedFolder)}`);
         if (root.paused) print(`    paused:    ${root.paused.until ? `until ${localTime(root.paused.until)}` : 'until resumed'} (drivesync resume ${safe(root.path)} goes on)`);
-        if (root.counts) print(`    items:     ${root.counts.synced} synced, ${root.counts.done} changed in the last pass, ${root.counts.failed} failed`);
+        if (root.counts) print(`    items:     ${root.counts.synced} synced, ${root.counts.failed} failed`);
         if (root.deletions) {
           for (const line of describeDeletions(root.deletions, 5)) print(`    ${line}`);
         }

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
 import { loadConfig, saveConfig, type Config } from '../../state/config.js';
 import { controlOf, followConfig, forgetFolder } from '../../state/control.js';
-import { openFolder, type Activity, type DeletionQuestion, type EngineState, type PassSummary, type SyncedFolder } from '../../state/folder.js';
+import { openFolder, resultLine, type Activity, type DeletionQuestion, type EngineState, type PassSummary, type SyncedFolder } from '../../state/folder.js';
 import { canonicalPath, checkFolder } from '../../state/roots.js';
 import { ApiError } from '../../api/errors.js';
 import { ANSWERS, askedLine, describeDeletions } from '../deletions.js';
@@ -63,10 +63,13 @@ export async function openSyncRun(
     beforeActivity?: (activity: Activity) => void;
     /** Forget what was synced before: the first pass is a merge. */
     afresh?: boolean;
+    /** What `check --repair` settles as the folder opens. */
+    settleChecked?: { changedOnBoth: readonly number[]; forget: readonly number[] };
   } = {},
 ): Promise<SyncedFolder> {
   const folder = await openFolder(root, {
     ...(options.afresh ? { afresh: true } : {}),
+    ...(options.settleChecked ? { settleChecked: options.settleChecked } : {}),
     paths: session.paths,
     server: session.server,
     email: session.email,
@@ -117,15 +120,22 @@ export async function openSyncRun(
   return folder;
 }
 
-export function summaryLine(summary: PassSummary): string {
-  const changes = `${summary.done} change${summary.done === 1 ? '' : 's'}`;
-  if (summary.inSync) return `in sync (${changes})`;
-  if (summary.offline) return 'offline: nothing was compared with the drive';
-  if (summary.failed.length > 0) return `not in sync: ${summary.failed.length} item${summary.failed.length === 1 ? '' : 's'} failed (${changes})`;
-  // Live mode: deletions held until the folder settles (they may be the first half of a move) say why it is not yet.
-  if (summary.waiting > 0) return `not in sync yet: ${summary.waiting} item${summary.waiting === 1 ? '' : 's'} gone, waiting for the folder to settle (${changes})`;
-  return `not in sync (${changes})`;
+/** What an offline pass found made here, in words: `3 changes made here wait to go up to the drive`. */
+export function changesWaiting(n: number): string {
+  if (n === 0) return 'no change made here waits to go up';
+  return `${n} change${n === 1 ? '' : 's'} made here wait${n === 1 ? 's' : ''} to go up to the drive`;
 }
+
+/** A span of time in a few words: `45 s`, `3 min`, `2 h 5 min`. */
+function lasted(ms: number): string {
+  const seconds = Math.max(1, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/** A pass's result in one line (the words `drivesync status` repeats). */
+export const summaryLine = resultLine;
 
 async function runSync(dir: string, options: SyncOptions): Promise<void> {
   if (options.yes && options.keep) throw usageError('--yes and --keep answer the same question both ways; give one of them');
@@ -234,6 +244,9 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
         if (summary.offline) {
           reporter.problem(`offline: ${unreachable()}; nothing was synced`);
           await stop(1);
+        } else if (summary.folder) {
+          // The folder's problem is said (on stderr); no item failed, so there is no result to add.
+          await stop(1);
         } else {
           reporter.info(summaryLine(summary));
           await stop(summary.inSync && summary.failed.length === 0 ? 0 : 1);
@@ -245,15 +258,26 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
       // Offline is said once when it starts and once when it ends, not on every poll in between. It has ended when
       // something reached the drive, or a pass compared everything without a failure (a pass for a local change
       // does not list the drive, so its failing uploads do not tell).
+      let offlineSince = 0;
+      let waitingUp = 0;
       run.on('state', (state) => {
         if (stopping || state !== 'offline' || offline) return;
         offline = true;
+        offlineSince = Date.now();
+        waitingUp = 0;
         reporter.info(`offline: ${unreachable()}; trying again every ${every}`);
+      });
+      // While offline, what waits to go up is said whenever it changes (nothing is said while nothing waits).
+      run.on('pass', (summary) => {
+        if (stopping || !summary.offline || summary.waitingUp === undefined || summary.waitingUp === waitingUp) return;
+        waitingUp = summary.waitingUp;
+        reporter.info(`offline: ${changesWaiting(waitingUp)}`);
       });
       const online = () => {
         if (!offline || stopping) return;
         offline = false;
-        reporter.info(`back online: ${safe(session.server)} answers again`);
+        const waited = waitingUp ? `; syncing ${waitingUp} change${waitingUp === 1 ? '' : 's'} made here meanwhile` : '';
+        reporter.info(`back online after ${lasted(Date.now() - offlineSince)}: ${safe(session.server)} answers again${waited}`);
       };
       onActivity = (activity) => {
         if (describeActivity(activity) !== null) online();
@@ -272,6 +296,12 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
       };
       run.on('pass', (summary) => {
         if (stopping || summary.offline) return;
+        if (summary.folder && summary.folder !== 'gone') {
+          // Another folder (or a file) is at the path: nothing syncs until the person chooses, as the line above
+          // says, so watching would only wait. A folder that is gone may come back (a disk mounted again).
+          void stop(1);
+          return;
+        }
         if (summary.failed.length === 0) online();
         else if (offline) {
           // Its failures are told by the next pass once the server is known to answer.

@@ -3,10 +3,10 @@
  * the sorting of what failed — tried again this pass, a failure of the item, or the server out of reach.
  */
 import { ApiError, RateLimitedError } from '../../api/errors.js';
-import { humanBytes } from '../../api/units.js';
+import { droppedNotice } from '../drop.js';
 import { BusyError, Executor, StaleError, type ExecuteResult, type ExecutorEvents } from '../execute.js';
 import type { Mirror } from '../mirror.js';
-import { baseName, conflictOriginal, isGivenName, joinPath, parentOf } from '../names.js';
+import { baseName, conflictOriginal, isGivenName, joinPath, parentOf, type NameRules } from '../names.js';
 import type { Clock, FileSystem } from '../ports.js';
 import type { BaseItem, LocalItem, Operation, RelPath, RemoteId } from '../types.js';
 import type { FolderTrees, PassEvent, PassHost, PassOptions } from './inputs.js';
@@ -23,9 +23,9 @@ export function opPath(op: Operation, base?: ReadonlyMap<RemoteId, BaseItem>): s
 }
 
 /** A move to `to` is a file's conflicted copy taking the place of its numbered copy `from` (`a (2).txt`), or of `a.txt`. */
-function isConflictOf(to: RelPath, from: RelPath): boolean {
+function isConflictOf(to: RelPath, from: RelPath, names: NameRules): boolean {
   const original = conflictOriginal(baseName(to));
-  return original !== baseName(to) && parentOf(to) === parentOf(from) && isGivenName(baseName(from), original);
+  return original !== baseName(to) && parentOf(to) === parentOf(from) && isGivenName(baseName(from), original, names);
 }
 
 /**
@@ -48,6 +48,8 @@ export interface ExecutorParts {
   randomId: () => string;
   /** Scans a folder moved aside at `absolutePath` as if it were at `path` (what a trash of it takes along). */
   scanFolder(absolutePath: string, path: RelPath): Promise<Map<RelPath, LocalItem>>;
+  /** How the folder's volume names items. */
+  names: NameRules;
   host: PassHost;
 }
 
@@ -63,15 +65,12 @@ export function passExecutor(parts: ExecutorParts, telling: PassTelling): Execut
       if (outcome.kind === 'synced') tell({ kind: 'activity', activity: { kind: 'merge', path: labels.get(op) ?? op.path, rule: op.rule } });
       return;
     }
-    if (op.kind === 'drop-local' && outcome.kind === 'dropped') {
-      const kept = outcome.kept.length > 0 ? `; ${outcome.kept.length} item${outcome.kept.length === 1 ? '' : 's'} not on the drive stay here` : '';
-      notice(`${op.path} is excluded: its copy here is removed (it stays on the drive), ${humanBytes(outcome.freed)} freed${kept}`);
-    }
+    if (op.kind === 'drop-local' && outcome.kind === 'dropped') notice(droppedNotice(outcome));
     const deleted = (op.kind === 'trash-remote' || op.kind === 'trash-local') && op.remoteId !== null ? { remoteId: op.remoteId } : {};
     tell({ kind: 'activity', activity: { kind: op.kind, path: labels.get(op) ?? opPath(op), rule: op.rule, ...deleted } });
     // Another computer resolved a file saved on two computers at once (C5): its version, here under a number
     // until then, follows the drive's rename to the conflicted copy. Told as the conflict it is.
-    if (op.kind === 'move-local' && op.rule === 'M2' && isConflictOf(op.to, op.from)) {
+    if (op.kind === 'move-local' && op.rule === 'M2' && isConflictOf(op.to, op.from, parts.names)) {
       const original = joinPath(parentOf(op.to), conflictOriginal(baseName(op.to)));
       notice(`${original} was saved on two computers at the same time; the other version is kept as ${op.to}`);
       tell({ kind: 'conflict', copyPath: op.to, path: original });
@@ -102,6 +101,7 @@ export function passExecutor(parts: ExecutorParts, telling: PassTelling): Execut
       fs: parts.fs,
       randomId: parts.randomId,
       scanFolder: parts.scanFolder,
+      names: parts.names,
     },
     { transfer: (transfer) => tell({ kind: 'transfer', transfer }), done, notice, conflict },
     options.concurrency ?? 4,

@@ -8,6 +8,7 @@
 import { isTransient, ApiError } from '../../api/errors.js';
 import { humanBytes } from '../../api/units.js';
 import { adoptLostUploads } from '../adopt.js';
+import { changesHere } from '../changes-here.js';
 import { StaleError } from '../execute.js';
 import { checkFolderIdentity } from '../folder-identity.js';
 import { DEFAULT_HOLD, uploadMayBeMoved, type DisappearanceHold } from '../hold.js';
@@ -131,7 +132,7 @@ export class FolderPasses {
     this.trees = { base: mirror.loadBase(), local: new LocalTree(), remote: new RemoteTree() };
     this.told = new ToldOnce(host);
     this.local = new LocalStage(this.root, fs, clock, this.trees, this.told, options.caseInsensitive);
-    this.shared = new SharedStage(this.root, options, fs, this.trees, host);
+    this.shared = new SharedStage(this.root, options, fs, this.trees, host, clock);
     this.guard = new DeletionGuard(mirror, options.client, options.maxDeletions);
   }
 
@@ -155,8 +156,10 @@ export class FolderPasses {
     } catch (error) {
       const offline = isUnreachable(error) || error instanceof OfflineError;
       const message = describeError(error);
-      if (offline) run.summary.offline = true;
-      else run.summary.failed.push({ path: '', message });
+      if (offline) {
+        run.summary.offline = true;
+        run.summary.waitingUp = changesHere(this.trees.base, this.trees.local);
+      } else run.summary.failed.push({ path: '', message });
       this.setState(offline ? 'offline' : 'error', message);
     }
     if (this.scopedSize !== null) run.summary.scoped = this.scopedSize;
@@ -210,7 +213,16 @@ export class FolderPasses {
     const settled = await this.settleLocal();
     if (settled) unreadable = settled;
     let adopted = false;
-    for (const path of await adoptLostUploads(this.root, this.trees, this.mirror, this.options.client, this.fs)) {
+    const adoption = {
+      root: this.root,
+      trees: this.trees,
+      mirror: this.mirror,
+      client: this.options.client,
+      fs: this.fs,
+      rootId: this.options.remoteRootId ?? null,
+      signal: this.host.signal,
+    };
+    for (const path of await adoptLostUploads(adoption)) {
       this.host.tell({ kind: 'activity', activity: { kind: 'record', path, rule: 'adopt' } });
       adopted = true;
     }
@@ -408,8 +420,9 @@ export class FolderPasses {
   /** The plan for the trees as they are now (none when nothing differs from base in what is synced). */
   private planNow(whole = false): SelectedPlan {
     // A remote delta to a folder in sync: only what it touched can need an operation (scope.ts).
-    const options = { isIgnored: this.local.isIgnored, caseInsensitive: this.local.caseInsensitive };
-    const scope = this.scope === 'changes' ? changeScope(this.trees, { caseInsensitive: options.caseInsensitive, ...(whole ? {} : { slice: PLAN_SLICE }) }) : this.scope;
+    const names = this.local.names;
+    const options = { isIgnored: this.local.isIgnored, ...names };
+    const scope = this.scope === 'changes' ? changeScope(this.trees, { ...names, ...(whole ? {} : { slice: PLAN_SLICE }) }) : this.scope;
     this.sliced = scope !== null && scope !== 'in-sync' && 'slice' in scope;
     let trees = scope === null || scope === 'in-sync' ? this.trees : scopedTrees(this.trees, scope);
     let selected = scope === 'in-sync' ? quietPlan() : planSelected(trees, this.selection, options);
@@ -456,6 +469,7 @@ export class FolderPasses {
         fs: this.fs,
         randomId: this.options.randomId ?? randomId,
         scanFolder: (absolutePath, path) => this.local.scanFolder(absolutePath, path),
+        names: this.local.names,
         host: this.host,
       },
       telling,

@@ -7,7 +7,7 @@ import type { DriveClient } from '../../api/client.js';
 import type { TransferEvent } from '../execute.js';
 import type { PassRequest } from '../folder-loop.js';
 import type { HoldLimits } from '../hold.js';
-import type { RandomId } from '../ports.js';
+import type { OsTrash, RandomId } from '../ports.js';
 import type { Selection } from '../selective.js';
 import type { SharedPlace } from '../shared.js';
 import type { BaseTree } from '../trees.js';
@@ -21,7 +21,7 @@ export interface PassOptions {
   /** The remote folder it mirrors; null is the whole drive. */
   remoteRootId?: RemoteId | null;
   client: DriveClient;
-  trash(absolutePath: string): Promise<void>;
+  trash: OsTrash;
   hostname: string;
   concurrency?: number;
   /** Deletions above this many items stop the pass and ask. */

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { putBackStaged } from '../execute.js';
 import { loadIgnoreRules, refreshPaths, scanLocal, STATE_DIR, type IgnoreRule, type ScanOptions, type ScanResult } from '../local.js';
-import { isWithin } from '../names.js';
+import { isWithin, LINUX_NAMES, type NameRules } from '../names.js';
 import type { Clock, FileSystem, VolumeTraits } from '../ports.js';
 import type { LocalItem, RelPath } from '../types.js';
 import type { FolderTrees } from './inputs.js';
@@ -26,7 +26,7 @@ export class LocalStage {
   /** What the ignore rules left out at the last full scan. */
   ignored: ScanResult['ignored'] = { paths: [], count: 0 };
   private scanned = false;
-  /** How the folder's volume compares names, asked once it can be written to (until then, as Linux's). */
+  /** How the folder's volume names items, asked once it can be written to (until then, as Linux's). */
   private volume: VolumeTraits | null = null;
   /** How long the last full scan took, when this pass made one. */
   fullScanMs: number | undefined;
@@ -43,6 +43,12 @@ export class LocalStage {
   /** Names that differ only by case are one local name: as the options say, else as the volume answered. */
   get caseInsensitive(): boolean {
     return this.caseInsensitiveOption ?? this.volume?.caseInsensitive ?? false;
+  }
+
+  /** How the folder's volume names items, as the planner and the executor are to name them. */
+  get names(): NameRules {
+    const volume = this.volume ?? LINUX_NAMES;
+    return { caseInsensitive: this.caseInsensitive, normalisesUnicode: volume.normalisesUnicode, windowsNames: volume.windowsNames };
   }
 
   /** The folder's watcher died with it: when the folder is back, it is scanned in full. */
@@ -69,7 +75,7 @@ export class LocalStage {
   private async askVolume(): Promise<VolumeTraits> {
     const dir = join(this.root, STATE_DIR);
     await this.fs.mkdir(dir, { recursive: true });
-    return (await this.fs.volume?.(dir)) ?? { caseInsensitive: false, normalisesUnicode: false };
+    return (await this.fs.volume?.(dir)) ?? LINUX_NAMES;
   }
 
   /** Scans the whole folder, or looks again at the paths the watcher named; returns what cannot be read now. */

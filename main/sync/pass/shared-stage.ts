@@ -5,9 +5,9 @@
 import { join } from 'node:path';
 import { ApiError } from '../../api/errors.js';
 import { isWithin } from '../names.js';
-import type { FileSystem } from '../ports.js';
+import type { Clock, FileSystem } from '../ports.js';
 import { Without } from '../selective.js';
-import { listSharedArea, NO_SHARED_AREA, ownSynced, placeSharedArea, SHARED_FOLDER_ID, sharingNews, viewOnlyFiles, type SharedArea, type SharedPlace } from '../shared.js';
+import { endsToTell, listSharedArea, NO_SHARED_AREA, ownSynced, placeSharedArea, SHARED_FOLDER_ID, sharingNews, viewOnlyFiles, type SharedArea, type SharedPlace, type SharedTop } from '../shared.js';
 import type { Operation, RelPath, RemoteId, RemoteItem, SyncedIds } from '../types.js';
 import { opPath } from './execute-stage.js';
 import type { FolderTrees, PassHost, PassOptions } from './inputs.js';
@@ -22,13 +22,20 @@ export class SharedStage {
   private viewOnly = new Set<RelPath>();
   /** The shared area was placed anew since the copies' write bits were last looked at. */
   viewOnlyDue = false;
+  /**
+   * Shared files gone from a listing, and when: each end is told once a listing at least a poll later shows no new
+   * version of the file (its owner saved it: the new entry's share may come a moment after the old one's end).
+   */
+  private waiting: SharedTop[] = [];
+  private readonly endedAt = new Map<RemoteId, number>();
 
   constructor(
     private readonly root: string,
     private readonly options: PassOptions,
     private readonly fs: FileSystem,
     private readonly trees: FolderTrees,
-    private readonly host: Pick<PassHost, 'tell' | 'signal'>,
+    private readonly host: Pick<PassHost, 'tell' | 'signal' | 'pollMs'>,
+    private readonly clock: Clock,
   ) {}
 
   /** Where what is shared with the account arrives here; null when nowhere (or the folder is not the whole drive). */
@@ -50,11 +57,33 @@ export class SharedStage {
 
   /** The remote tree with the shared area `area` in place of the one it held. */
   put(area: SharedArea): void {
-    for (const message of sharingNews(this.area, area, (id) => this.trees.base.has(id))) this.host.tell({ kind: 'notice', message });
+    const now = this.clock.now().getTime();
+    const due = (t: SharedTop) => now - (this.endedAt.get(t.id) ?? now) >= this.host.pollMs;
+    const { news, waiting } = sharingNews(this.area, area, (id) => this.trees.base.has(id), this.waiting, due);
+    for (const message of news) this.host.tell({ kind: 'notice', message });
+    this.keepWaiting(waiting, now);
     placeSharedArea(this.trees.remote, this.area, area);
     this.area = area;
     this.ids = new Set(area.items.map((r) => r.id));
     this.viewOnlyDue = true;
+  }
+
+  /** A shared file's end waits to be told (its owner may have saved it: a new version shared a moment later). */
+  get endsWaiting(): boolean {
+    return this.waiting.length > 0;
+  }
+
+  /** The ends still waiting, as told when no listing follows (the engine stops); none wait after. */
+  takeEnds(): string[] {
+    const told = endsToTell(this.waiting);
+    this.keepWaiting([], 0);
+    return told;
+  }
+
+  private keepWaiting(waiting: SharedTop[], now: number): void {
+    this.waiting = waiting;
+    for (const t of waiting) if (!this.endedAt.has(t.id)) this.endedAt.set(t.id, now);
+    for (const id of this.endedAt.keys()) if (!waiting.some((t) => t.id === id)) this.endedAt.delete(id);
   }
 
   /** What is synced of the account's own drive (what the cheap checks compare with), out of all that is synced. */

@@ -3,6 +3,7 @@
  * The engine's events and both front ends speak these types.
  */
 import { ApiError } from '../../api/errors.js';
+import { osReason } from '../../api/os-words.js';
 import type { FolderProblem } from '../folder-identity.js';
 import type { EngineRuleId, Operation, RemoteId, RuleId, SelectionRuleId, SharedRuleId } from '../types.js';
 
@@ -54,6 +55,8 @@ export interface PassSummary {
   ignored: number;
   /** The server could not be reached: nothing was compared, and nothing failed. */
   offline: boolean;
+  /** Offline: how many changes made here wait to go up to the drive (changes-here.ts). */
+  waitingUp?: number;
   /** Synced items gone locally whose deletion waits for the folder to settle (live mode): they may have moved. */
   waiting: number;
   /** True when the pass stopped at the mass-delete guard. */
@@ -76,6 +79,20 @@ export const emptySummary = (): PassSummary => ({
   inSync: false,
 });
 
+/**
+ * A pass's result in one line, as the command line prints it and `drivesync status` repeats it: in sync or not, why
+ * not, and how many changes.
+ */
+export function resultLine(summary: PassSummary): string {
+  const changes = `${summary.done} change${summary.done === 1 ? '' : 's'}`;
+  if (summary.inSync) return `in sync (${changes})`;
+  if (summary.offline) return 'offline: nothing was compared with the drive';
+  if (summary.failed.length > 0) return `not in sync: ${summary.failed.length} item${summary.failed.length === 1 ? '' : 's'} failed (${changes})`;
+  // Live mode: deletions held until the folder settles (they may be the first half of a move) say why it is not yet.
+  if (summary.waiting > 0) return `not in sync yet: ${summary.waiting} item${summary.waiting === 1 ? '' : 's'} gone, waiting for the folder to settle (${changes})`;
+  return `not in sync (${changes})`;
+}
+
 /** The idle state's detail when items failed: the folder goes on, and says how many it left out. */
 export const itemsNotSynced = (n: number): string => `${n} item${n === 1 ? '' : 's'} not synced`;
 export const ITEMS_NOT_SYNCED = /^\d+ items? not synced$/;
@@ -83,6 +100,8 @@ export const ITEMS_NOT_SYNCED = /^\d+ items? not synced$/;
 /** A failure as the state's detail says it: where, then what. */
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) return error.summary;
+  // The disk's own errors name a syscall and an absolute path; a person needs what the disk said, in words.
+  if (typeof (error as NodeJS.ErrnoException | null)?.syscall === 'string') return `this computer's disk: ${osReason(error)}`;
   if (error instanceof Error) return error.message.split('\n')[0]!;
   return String(error);
 }

@@ -5,12 +5,13 @@
  */
 import { addTo } from '../grouping.js';
 import { parentsIn } from '../trees.js';
-import { baseName, givenNames, isGivenName, isWithin, joinPath, nameKey, numberedName, parentOf, safeLocalName } from '../names.js';
+import { baseName, givenNames, isGivenName, isWithin, joinPath, nameKey, numberedName, parentOf, safeLocalName, type NameRules } from '../names.js';
 import type { LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, Trees } from '../types.js';
 import { folderKey, type Classified, type Status } from './classify.js';
 
 export interface PlanStateOptions {
-  caseInsensitive: boolean;
+  /** The folder's volume's name rules. */
+  names: NameRules;
   isIgnored: (path: RelPath, type: LocalItem['type']) => boolean;
   /** Remote folders left out by selective sync (not synced, never placed here). */
   excludedRoots?: ReadonlySet<RemoteId>;
@@ -25,7 +26,7 @@ export class PlanState {
   readonly replacing: ReadonlySet<RemoteId>;
   readonly isIgnored: PlanStateOptions['isIgnored'];
   readonly excludedRoots: ReadonlySet<RemoteId>;
-  private readonly caseInsensitive: boolean;
+  private readonly names: NameRules;
 
   readonly operations: Operation[] = [];
   deletions = 0;
@@ -78,7 +79,7 @@ export class PlanState {
     this.replacing = classified.replacing;
     this.isIgnored = options.isIgnored;
     this.excludedRoots = options.excludedRoots ?? new Set();
-    this.caseInsensitive = options.caseInsensitive;
+    this.names = options.names;
     for (const s of this.statuses.values()) if (s.local) this.byCurrentPath.set(s.local.path, s);
     for (const r of this.remote.values()) {
       const list = this.remoteChildren.get(r.parentId) ?? [];
@@ -140,7 +141,7 @@ export class PlanState {
 
   /** The first free local path for `name` in `parent` (`name (2)`, …); `self` may keep its own path. */
   freeLocalPath(parent: RelPath, name: string, self?: RelPath): RelPath {
-    const safe = safeLocalName(name);
+    const safe = safeLocalName(name, this.names);
     for (let n = 1; ; n++) {
       const candidate = joinPath(parent, numberedName(safe, n));
       const holder = this.occupied.get(this.occKey(candidate));
@@ -172,7 +173,7 @@ export class PlanState {
   }
 
   private occKey(path: RelPath): string {
-    return `${nameKey(parentOf(path), this.caseInsensitive)}\u0000${nameKey(baseName(path), this.caseInsensitive)}`;
+    return `${nameKey(parentOf(path), this.names)}\u0000${nameKey(baseName(path), this.names)}`;
   }
 
   // --- Remote questions ---------------------------------------------------------------------------------------
@@ -259,16 +260,16 @@ export class PlanState {
    * onto its name keeps it) — unless the drive's side wins (keepsPlace).
    */
   givenName(r: RemoteItem): string {
-    let names = this.given.get(r.parentId);
-    if (names === undefined) {
+    let given = this.given.get(r.parentId);
+    if (given === undefined) {
       const staying = this.remoteChildrenOf(r.parentId).filter((child) => {
         const synced = this.statuses.get(child.id);
         return synced === undefined || this.keepsPlace(synced);
       });
-      names = givenNames(staying, this.caseInsensitive);
-      this.given.set(r.parentId, names);
+      given = givenNames(staying, this.names);
+      this.given.set(r.parentId, given);
     }
-    return names.get(r.id) ?? safeLocalName(r.name);
+    return given.get(r.id) ?? safeLocalName(r.name, this.names);
   }
 
   /**
@@ -307,12 +308,12 @@ export class PlanState {
 
   /** Two names are one on this volume. */
   sameName(a: string, b: string): boolean {
-    return nameKey(a, this.caseInsensitive) === nameKey(b, this.caseInsensitive);
+    return nameKey(a, this.names) === nameKey(b, this.names);
   }
 
   /** Whether a local name is one the drive's name gives (not a name the user chose that the drive refused). */
   isGiven(localName: string, remoteName: string): boolean {
-    return isGivenName(localName, remoteName, this.caseInsensitive);
+    return isGivenName(localName, remoteName, this.names);
   }
 
   /**
@@ -350,13 +351,13 @@ export class PlanState {
    */
   spareLocalPath(parent: RelPath, r: RemoteItem, self?: RelPath): RelPath {
     const givenKeys = new Set<string>();
-    for (const sibling of this.remoteChildrenOf(r.parentId)) givenKeys.add(nameKey(this.givenName(sibling), this.caseInsensitive));
-    const safe = safeLocalName(r.name);
+    for (const sibling of this.remoteChildrenOf(r.parentId)) givenKeys.add(nameKey(this.givenName(sibling), this.names));
+    const safe = safeLocalName(r.name, this.names);
     for (let n = 2; ; n++) {
       const name = numberedName(safe, n);
       const candidate = joinPath(parent, name);
       const holder = this.occupied.get(this.occKey(candidate));
-      if ((holder === undefined || holder === self) && !givenKeys.has(nameKey(name, this.caseInsensitive))) return candidate;
+      if ((holder === undefined || holder === self) && !givenKeys.has(nameKey(name, this.names))) return candidate;
     }
   }
 

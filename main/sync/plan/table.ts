@@ -127,7 +127,8 @@ const movedRemotely: SyncedCell = {
       });
       return;
     }
-    if (target !== here.path) {
+    // Another Unicode spelling of its name (NFC, NFD) is its place: every volume's names compare in NFC (nameKey).
+    if (target !== here.path && target.normalize('NFC') !== here.path.normalize('NFC')) {
       if (isWithin(target, here.path)) return; // cannot move a folder into itself yet; its new parent moves first
       if (s.localMoved) rows.M3(pass, s, target);
       else rows.M2(pass, s, target);
@@ -136,7 +137,7 @@ const movedRemotely: SyncedCell = {
     // Already where the remote entry is. A content change is the content rows', and their operation records the place.
     if (contentChanged(s)) content(pass, s);
     else if (s.localMoved) rows.M4(pass, s);
-    else rows.M2(pass, s, target);
+    else rows.M2(pass, s, here.path);
   },
 };
 
