@@ -48,9 +48,23 @@ export function recentFiles(activity: readonly ActivityItem[], limit = 5): Recen
 
 export const trayIconFile = (iconsDir: string, state: TrayState): string => join(iconsDir, `tray-${state}.png`);
 
-export function trayTooltip(status: StatusSnapshot): string {
+export function trayTooltip(status: StatusSnapshot, now = new Date()): string {
   const words = describeState(status.state);
+  // Offline is said in short: since when and what waits here (the window says why).
+  if (status.state === 'offline' && status.offline) return `drivesync — ${words} since ${sinceWords(status.offline.since, now)}${waitingWords(status.offline.waitingUp)}`;
   return status.detail ? `drivesync — ${words}: ${status.detail}` : `drivesync — ${words}`;
+}
+
+/** A time today by the clock (14:02), an earlier one with its day. */
+export function sinceWords(iso: string, now = new Date()): string {
+  const at = new Date(iso);
+  const time = at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  return at.toDateString() === now.toDateString() ? time : `${at.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${time}`;
+}
+
+function waitingWords(n: number | null): string {
+  if (n === null || n === 0) return '';
+  return ` · ${n} change${n === 1 ? '' : 's'} wait${n === 1 ? 's' : ''} to go up`;
 }
 
 /** Menu labels escape `&`, which Electron would read as an accelerator marker on some platforms. */
@@ -125,7 +139,8 @@ export class TrayController {
       this.tray.setImage(this.deps.image(path));
     }
     this.shownState = state;
-    const key = JSON.stringify({ s: view.status.state, d: view.status.detail, p: view.status.paused, a: view.status.account, f: view.status.folders.length, r: view.recent });
+    const { status } = view;
+    const key = JSON.stringify({ s: status.state, d: status.detail, o: status.offline, p: status.paused, a: status.account, f: status.folders.length, r: view.recent });
     if (key === this.shownKey) return;
     this.shownKey = key;
     this.tray.setToolTip(trayTooltip(view.status));

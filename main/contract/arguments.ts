@@ -108,6 +108,15 @@ export const DeletionAnswerSchema = Type.Object(
 /** A synced folder, named by its path. */
 export const FolderRootSchema = Type.Object({ root: Root }, strict);
 
+/**
+ * A check of a synced folder: every synced file, or `sample` of them picked at random; `fromStart` begins afresh
+ * instead of going on with a check that was stopped.
+ */
+export const FolderCheckSchema = Type.Object(
+  { root: Root, sample: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })), fromStart: Type.Optional(Type.Boolean()) },
+  strict,
+);
+
 /** Entries of one synced folder to bring back from the drive's trash (the window's Restore on deletions). */
 export const TrashRestoreSchema = Type.Object({ root: Root, remoteIds: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 1000 }) }, strict);
 

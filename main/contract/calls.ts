@@ -23,12 +23,16 @@ import {
   StarSchema,
   TrashRestoreSchema,
   FolderRootSchema,
+  FolderCheckSchema,
   SelectionChangesSchema,
   VersionRestoreSchema,
 } from './arguments.js';
 import type {
   Account,
   ActivityItem,
+  CheckRepair,
+  CheckReport,
+  CheckState,
   ConflictItem,
   DriveFolderTree,
   EntryAccess,
@@ -67,6 +71,17 @@ export const CALLS = {
   'trash:restore': { arg: TrashRestoreSchema, result: answers<{ restored: number }>() },
   /** Syncs a folder that was re-created or replaced at its path as it is now: a merge, nothing deleted. */
   'folders:afresh': { arg: FolderRootSchema, result: answers<void>() },
+  /**
+   * Compares every synced file of a folder (or a sample) with the drive's bytes, with `check-progress` events; answers
+   * when it ends or is stopped. A stopped check goes on where it stopped unless `fromStart`. One at a time per folder.
+   */
+  'folders:check': { arg: FolderCheckSchema, result: answers<CheckReport>() },
+  /** Stops the folder's check under way; where it got to is kept. */
+  'folders:check-stop': { arg: FolderRootSchema, result: answers<void>() },
+  /** A check under way, one stopped before its end, and the last one's report. */
+  'folders:check-state': { arg: FolderRootSchema, result: answers<CheckState>() },
+  /** Keeps both versions of each difference the folder's last check found: a conflict, or a copy to the other side. */
+  'folders:check-repair': { arg: FolderRootSchema, result: answers<CheckRepair>() },
   'conflicts:list': { arg: NoArgument, result: answers<ConflictItem[]>() },
   'errors:list': { arg: NoArgument, result: answers<ErrorItem[]>() },
   'errors:clear': { arg: NoArgument, result: answers<void>() },

@@ -56,6 +56,16 @@ export interface FolderStatus {
    * state is an error, the detail says how much is needed). Leaving folders out (`selection:apply`) is a way on.
    */
   needsSpace?: boolean;
+  /** Set from the first pass that could not reach the drive until a pass reaches it again. */
+  offline?: OfflineView;
+}
+
+/** Since when a folder (or the app) cannot reach the drive, and what waits here meanwhile. */
+export interface OfflineView {
+  /** When the first pass that could not reach the drive ended (ISO). */
+  since: string;
+  /** Changes made here that wait to go up to the drive, as the last such pass counted them; null when not counted. */
+  waitingUp: number | null;
 }
 
 /** How many left-out items a folder's status lists at most. */
@@ -114,6 +124,11 @@ export interface StatusSnapshot {
   folders: FolderView[];
   /** Mass-delete questions still waiting for an answer. */
   pendingDeletions: DeletionQuestion[];
+  /**
+   * Folders cannot reach the drive: since the earliest of them, and the changes waiting in all of them (null when
+   * none was counted). Absent or null while every folder reaches it.
+   */
+  offline?: OfflineView | null;
 }
 
 export interface Transfer {
@@ -156,7 +171,9 @@ export type ActivityKind =
   | 'record'
   | 'forget'
   | 'drop-local'
-  | 'notice';
+  | 'notice'
+  /** A folder reached the drive again after passes that could not: how long it was offline, what goes up now. */
+  | 'back-online';
 
 export interface ActivityItem {
   id: number;
@@ -430,6 +447,70 @@ export interface SelectionPlan {
   remove: SelectionSide;
   /** Anything differs from the config as it is (the folders left out, or the new-folders setting). */
   changed: boolean;
+}
+
+/** What a check of a synced folder found different between this computer and the drive (`folders:check`). */
+export type CheckDifferenceKind = 'different' | 'only-here' | 'only-on-drive';
+
+export interface CheckDifference {
+  kind: CheckDifferenceKind;
+  /** '/'-separated path inside the synced folder. */
+  path: string;
+  /** One line: what differs, in plain words. */
+  detail: string;
+}
+
+/** How far a check of a synced folder has got (`check-progress`). */
+export interface CheckProgress {
+  root: string;
+  checked: number;
+  total: number;
+  /** Bytes of the drive's content compared so far. */
+  bytes: number;
+}
+
+/** What a check of a synced folder found: every synced file's bytes here compared with the drive's. */
+export interface CheckReport {
+  root: string;
+  checked: number;
+  total: number;
+  bytes: number;
+  /** False when it was stopped before its last file: checking again goes on from there. */
+  complete: boolean;
+  /** When the check began (a stopped one's, when this one went on with it). */
+  startedAt: string;
+  /** How many files a stopped check had done when this one went on from there; null for a check begun afresh. */
+  resumedAt: number | null;
+  /** How many files were picked at random; null when every synced file is checked. */
+  sample: number | null;
+  differences: CheckDifference[];
+}
+
+/** A check of a synced folder stopped before its end, kept beside its mirror: checking again goes on from there. */
+export interface UnfinishedCheck {
+  checked: number;
+  total: number;
+  startedAt: string;
+}
+
+/** What the window shows when it opens a folder's check: one under way, one stopped, the last one's report. */
+export interface CheckState {
+  root: string;
+  running: boolean;
+  unfinished: UnfinishedCheck | null;
+  /** The last check of the folder since the app started; null when none ran. */
+  last: CheckReport | null;
+}
+
+/** What repairing a check's differences did (`folders:check-repair`). */
+export interface CheckRepair {
+  root: string;
+  /** Files with different bytes: each kept twice, the drive's under its name and this computer's as a conflicted copy. */
+  keptBoth: number;
+  /** Files on one side only: copied to the other side again. */
+  copiedBack: number;
+  /** The folder was in sync after the repair; null when it is paused (the repair is made when syncing resumes). */
+  inSync: boolean | null;
 }
 
 /** The tray's state for the app's state. */

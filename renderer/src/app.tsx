@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { Progress, StatusSnapshot } from '../../main/contract/index.js';
+import type { ActivityItem, Progress, StatusSnapshot } from '../../main/contract/index.js';
 import { call, subscribe } from './api.js';
 import { shownState } from './folder-state.js';
 import { ActivityView } from './views/activity.js';
@@ -26,6 +26,8 @@ export function App() {
   const [progress, setProgress] = useState<Progress | null>(null);
   const [view, setView] = useState<View>('status');
   const [problemCount, setProblemCount] = useState(0);
+  /** The drive was reached again after it could not be: said once, on Status, until dismissed or offline again. */
+  const [backOnline, setBackOnline] = useState<ActivityItem | null>(null);
   const mainRef = useRef<HTMLElement>(null);
 
   useEffect(() => {
@@ -34,11 +36,18 @@ export function App() {
       subscribe('progress', setProgress),
       subscribe('conflict', () => setProblemCount((n) => n + 1)),
       subscribe('item-error', () => setProblemCount((n) => n + 1)),
+      subscribe('activity', (item) => {
+        if (item.kind === 'back-online') setBackOnline(item);
+      }),
     ];
     void call('status:get').then(setStatus);
     void call('progress:get').then(setProgress);
     return () => offs.forEach((off) => off());
   }, []);
+  const offlineSince = status?.offline?.since;
+  useEffect(() => {
+    if (offlineSince) setBackOnline(null);
+  }, [offlineSince]);
 
   /** Opens a view; `heading` names the heading inside it to land on, when not the view's own. */
   const choose = (next: View, heading?: string) => {
@@ -83,7 +92,16 @@ export function App() {
         </ul>
       </nav>
       <main ref={mainRef} id="main">
-        {view === 'status' && <StatusView status={status} shown={shown} progress={progress} showLeftOut={() => choose('problems', LEFT_OUT_HEADING)} />}
+        {view === 'status' && (
+          <StatusView
+            status={status}
+            shown={shown}
+            progress={progress}
+            showLeftOut={() => choose('problems', LEFT_OUT_HEADING)}
+            backOnline={backOnline}
+            dismissBackOnline={() => setBackOnline(null)}
+          />
+        )}
         {view === 'activity' && <ActivityView />}
         {view === 'problems' && <ProblemsView folders={status.folders} />}
         {view === 'files' && <FilesView folders={status.folders.map((f) => f.root)} />}

@@ -5,11 +5,12 @@
  * test holds the two tables equal), but the state they name can be more than the host's status alone says:
  *
  * - bytes are moving ⇒ the app and the folders moving them are syncing, whatever the last state event said;
- * - the drive server cannot be reached ⇒ every folder is offline (they all talk to the one server);
+ * - the drive server cannot be reached ⇒ every folder is offline (they all talk to the one server), since the first
+ *   pass that could not reach it, with how many changes made here wait to go up;
  * - syncing is paused ⇒ every folder is paused;
  * - a folder in error or waiting for an answer keeps saying so.
  */
-import type { FolderState, FolderView, OverallState, Progress, StatusSnapshot } from '../../main/contract/index.js';
+import type { FolderState, FolderView, OfflineView, OverallState, Progress, StatusSnapshot } from '../../main/contract/index.js';
 
 /** The tray's words for each state (main/contract's describeState). */
 export const STATE_WORDS: Readonly<Record<OverallState, string>> = {
@@ -37,6 +38,8 @@ export interface ShownState {
   words: string;
   /** Why, when the state needs a reason. */
   detail: string | null;
+  /** Offline: since when the drive could not be reached (ISO), said after the state's word; null when not known. */
+  since: string | null;
 }
 
 export interface ShownFolder extends ShownState {
@@ -51,23 +54,27 @@ export interface Shown extends ShownState {
   paused: boolean;
 }
 
-const shown = (state: OverallState, detail: string | null): ShownState => ({ state, words: STATE_WORDS[state], detail });
+const shown = (state: OverallState, detail: string | null, since: string | null = null): ShownState => ({ state, words: STATE_WORDS[state], detail, since });
 
-function folderShown(folder: FolderView, status: StatusSnapshot, offline: boolean, moving: ReadonlySet<string>): ShownFolder {
-  let state: OverallState = folder.state;
-  let detail = folder.detail;
-  if (status.paused && state !== 'error') {
-    state = 'paused';
-    detail = null;
-  } else if (offline && state !== 'error' && state !== 'waiting-for-consent' && state !== 'paused' && state !== 'stopped' && state !== 'offline') {
-    // The same server for every folder: one that cannot reach it means none can, whatever the others last knew.
-    state = 'offline';
-    detail = null;
-  } else if (moving.has(folder.root) && QUIET.has(state)) {
-    state = 'syncing';
-    detail = null;
+/** `3 changes made here wait to go up.` */
+export const changesWaiting = (n: number): string => `${n} change${n === 1 ? '' : 's'} made here wait${n === 1 ? 's' : ''} to go up.`;
+
+/** Offline, said with why and what waits here to go up (nothing said while nothing waits). */
+function offlineShown(reason: string | null, view: OfflineView | null | undefined): ShownState {
+  const waiting = view?.waitingUp ? changesWaiting(view.waitingUp) : null;
+  return shown('offline', [reason, waiting].filter((part) => part !== null).join(' ') || null, view?.since ?? null);
+}
+
+function folderShown(folder: FolderView, status: StatusSnapshot, anyOffline: boolean, moving: ReadonlySet<string>): ShownFolder {
+  const { state } = folder;
+  if (status.paused && state !== 'error') return { root: folder.root, ...shown('paused', null) };
+  if (state === 'offline') return { root: folder.root, ...offlineShown(folder.detail, folder.offline) };
+  // The same server for every folder: one that cannot reach it means none can, whatever the others last knew.
+  if (anyOffline && state !== 'error' && state !== 'waiting-for-consent' && state !== 'paused' && state !== 'stopped') {
+    return { root: folder.root, ...shown('offline', null, status.offline?.since ?? null) };
   }
-  return { root: folder.root, ...shown(state, detail) };
+  if (moving.has(folder.root) && QUIET.has(state)) return { root: folder.root, ...shown('syncing', null) };
+  return { root: folder.root, ...shown(state, folder.detail) };
 }
 
 /** What the window says, everywhere, for this status and progress. */
@@ -86,7 +93,11 @@ export function shownState(status: StatusSnapshot, progress: Progress | null): S
     const state = PRIORITY.find((s) => s === status.state || folders.some((f) => f.state === s)) ?? 'idle';
     // The host's reason when it names the same state; else the folder's that put the app in it.
     const detail = state === status.state ? status.detail : (folders.find((f) => f.state === state)?.detail ?? null);
-    overall = shown(state, detail);
+    // Offline: since the first folder that could not reach the drive, with what waits in all of them.
+    overall =
+      state === 'offline' && state === status.state
+        ? offlineShown(detail, status.offline)
+        : shown(state, detail, folders.find((f) => f.state === state)?.since ?? null);
   }
   if (status.paused && overall.state !== 'error') overall = shown('paused', status.detail);
   if (transfers.length > 0 && QUIET.has(overall.state)) overall = shown('syncing', null);

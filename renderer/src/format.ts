@@ -42,3 +42,11 @@ export const folderName = (root: string) => root.replace(/[/\\]+$/, '').split(/[
 
 /** The folder part of a '/'-separated path inside a synced folder ('' at its top). */
 export const parentOf = (path: string) => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '');
+
+/** A moment something began: by its time today (14:02), with its day before that. */
+export function formatSince(iso: string, now = new Date()): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const time = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  return date.toDateString() === now.toDateString() ? time : `${date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${time}`;
+}

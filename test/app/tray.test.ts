@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { MenuItemConstructorOptions } from 'electron';
 import { describe, expect, it, vi } from 'vitest';
 import { describeState, TRAY_STATES, trayStateOf, type ActivityItem, type OverallState, type StatusSnapshot } from '../../main/contract/index.js';
-import { recentFiles, TrayController, trayIconFile, trayMenuTemplate, type TrayActions } from '../../main/app/tray.js';
+import { recentFiles, sinceWords, TrayController, trayIconFile, trayMenuTemplate, trayTooltip, type TrayActions } from '../../main/app/tray.js';
 import { REPO } from './fake-electron.js';
 
 const ICONS = join(REPO, 'main', 'app', 'icons');
@@ -76,6 +76,25 @@ describe('the tray menu', () => {
     expect(byId(out, 'recent').enabled).toBe(false);
     const error = trayMenuTemplate({ status: status('error', { detail: 'R&D folder is missing' }), recent: [] }, actions());
     expect(byId(error, 'status').label).toBe('Needs attention: R&&D folder is missing');
+  });
+
+  it('says offline in short: since when, and how many changes made here wait to go up', () => {
+    const now = new Date(2026, 2, 14, 16, 30);
+    const since = new Date(2026, 2, 14, 14, 2).toISOString();
+    const detail = 'Cannot reach the drive server at 127.0.0.1:8080 — is it running? drivesync tries again on its own.';
+    const offline = (waitingUp: number | null) => status('offline', { detail, offline: { since, waitingUp } });
+    const time = new Date(since).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+    expect(sinceWords(since, now)).toBe(time);
+    expect(trayTooltip(offline(3), now)).toBe(`drivesync — Offline since ${time} · 3 changes wait to go up`);
+    expect(trayTooltip(offline(1), now)).toBe(`drivesync — Offline since ${time} · 1 change waits to go up`);
+    expect(trayTooltip(offline(0), now)).toBe(`drivesync — Offline since ${time}`);
+    expect(trayTooltip(offline(null), now)).toBe(`drivesync — Offline since ${time}`);
+    // Since another day: with its day.
+    expect(sinceWords(since, new Date(2026, 2, 15, 9, 0))).toBe(`${new Date(since).toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${time}`);
+    // Without the host's offline mark (an older host), the reason as before.
+    expect(trayTooltip(status('offline', { detail }))).toBe(`drivesync — Offline: ${detail}`);
+    const menu = trayMenuTemplate({ status: offline(3), recent: [] }, actions());
+    expect(byId(menu, 'status').label).toMatch(/^Offline since \S.* · 3 changes wait to go up$/);
   });
 
   it('lists the latest distinct files, newest first, at most five', () => {
@@ -151,5 +170,13 @@ describe('the tray icon', () => {
     controller.update({ status: status('error', { detail: 'now with a reason' }), recent: [] });
     expect(buildMenu.mock.calls.length).toBe(builds + 1);
     expect(tray.setToolTip).toHaveBeenLastCalledWith('drivesync — Needs attention: now with a reason');
+    // Offline: the menu follows what waits to go up.
+    const since = new Date().toISOString();
+    controller.update({ status: status('offline', { offline: { since, waitingUp: 1 } }), recent: [] });
+    expect(tray.setToolTip).toHaveBeenLastCalledWith(`drivesync — Offline since ${sinceWords(since)} · 1 change waits to go up`);
+    const offlineBuilds = buildMenu.mock.calls.length;
+    controller.update({ status: status('offline', { offline: { since, waitingUp: 2 } }), recent: [] });
+    expect(buildMenu.mock.calls.length).toBe(offlineBuilds + 1);
+    expect(tray.setToolTip).toHaveBeenLastCalledWith(`drivesync — Offline since ${sinceWords(since)} · 2 changes wait to go up`);
   });
 });

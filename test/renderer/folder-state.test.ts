@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { describeState, type FolderState, type FolderView, type OverallState, type Progress, type StatusSnapshot } from '../../main/contract/index.js';
-import { shownState, STATE_WORDS } from '../../renderer/src/folder-state.js';
+import { changesWaiting, shownState, STATE_WORDS } from '../../renderer/src/folder-state.js';
 
 const STATES: OverallState[] = ['signed-out', 'starting', 'idle', 'scanning', 'syncing', 'paused', 'waiting-for-consent', 'stopped', 'offline', 'error'];
 
@@ -68,6 +68,29 @@ describe("the window's one state", () => {
     expect(said(status([folder('/a', 'idle')], { state: 'offline' }), quiet)).toEqual({ app: 'Offline', folders: ['Offline'], transferring: false });
     // Nothing moves while offline, whatever the progress still lists.
     expect(said(status([folder('/a', 'offline')], { state: 'offline' }), moving('/a'))).toEqual({ app: 'Offline', folders: ['Offline'], transferring: false });
+  });
+
+  it('says since when the drive cannot be reached and how many changes made here wait to go up', () => {
+    const why = 'Cannot reach the drive server at 127.0.0.1:8080 — is it running? drivesync tries again on its own.';
+    const since = '2026-03-14T13:02:00.000Z';
+    const a = { ...folder('/a', 'offline', why), offline: { since: '2026-03-14T13:05:00.000Z', waitingUp: 1 } };
+    const b = { ...folder('/b', 'offline', why), offline: { since, waitingUp: 2 } };
+    const shown = shownState(status([a, b], { state: 'offline', detail: why, offline: { since, waitingUp: 3 } }), quiet);
+    // The app: since the first folder that could not reach the drive, with what waits in all of them.
+    expect(shown).toMatchObject({ state: 'offline', words: 'Offline', since, detail: `${why} 3 changes made here wait to go up.` });
+    expect(shown.folders.map((f) => [f.since, f.detail])).toEqual([
+      ['2026-03-14T13:05:00.000Z', `${why} 1 change made here waits to go up.`],
+      [since, `${why} 2 changes made here wait to go up.`],
+    ]);
+    // Nothing waiting, or not counted yet: the reason alone; a folder the others' offline makes offline says since when too.
+    expect(shownState(status([b], { state: 'offline', detail: why, offline: { since, waitingUp: 0 } }), quiet).detail).toBe(why);
+    const c = folder('/c', 'idle');
+    const uncounted = shownState(status([{ ...b, offline: { since, waitingUp: null } }, c], { state: 'offline', detail: why, offline: { since, waitingUp: null } }), quiet);
+    expect(uncounted).toMatchObject({ since, detail: why });
+    expect(uncounted.folders[1]).toMatchObject({ state: 'offline', since, detail: null });
+    // Paused while offline: paused, and no since.
+    expect(shownState(status([b], { state: 'paused', paused: true, detail: 'Syncing is paused.', offline: { since, waitingUp: 2 } }), quiet)).toMatchObject({ state: 'paused', since: null });
+    expect(changesWaiting(1)).toBe('1 change made here waits to go up.');
   });
 
   it('says paused everywhere while syncing is paused, and nothing moves', () => {

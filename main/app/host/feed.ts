@@ -16,6 +16,7 @@ import type {
 import { describeState, LEFT_OUT_LISTED } from '../../contract/index.js';
 import { conflictOriginal, ITEMS_NOT_SYNCED, type Activity, type DeletionQuestion as EngineQuestion, type EngineState, type ItemError, type PassSummary, type SyncedFolder } from '../../state/folder.js';
 import type { HandlersOf, HostContext } from './context.js';
+import { markOffline, offlineOfApp, reached } from './offline.js';
 import { NO_SPACE, plainLeftOut, plainProblem, type Where } from './plain-words.js';
 import { ProgressTracker } from './progress.js';
 import { recentFiles } from './recent-files.js';
@@ -39,6 +40,7 @@ const DESCRIPTIONS: Record<ActivityKind, string> = {
   forget: 'Gone from both sides',
   'drop-local': 'Excluded: removed from this computer (still on the drive)',
   notice: 'Notice',
+  'back-online': 'Back online',
 };
 
 /** Items of each side of a mass-delete question the window lists. */
@@ -116,6 +118,7 @@ export class Feed {
       paused: desktop.paused,
       folders,
       pendingDeletions: [...this.pending.values()],
+      offline: offlineOfApp(folders),
     };
   }
 
@@ -138,18 +141,7 @@ export class Feed {
     const { host } = this;
     const at = () => new Date(host.now()).toISOString();
     folder.on('state', (state: EngineState, detail?: string) => {
-      if (!current()) return;
-      // A folder that goes on syncing while some items fail needs the person's attention all the same: the window and
-      // the tray say so (with how many), and Conflicts and errors says which and why.
-      const failing = state === 'idle' && detail !== undefined && ITEMS_NOT_SYNCED.test(detail);
-      run.status.state = failing ? 'error' : state;
-      run.status.detail = failing ? `${detail}; see Conflicts and errors.` : detail ? plainProblem(detail, { root: run.root, server: host.account?.server }) : null;
-      // Downloads that do not fit on the disk: the window offers to leave folders out, where it shows the state.
-      if (state === 'error' && detail !== undefined && NO_SPACE.test(detail)) run.status.needsSpace = true;
-      else delete run.status.needsSpace;
-      this.progress.setBusy([...this.runs()].some((r) => r.status.state === 'syncing' || r.status.state === 'scanning'));
-      this.emitState();
-      this.emitProgress(true);
+      if (current()) this.stateOf(run, state, detail);
     });
     folder.on('activity', (activity: Activity) => {
       if (!current()) return;
@@ -204,18 +196,59 @@ export class Feed {
       if (current()) host.notice(run.root, message);
     });
     folder.on('pass', (summary: PassSummary) => {
-      if (!current()) return;
-      run.status.lastSync = at();
-      run.status.inSync = summary.inSync;
-      // An offline pass compared nothing: what it left out is what the last pass that looked left out.
-      if (!summary.offline) Object.assign(run.status, leftOutOf(summary, { root: run.root, server: host.account?.server }));
-      run.status.synced = folder.syncedCount;
-      if (summary.folder) run.status.folderProblem = summary.folder;
-      else delete run.status.folderProblem;
-      // Problems a clean pass no longer has are gone.
-      if (summary.inSync && summary.failed.length === 0) this.errors = this.errors.filter((e) => e.root !== run.root);
-      this.emitState();
+      if (current()) this.passOf(run, folder, summary);
     });
+  }
+
+  /** A folder's new state, in the window's words. */
+  private stateOf(run: FolderRun, state: EngineState, detail?: string): void {
+    const { host } = this;
+    if (state === 'offline') markOffline(run.status, new Date(host.now()).toISOString());
+    // While offline each try begins with a scan: the folder stays offline until a pass reaches the drive (its end
+    // says so; a pass that only tries to send what changed here says syncing, and may be offline again).
+    if (state === 'scanning' && run.status.offline) return;
+    // A folder that goes on syncing while some items fail needs the person's attention all the same: the window and
+    // the tray say so (with how many), and Conflicts and errors says which and why.
+    const failing = state === 'idle' && detail !== undefined && ITEMS_NOT_SYNCED.test(detail);
+    run.status.state = failing ? 'error' : state;
+    run.status.detail = failing ? `${detail}; see Conflicts and errors.` : detail ? plainProblem(detail, { root: run.root, server: host.account?.server }) : null;
+    // Downloads that do not fit on the disk: the window offers to leave folders out, where it shows the state.
+    if (state === 'error' && detail !== undefined && NO_SPACE.test(detail)) run.status.needsSpace = true;
+    else delete run.status.needsSpace;
+    this.progress.setBusy([...this.runs()].some((r) => r.status.state === 'syncing' || r.status.state === 'scanning'));
+    this.emitState();
+    this.emitProgress(true);
+  }
+
+  /** What a pass leaves the folder's status with. */
+  private passOf(run: FolderRun, folder: SyncedFolder, summary: PassSummary): void {
+    const { host } = this;
+    run.status.inSync = summary.inSync;
+    if (summary.offline) {
+      // Nothing was compared: the last sync stays what it was, and what it left out is what the last pass that
+      // looked left out.
+      markOffline(run.status, new Date(host.now()).toISOString(), summary.waitingUp);
+    } else {
+      run.status.lastSync = new Date(host.now()).toISOString();
+      Object.assign(run.status, leftOutOf(summary, { root: run.root, server: host.account?.server }));
+      // A folder that is not the synced one compared nothing with the drive either.
+      if (!summary.folder) this.reached(run);
+    }
+    run.status.synced = folder.syncedCount;
+    if (summary.folder) run.status.folderProblem = summary.folder;
+    else delete run.status.folderProblem;
+    // Problems a clean pass no longer has are gone.
+    if (summary.inSync && summary.failed.length === 0) this.errors = this.errors.filter((e) => e.root !== run.root);
+    this.emitState();
+  }
+
+  /** The folder reached the drive: after passes that could not, that is said once, in its activity. */
+  private reached(run: FolderRun): void {
+    const words = reached(run.status, this.host.now());
+    if (words === null) return;
+    const item: ActivityItem = { id: this.nextId++, at: new Date(this.host.now()).toISOString(), root: run.root, path: '', kind: 'back-online', description: words };
+    keep(this.activity, item);
+    this.host.emit('activity', item);
   }
 
   /** Progress goes out at once when a transfer starts or ends, otherwise at most every `progressIntervalMs`. */

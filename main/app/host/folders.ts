@@ -9,7 +9,7 @@ import { NotFoundError } from '../../api/errors.js';
 import { listTrash, restoreEntries } from '../../api/versions.js';
 import { ENTRY_PAGE_DEFAULT, ENTRY_PAGE_MAX, type EntryMarkers, type EntryRef, type SyncedEntry } from '../../contract/index.js';
 import { StateError } from '../../state/errors.js';
-import { openFolder, type SyncedFolder } from '../../state/folder.js';
+import { openFolder, type OpenFolderOptions, type PassSummary, type SyncedFolder } from '../../state/folder.js';
 import { rootOfAccount } from '../../state/roots.js';
 import type { Config } from '../../state/config.js';
 import { controlOf, followConfig, forgetFolder } from '../../state/control.js';
@@ -19,6 +19,13 @@ import { HostError } from './failures.js';
 import { entryMarkers, sharedMarkers } from './markers.js';
 import { inSharedFolder, SharedWithMeList, sharedByOf } from './shared-with-me.js';
 import { syncedChildrenOf, syncedItemAt, type MirrorEntry } from '../../state/mirror-view.js';
+
+/** How a folder is opened: as usual, afresh (a merge), or settling what a check found. */
+export type OpenHow = Pick<OpenFolderOptions, 'afresh' | 'settleChecked'>;
+/** A folder opened and started: its first pass (null when it failed), wrapped so that it is not awaited with it. */
+export interface Opened {
+  first: Promise<PassSummary | null>;
+}
 
 export class Folders {
   readonly runs = new Map<string, FolderRun>();
@@ -95,12 +102,8 @@ export class Folders {
       return { restored: ids.length };
     },
     'folders:afresh': async ({ root }) => {
-      const run = this.require(root);
-      // Stopped, then opened again forgetting what was synced: the first pass merges, deleting nothing.
-      await run.folder?.close().catch(() => undefined);
-      this.runs.delete(root);
-      await this.open(root, { afresh: true });
-      this.feed.emitState();
+      // Opened again forgetting what was synced: the first pass merges, deleting nothing.
+      await this.reopen(root, { afresh: true });
     },
     'entries:browse': async ({ root, path, from = 0, count = ENTRY_PAGE_DEFAULT }) => {
       const run = this.require(root);
@@ -198,7 +201,7 @@ export class Folders {
   }
 
   /** Whether a folder is to be paused now: all of them by the window, or this one by `drivesync pause`. */
-  private pausedNow(root: string): boolean {
+  pausedNow(root: string): boolean {
     return this.host.desktop.paused || controlOf(this.host.config, root).paused !== null;
   }
 
@@ -259,9 +262,23 @@ export class Folders {
     return target;
   }
 
-  private async open(root: string, how: { afresh?: boolean } = {}): Promise<void> {
+  /**
+   * Stops a folder's engine and opens it again as `how` says (its first pass does what it asks); answers that first
+   * pass to be awaited or not, or null when the folder could not be opened (its status says why).
+   */
+  async reopen(root: string, how: OpenHow): Promise<Opened | null> {
+    const run = this.require(root);
+    await run.folder?.close().catch(() => undefined);
+    this.runs.delete(root);
+    const opened = await this.open(root, how);
+    this.feed.emitState();
+    return opened;
+  }
+
+  /** Opens a synced folder and starts it; answers its first pass, to be awaited or not (null when it did not open). */
+  private async open(root: string, how: OpenHow = {}): Promise<Opened | null> {
     const { host } = this;
-    if (host.disposed || !host.account || !host.client) return;
+    if (host.disposed || !host.account || !host.client) return null;
     const { server, email } = host.account;
     const run: FolderRun = {
       root,
@@ -284,26 +301,29 @@ export class Folders {
         ...(host.options.trash ? { trash: host.options.trash } : {}),
         ...(host.options.hostname ? { hostname: host.options.hostname } : {}),
         ...(how.afresh ? { afresh: true } : {}),
+        ...(how.settleChecked ? { settleChecked: how.settleChecked } : {}),
       });
     } catch (error) {
       run.status.state = 'error';
       run.status.detail = error instanceof StateError ? error.message : `cannot open ${root}: ${(error as Error).message.split('\n')[0]}`;
-      return;
+      return null;
     }
     if (this.runs.get(root) !== run) {
       // Stopped while it opened (sign-out, settings): it is not wanted any more.
       await folder.close().catch(() => undefined);
-      return;
+      return null;
     }
     run.folder = folder;
     run.status.synced = folder.syncedCount;
     this.feed.follow(run, folder, () => this.runs.get(run.root) === run && run.folder === folder);
     if (this.pausedNow(root)) folder.pause();
-    void folder.start().catch((error: unknown) => {
+    const first = folder.start().catch((error: unknown) => {
       run.status.state = 'error';
       run.status.detail = (error as Error).message.split('\n')[0] ?? 'the engine stopped';
       this.feed.emitState();
+      return null;
     });
+    return { first };
   }
 
   /** Syncs a folder in full now: what was just changed on the drive for it comes here at once. */

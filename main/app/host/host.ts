@@ -6,12 +6,13 @@
  *
  * It is made of one job per area, each answering its own calls: account.ts (sign-in and out), folders.ts (the synced
  * folders and their engines), sharing.ts (people, mailing lists, links), versions.ts (earlier versions of files),
- * selection.ts (the folders of the drive each synced folder leaves out), settings.ts, and feed.ts (status, progress,
- * activity, conflicts and errors). This class only puts them together.
+ * selection.ts (the folders of the drive each synced folder leaves out), settings.ts, check.ts (a synced folder's files
+ * compared with the drive's), and feed.ts (status, progress, activity, conflicts and errors). This class only puts them together.
  */
 import { EventEmitter } from 'node:events';
 import type { ActivityItem, InvokeArg, InvokeChannel, InvokeResult, StatusSnapshot } from '../../contract/index.js';
 import { AccountJob } from './account.js';
+import { CheckJob } from './check.js';
 import { HostContext, type Handlers, type HostOptions } from './context.js';
 import { loadDesktopSettings } from './desktop-settings.js';
 import type { HostEvents } from './events.js';
@@ -30,6 +31,7 @@ export class DesktopHost extends EventEmitter<HostEvents> {
   private readonly folders: Folders;
   private readonly feed: Feed;
   private readonly account: AccountJob;
+  private readonly check: CheckJob;
   private readonly handlers: Handlers;
 
   constructor(options: HostOptions) {
@@ -43,8 +45,18 @@ export class DesktopHost extends EventEmitter<HostEvents> {
     const sharing = new SharingJob(this.context, this.folders);
     const versions = new VersionsJob(this.context, this.folders);
     const selection = new SelectionJob(this.context, this.folders);
+    this.check = new CheckJob(this.context, this.folders);
     // Every call of the contract is answered by exactly one job (a missing one does not compile).
-    this.handlers = { ...this.account.handlers, ...this.folders.handlers, ...sharing.handlers, ...versions.handlers, ...selection.handlers, ...settings.handlers, ...this.feed.handlers };
+    this.handlers = {
+      ...this.account.handlers,
+      ...this.folders.handlers,
+      ...sharing.handlers,
+      ...versions.handlers,
+      ...selection.handlers,
+      ...settings.handlers,
+      ...this.feed.handlers,
+      ...this.check.handlers,
+    };
   }
 
   /** Reads the settings and, when an account is signed in already, starts syncing its folders. */
@@ -61,6 +73,7 @@ export class DesktopHost extends EventEmitter<HostEvents> {
   dispose(): Promise<void> {
     return this.context.exclusive(async () => {
       this.context.disposed = true;
+      this.check.stopAll();
       await this.folders.stop();
       this.feed.dispose();
     });

@@ -61,7 +61,7 @@ export function ActivityView() {
         <ul class="list" aria-label="Recent activity" data-testid="activity-list">
           {shown.map((item) => (
             <li key={item.id} class={`kind-${item.kind}`}>
-              <span class="what">{item.description}</span> <PathText path={item.path} />
+              <span class="what">{item.description}</span> {item.path ? <PathText path={item.path} /> : null}
               <time class="muted small" dateTime={item.at} title={formatTime(item.at)}>
                 {formatWhen(item.at)}
               </time>

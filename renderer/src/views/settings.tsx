@@ -4,6 +4,8 @@ import { call, fieldsOf, messageOf, subscribe } from '../api.js';
 import { folderOf, type Shown } from '../folder-state.js';
 import { folderName, formatWhen } from '../format.js';
 import { PathText } from '../path-text.js';
+import { Since } from '../since.js';
+import { useChecker } from './check-files.js';
 import { useChooser } from './choose-folders.js';
 
 const DEFAULT_SHARED_FOLDER = 'Shared with me';
@@ -101,6 +103,7 @@ function SyncedFolders({
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const { open: choose, dialog: chooser } = useChooser();
+  const { open: check, dialog: checker } = useChecker();
   const save = async (next: string[], said: string) => {
     setBusy(true);
     setError(null);
@@ -160,7 +163,8 @@ function SyncedFolders({
                 <div class="folder-facts small">
                   {state && row ? (
                     <>
-                      <span class={`state-word state-${row.state}`}>{row.words}</span> · {state.synced} {state.synced === 1 ? 'item' : 'items'} · last sync{' '}
+                      <span class={`state-word state-${row.state}`}>{row.words}</span>
+                      <Since shown={row} /> · {state.synced} {state.synced === 1 ? 'item' : 'items'} · last sync{' '}
                       {state.lastSync ? formatWhen(state.lastSync) : 'not yet'}
                       {row.detail ? <div class="muted">{row.detail}</div> : null}
                     </>
@@ -176,6 +180,9 @@ function SyncedFolders({
                     aria-label={`Choose folders of ${folderName(root)}`}
                   >
                     Choose folders…
+                  </button>
+                  <button type="button" onClick={(e) => check(root, e)} aria-label={`Check files of ${folderName(root)}`}>
+                    Check files…
                   </button>
                   <button type="button" onClick={() => remove(root)} disabled={busy} aria-label={`Stop syncing ${folderName(root)}`}>
                     Stop syncing
@@ -201,6 +208,7 @@ function SyncedFolders({
         </span>
       </div>
       {chooser}
+      {checker}
     </section>
   );
 }

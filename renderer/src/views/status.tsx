@@ -1,8 +1,9 @@
-import type { FolderView, OverallState, Progress, StatusSnapshot } from '../../../main/contract/index.js';
+import type { ActivityItem, FolderView, OverallState, Progress, StatusSnapshot } from '../../../main/contract/index.js';
 import { call } from '../api.js';
 import { folderOf, type Shown, type ShownState } from '../folder-state.js';
 import { folderName, formatBytes, formatEta, formatWhen } from '../format.js';
 import { PathText } from '../path-text.js';
+import { Since } from '../since.js';
 import { useChooser } from './choose-folders.js';
 import { RecentFiles } from './recent.js';
 
@@ -27,7 +28,13 @@ function FolderRow({
         <PathText path={folder.root} class="muted small" />
       </div>
       <div class="folder-facts small">
-        {showState ? <span class={`state-word state-${shown.state}`}>{shown.words} · </span> : null}
+        {showState ? (
+          <>
+            <span class={`state-word state-${shown.state}`}>{shown.words}</span>
+            <Since shown={shown} />
+            {' · '}
+          </>
+        ) : null}
         {folder.synced} {folder.synced === 1 ? 'item' : 'items'}
         {folder.skipped > 0 ? (
           <>
@@ -113,7 +120,36 @@ function Transfers({ shown, progress }: { shown: Shown; progress: Progress | nul
   );
 }
 
-export function StatusView({ status, shown, progress, showLeftOut }: { status: StatusSnapshot; shown: Shown; progress: Progress | null; showLeftOut: () => void }) {
+/** The drive reached again after it could not be, said once under the status line. */
+function BackOnline({ item, many, dismiss }: { item: ActivityItem; many: boolean; dismiss: () => void }) {
+  return (
+    <p class="back-online" role="status" data-testid="back-online">
+      <span>
+        {many ? `${folderName(item.root)}: ` : ''}
+        {item.description}
+      </span>{' '}
+      <button type="button" class="link-button" onClick={dismiss} aria-label="Dismiss the back online note">
+        Dismiss
+      </button>
+    </p>
+  );
+}
+
+export function StatusView({
+  status,
+  shown,
+  progress,
+  showLeftOut,
+  backOnline,
+  dismissBackOnline,
+}: {
+  status: StatusSnapshot;
+  shown: Shown;
+  progress: Progress | null;
+  showLeftOut: () => void;
+  backOnline: ActivityItem | null;
+  dismissBackOnline: () => void;
+}) {
   // Paused by the user, or a folder stopped at the mass-delete question.
   const { paused } = shown;
   const { open: choose, dialog: chooser } = useChooser();
@@ -124,8 +160,10 @@ export function StatusView({ status, shown, progress, showLeftOut }: { status: S
       </h2>
       <div class={`status-line state-${shown.state}`} role="status" aria-live="polite" data-testid="status-line" data-state={shown.state}>
         <strong>{shown.words}</strong>
+        <Since shown={shown} />
         {shown.detail ? <span class="detail">{shown.detail}</span> : null}
       </div>
+      {backOnline && shown.state !== 'offline' ? <BackOnline item={backOnline} many={status.folders.length > 1} dismiss={dismissBackOnline} /> : null}
       <div class="actions">
         <button type="button" onClick={() => void call('sync:now')} disabled={paused || status.folders.length === 0}>
           Sync now
