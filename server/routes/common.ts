@@ -12,6 +12,9 @@ export const IdList = Type.Array(
 
 export const EntryIdParams = Type.Object({ entryId: Id });
 
+/** A request body naming entries and nothing else. */
+export const IdsBody = Type.Object({ entryIds: IdList });
+
 export const toIds = (ids: ReadonlyArray<number | string>): number[] => [...new Set(ids.map(Number))];
 
 /** A true/false flag sent as a boolean, a string or a number. */

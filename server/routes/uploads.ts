@@ -1,20 +1,11 @@
-import { createWriteStream, renameSync, rmSync } from 'node:fs';
-import { pipeline } from 'node:stream/promises';
-import { Transform } from 'node:stream';
+import { renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { App, Context } from '../context.js';
 import { HttpError, invalid } from '../errors.js';
 import { mimeForUpload, type EntryRow } from '../entries.js';
 import { serializeEntry } from '../serialize.js';
-
-interface Received {
-  tmpPath: string;
-  size: number;
-  filename: string;
-  mimetype: string;
-  truncated: boolean;
-}
+import { receiveParts, type ReceivedFile } from './upload-parts.js';
 
 function parseParentId(value: string | undefined): number | null {
   if (value === undefined) return null;
@@ -39,9 +30,8 @@ export function uploadRoutes(parent: App, ctx: Context): void {
   parent.register(async (scope) => uploadRoute(scope as App, ctx));
 }
 
+/** `POST /uploads`: one file, into `parentId` and the folders of its `relativePath`, answered 201. */
 function uploadRoute(app: App, ctx: Context): void {
-  const { db, entries } = ctx;
-
   app.addContentTypeParser('*', (_request, payload, done) => {
     // Not multipart: drop the bytes; the handler answers that the file part is missing.
     payload.on('error', (error: Error) => done(error, undefined));
@@ -51,86 +41,55 @@ function uploadRoute(app: App, ctx: Context): void {
 
   app.post('/uploads', async (request, reply) => {
     if (!request.isMultipart()) throw invalid('file', 'The file field is required (multipart/form-data).');
-    const fields: Record<string, string> = {};
-    let received: Received | null = null;
+    const { fields, file } = await receiveParts(request, ctx.tmpDir);
+    if (!file) throw invalid('file', 'The file field is required.');
     try {
-      for await (const part of request.parts()) {
-        if (part.type === 'field') {
-          if (part.valueTruncated || part.fieldnameTruncated) {
-            throw invalid(part.fieldname.slice(0, 64), `The ${part.fieldname.slice(0, 64)} field is too long.`);
-          }
-          if (typeof part.value === 'string') fields[part.fieldname] = part.value;
-          else if (part.fieldname === 'parentId' || part.fieldname === 'relativePath') {
-            throw invalid(part.fieldname, `The ${part.fieldname} field must be text.`);
-          }
-          continue;
-        }
-        if (part.fieldname !== 'file' || received) {
-          part.file.resume();
-          continue;
-        }
-        const tmpPath = join(ctx.tmpDir, randomUUID());
-        let size = 0;
-        const counter = new Transform({
-          transform(chunk: Buffer, _enc, done) {
-            size += chunk.length;
-            done(null, chunk);
-          },
-        });
-        received = { tmpPath, size: 0, filename: part.filename, mimetype: part.mimetype, truncated: false };
-        await pipeline(part.file, counter, createWriteStream(tmpPath));
-        received.size = size;
-        received.truncated = part.file.truncated;
-      }
-    } catch (error) {
-      if (received) rmSync(received.tmpPath, { force: true });
-      if (error instanceof HttpError) throw error;
-      // Whatever the multipart parser refused (a cut stream, a bad part, a reserved field name) is invalid data.
-      const code = (error as { statusCode?: number }).statusCode;
-      if (code === 413) throw new HttpError(413, 'The upload is too large.');
-      throw invalid('file', 'The upload could not be read.');
-    }
-    if (!received) throw invalid('file', 'The file field is required.');
-    const upload: Received = received;
-    try {
-      if (upload.truncated) throw new HttpError(413, 'The file is too large.');
-      const relative = fields.relativePath ? pathSegments(fields.relativePath) : null;
-      const name = relative?.name ?? upload.filename;
-      if (!name) throw invalid('file', 'The file must have a name.');
-      const parentId = parseParentId(fields.parentId);
-      let parent: EntryRow | null = null;
-      if (parentId !== null) {
-        const found = entries.get(parentId);
-        if (!found || found.deleted_at) throw invalid('parentId', 'The selected parentId is invalid.');
-        if (found.type !== 'folder') throw invalid('parentId', 'The parentId must be a folder.');
-        parent = found;
-      }
-      if (parent) entries.authorize(request.userId, parent, 'edit');
-      const ownerId = parent?.owner_id ?? request.userId;
-      const mime = mimeForUpload(name, upload.mimetype);
-      const fileName = randomUUID();
-      const entry = db.transaction(() => {
-        let folder = parent;
-        for (const segment of relative?.folders ?? []) {
-          folder =
-            entries.siblingFolderNamed(folder?.id ?? null, ownerId, segment) ??
-            entries.insert({ name: segment, fileName: segment, size: 0, parent: folder, ownerId, mime: null, type: 'folder' });
-        }
-        const created = entries.insert({
-          name,
-          fileName,
-          size: upload.size,
-          parent: folder,
-          ownerId,
-          mime,
-          type: ctx.profile.entryType(mime),
-        });
-        renameSync(upload.tmpPath, join(ctx.blobDir, fileName));
-        return created;
-      })();
-      return reply.code(201).send({ status: 'success', fileEntry: serializeEntry(db, entry, ctx.profile) });
+      const entry = storeUpload(ctx, request.userId, file, fields);
+      return reply.code(201).send({ status: 'success', fileEntry: serializeEntry(ctx.db, entry, ctx.profile) });
     } finally {
-      rmSync(upload.tmpPath, { force: true });
+      rmSync(file.tmpPath, { force: true });
     }
   });
+}
+
+/** Checks what the upload asks for, then makes its entry (and missing folders) and moves its bytes into place. */
+function storeUpload(ctx: Context, userId: number, file: ReceivedFile, fields: Record<string, string>): EntryRow {
+  const { db, entries } = ctx;
+  if (file.truncated) throw new HttpError(413, 'The file is too large.');
+  const relative = fields.relativePath ? pathSegments(fields.relativePath) : null;
+  const name = relative?.name ?? file.filename;
+  if (!name) throw invalid('file', 'The file must have a name.');
+  const parent = uploadParent(ctx, parseParentId(fields.parentId));
+  if (parent) entries.authorize(userId, parent, 'edit');
+  const ownerId = parent?.owner_id ?? userId;
+  const mime = mimeForUpload(name, file.mimetype);
+  const fileName = randomUUID();
+  return db.transaction(() => {
+    let folder = parent;
+    for (const segment of relative?.folders ?? []) {
+      folder =
+        entries.siblingFolderNamed(folder?.id ?? null, ownerId, segment) ??
+        entries.insert({ name: segment, fileName: segment, size: 0, parent: folder, ownerId, mime: null, type: 'folder' });
+    }
+    const created = entries.insert({
+      name,
+      fileName,
+      size: file.size,
+      parent: folder,
+      ownerId,
+      mime,
+      type: ctx.profile.entryType(mime),
+    });
+    renameSync(file.tmpPath, join(ctx.blobDir, fileName));
+    return created;
+  })();
+}
+
+/** The folder `parentId` names, which must be an active folder; the root when none is named. */
+function uploadParent({ entries }: Context, parentId: number | null): EntryRow | null {
+  if (parentId === null) return null;
+  const found = entries.get(parentId);
+  if (!found || found.deleted_at) throw invalid('parentId', 'The selected parentId is invalid.');
+  if (found.type !== 'folder') throw invalid('parentId', 'The parentId must be a folder.');
+  return found;
 }
