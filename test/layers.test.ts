@@ -76,16 +76,34 @@ export interface Layer {
 export const CONTRACT = 'main/contract';
 
 /** The engine's states: a leaf of main/sync that the contract names them from, without reaching into the engine. */
-export const STATES = 'main/sync/states.ts';
+export const STATES = 'main/sync/model/states.ts';
+
+/**
+ * The engine's subsystems (main/sync, one folder each), lowest first: each may import those below it that it names,
+ * so a newcomer reads them bottom up and a change to one touches only what sits above it.
+ */
+export const SYNC_SUBSYSTEMS: Readonly<Record<string, Layer>> = {
+  'main/sync/model': { job: "the engine's words: the items of the three trees, operations and rule ids, names, identity", mayImport: ['main/api', STATES] },
+  'main/sync/trees': { job: 'the three trees in memory (columns), base and the journal in SQLite, how an outcome changes them', mayImport: ['main/api', STATES, 'main/sync/model'] },
+  'main/sync/local': { job: 'the local side: the file-system port, the scan, the watcher, the synced folder\'s identity', mayImport: ['main/api', STATES, 'main/sync/model', 'main/sync/trees'] },
+  'main/sync/remote': { job: "the drive's side: listings, the cheap change checks, what is shared with the account, a byte check", mayImport: ['main/api', STATES, 'main/sync/model', 'main/sync/trees', 'main/sync/local'] },
+  'main/sync/plan': { job: 'the planner, pure: scope, selection and sharing as its stages, the rows of docs/sync-rules.md', mayImport: ['main/api', STATES, 'main/sync/model', 'main/sync/trees'] },
+  'main/sync/execute': { job: "a plan's operations carried out, journalled; lost uploads adopted; the OS trash", mayImport: ['main/api', STATES, 'main/sync/model', 'main/sync/trees', 'main/sync/local', 'main/sync/remote'] },
+  'main/sync/engine': {
+    job: "one folder's engine: its loop, states and timers, and the pass (scan, list, adopt, plan, guard, execute)",
+    mayImport: ['main/api', STATES, 'main/sync/model', 'main/sync/trees', 'main/sync/local', 'main/sync/remote', 'main/sync/plan', 'main/sync/execute'],
+  },
+};
+const SYNC = Object.keys(SYNC_SUBSYSTEMS);
 
 /** Every layer of ours: a folder (or one file) and what it may import. A source in no layer fails. */
 export const LAYERS: Readonly<Record<string, Layer>> = {
   'main/api': { job: 'typed client of the service', mayImport: [] },
   [STATES]: { job: "the engine's states, declared once (it imports nothing)", mayImport: [] },
-  'main/sync': { job: 'the two-way sync engine', mayImport: ['main/api', STATES] },
+  ...SYNC_SUBSYSTEMS,
   'main/state': {
     job: 'account and folder state shared by both front ends, openFolder, and what they read of a mirror or an engine',
-    mayImport: ['main/sync', 'main/api'],
+    mayImport: [...SYNC, STATES, 'main/api'],
   },
   'main/cli': { job: 'the drivesync command', mayImport: ['main/state', 'main/api', 'server'] },
   'main/app': { job: 'the desktop app: Electron main process and the host', mayImport: ['main/state', 'main/api', CONTRACT] },
@@ -140,7 +158,7 @@ export function layerViolations(imports: readonly Import[]): string[] {
       } else if (into !== from && LAYERS[from]!.typesOnly && !i.typeOnly) out.push(`${what}: ${from} may import only types from ${into}`);
     }
     if (isElectron(i.specifier) && from !== 'main/app' && from !== 'preload') out.push(`${what}: only main/app and preload may import electron`);
-    if ((from === 'main/sync' || from === 'main/api') && isDom(i.specifier)) out.push(`${what}: the engine and the API client use no DOM types`);
+    if ((from.startsWith('main/sync') || from === 'main/api') && isDom(i.specifier)) out.push(`${what}: the engine and the API client use no DOM types`);
     if (from === 'renderer' && (isElectron(i.specifier) || i.specifier.startsWith('node:'))) out.push(`${what}: the renderer runs in a sandboxed page`);
   }
   return out;
@@ -259,10 +277,10 @@ export function importCircles(imports: readonly Import[], files: readonly string
 }
 
 /** The mirror's tables, read from the schema its owner creates (main/sync/mirror.ts). */
-export const MIRROR_TABLES = [...readFileSync(join(REPO, 'main/sync/mirror.ts'), 'utf8').matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/gi)].map((m) => m[1]!);
+export const MIRROR_TABLES = [...readFileSync(join(REPO, 'main/sync/trees/mirror.ts'), 'utf8').matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/gi)].map((m) => m[1]!);
 
 /** The owners of the mirror's SQL: `Mirror` and its read-only companion for the front ends. */
-const ownsMirrorSql = (path: string) => /^main\/sync\/mirror[\w-]*\.ts$/.test(path);
+const ownsMirrorSql = (path: string) => /^main\/sync\/trees\/mirror[\w-]*\.ts$/.test(path);
 
 /** Which SQLite bindings count as opening a database. */
 const isSqlite = (s: string) => s === 'better-sqlite3' || s === 'node:sqlite' || s === 'sqlite3';
@@ -312,8 +330,12 @@ describe('the layer rule (docs/design.md §1)', () => {
   it('puts every source file in a layer', () => {
     expect(ALL.map(rel).filter((f) => layerOf(f) === null)).toEqual([]);
     for (const folder of readdirSync(join(REPO, 'main'), { withFileTypes: true }).filter((e) => e.isDirectory())) {
-      expect(LAYERS[`main/${folder.name}`], `main/${folder.name}`).toBeDefined();
+      if (folder.name !== 'sync') expect(LAYERS[`main/${folder.name}`], `main/${folder.name}`).toBeDefined();
     }
+    // The engine is its subsystems: each folder of main/sync is one, and nothing lies beside them.
+    const inSync = readdirSync(join(REPO, 'main/sync'), { withFileTypes: true });
+    expect(inSync.filter((e) => !e.isDirectory()).map((e) => e.name)).toEqual([]);
+    for (const folder of inSync.filter((e) => e.isDirectory())) expect(SYNC_SUBSYSTEMS[`main/sync/${folder.name}`], `main/sync/${folder.name}`).toBeDefined();
   });
 
   it('allows exactly what LAYERS lists, for every pair of layers', () => {
@@ -365,14 +387,14 @@ describe('the layer rule (docs/design.md §1)', () => {
   });
 });
 
-describe("the mirror's SQL has one owner (main/sync/mirror*.ts)", () => {
+describe("the mirror's SQL has one owner (main/sync/trees/mirror*.ts)", () => {
   it('reads the tables from the schema', () => {
     expect(MIRROR_TABLES).toEqual(expect.arrayContaining(['base', 'intents']));
   });
 
   it('finds SQL on the mirror only in its owners, where it is', () => {
     const owners = ALL.filter((f) => ownsMirrorSql(rel(f)));
-    expect(owners.map(rel)).toEqual(expect.arrayContaining(['main/sync/mirror.ts', 'main/sync/mirror-read.ts']));
+    expect(owners.map(rel)).toEqual(expect.arrayContaining(['main/sync/trees/mirror.ts', 'main/sync/trees/mirror-read.ts']));
     for (const file of owners) expect(mirrorSqlIn(file).length, rel(file)).toBeGreaterThan(0);
   });
 
@@ -383,7 +405,7 @@ describe("the mirror's SQL has one owner (main/sync/mirror*.ts)", () => {
   it('lets nothing else in main/ open a SQLite database', () => {
     const opens = ALL.flatMap((f) => importsOf(f)).filter((i) => isSqlite(i.specifier) && !i.typeOnly);
     expect(opens.map((i) => rel(i.file)).filter((f) => f.startsWith('main/') && !ownsMirrorSql(f))).toEqual([]);
-    expect(opens.some((i) => rel(i.file) === 'main/sync/mirror.ts')).toBe(true);
+    expect(opens.some((i) => rel(i.file) === 'main/sync/trees/mirror.ts')).toBe(true);
   });
 
   it('catches each kind of breach (the check can fail)', () => {
@@ -411,7 +433,7 @@ describe('the imports of our sources form no circle', () => {
     expect(graph.get('server/app.ts')).toContain('server/routes/auth.ts');
     expect(graph.get('server/routes/auth.ts')).toContain('server/context.ts');
     expect(graph.get('renderer/src/app.tsx')).toContain('main/contract/index.ts');
-    expect(graph.get('main/sync/plan.ts')).toContain('main/sync/plan/plan-state.ts');
+    expect(graph.get('main/sync/plan/plan.ts')).toContain('main/sync/plan/plan-state.ts');
   });
 
   it('holds for every source file', () => {

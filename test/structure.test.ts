@@ -74,9 +74,9 @@ describe(`no function in ${ENGINE} is longer than ${MAX_LINES} lines`, () => {
     expect(files.length).toBeGreaterThan(10);
     expect(files).toContain(`${ENGINE}/plan/classify.ts`);
     const names = new Set(functions.map((f) => `${f.path} ${f.name}`));
-    expect(names).toContain(`${ENGINE}/apply.ts applyOutcome`);
-    expect(names).toContain(`${ENGINE}/execute.ts Executor.constructor`);
-    expect(names).toContain(`${ENGINE}/execute.ts Executor.run`);
+    expect(names).toContain(`${ENGINE}/trees/apply.ts applyOutcome`);
+    expect(names).toContain(`${ENGINE}/execute/executor.ts Executor.constructor`);
+    expect(names).toContain(`${ENGINE}/execute/executor.ts Executor.run`);
   });
 
   it('holds for every function', () => {

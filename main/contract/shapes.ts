@@ -5,7 +5,7 @@
  * Entries are named by `EntryRef` — a synced folder and a path inside it — never by a bare remote id: the host turns a
  * path into its remote entry through that folder's mirror, so the window can only act on what is actually synced.
  */
-import type { EngineState } from '../sync/states.js';
+import type { EngineState } from '../sync/model/states.js';
 import type { EntryRef } from './arguments.js';
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -6,15 +6,16 @@
 import type { DriveClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { EntryUser, FileEntry, Permission } from '../api/schemas.js';
-import { listSharedTops, mineIn } from '../sync/shared.js';
+import { listSharedTops, mineIn } from '../sync/remote/shared.js';
 
 /** A folder drivesync made up to hold what others share with the account (not on the drive). */
-export { isPlacedFolder } from '../sync/shared.js';
+
+export { isPlacedFolder } from '../sync/model/types.js';
 /**
  * The engine's own reading of what is shared with the account and what it may do with it, so that a front end says
  * what the engine will do.
  */
-export { listSharedTops, mayDo } from '../sync/shared.js';
+export { listSharedTops, mayDo } from '../sync/remote/shared.js';
 
 export const PERMISSIONS: readonly Permission[] = ['view', 'edit', 'download'];
 

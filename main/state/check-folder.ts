@@ -7,12 +7,12 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import PQueue from 'p-queue';
 import type { DriveClient } from '../api/client.js';
-import { checkFile, type CheckFinding } from '../sync/check.js';
-import { readMirror, type MirrorEntry } from '../sync/mirror-read.js';
-import { nodeFileSystem } from '../sync/ports.js';
+import { checkFile, type CheckFinding } from '../sync/remote/check.js';
+import { readMirror, type MirrorEntry } from '../sync/trees/mirror-read.js';
+import { nodeFileSystem } from '../sync/local/ports.js';
 import { writeJsonAtomic } from './json-file.js';
 
-export type { CheckFinding, CheckFindingKind } from '../sync/check.js';
+export type { CheckFinding, CheckFindingKind } from '../sync/remote/check.js';
 
 /** Files read from the mirror at a time; what a stop loses at most is one page's comparisons. */
 const PAGE = 200;

@@ -4,9 +4,9 @@
  * engine's listing module is loaded only when it is needed).
  */
 import type { DriveClient } from '../api/client.js';
-import { givenNames, nameRules, type NameRules } from '../sync/names.js';
-import type { SharedPlace } from '../sync/shared.js';
-import type { RemoteId, RemoteItem } from '../sync/types.js';
+import { givenNames, nameRules, type NameRules } from '../sync/model/names.js';
+import type { SharedPlace } from '../sync/remote/shared.js';
+import type { RemoteId, RemoteItem } from '../sync/model/types.js';
 
 /** One folder of the drive, as the chooser and `drivesync excluded` show it. */
 export interface DriveFolder {
@@ -100,10 +100,10 @@ export async function loadDriveTree(
   /** Where what others share with the account arrives: its folders are in the tree too (a shared folder can be left out). */
   shared?: SharedPlace | null,
 ): Promise<DriveTree> {
-  const { listRemote } = await import('../sync/remote.js');
+  const { listRemote } = await import('../sync/remote/listing.js');
   const remote = await listRemote(client, null, () => true, signal);
   if (shared) {
-    const { listSharedArea } = await import('../sync/shared.js');
+    const { listSharedArea } = await import('../sync/remote/shared.js');
     for (const r of (await listSharedArea(client, shared, { signal })).items) remote.set(r.id, r);
   }
   return new DriveTree(remote, excluded);

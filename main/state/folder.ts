@@ -7,27 +7,30 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DriveClient } from '../api/client.js';
-import { STATE_DIR } from '../sync/state-dir.js';
-import type { EngineEvents, EngineState, ItemError, PassSummary, SyncEngine, SyncOptions } from '../sync/engine.js';
-import { resultLine } from '../sync/pass/summary.js';
-import type { OsTrash } from '../sync/ports.js';
+import { STATE_DIR } from '../sync/local/state-dir.js';
+import type { EngineEvents, SyncEngine, SyncOptions } from '../sync/engine/engine.js';
+import type { EngineState } from '../sync/model/states.js';
+import { type ItemError, type PassSummary, resultLine } from '../sync/engine/pass/summary.js';
+import type { OsTrash } from '../sync/local/ports.js';
 import { loadConfig } from './config.js';
 import { followConfig } from './control.js';
-import { addExclusions, selectionKey, selectionOf, type Selection } from './selection.js';
+import { addExclusions, type Selection, selectionKey, selectionOf } from './selection.js';
 import { FolderRefused } from './errors.js';
 import { DEFAULT_SHARED_FOLDER, sharedFolderOf } from './shared-folder.js';
 import { lockFolder } from './lock.js';
 import type { StatePaths } from './paths.js';
 import { checkFolder, rootOfAccount } from './roots.js';
-import { readStatus, writeStatus, type RootStatus } from './status-file.js';
+import { readStatus, type RootStatus, writeStatus } from './status-file.js';
 
 /** The engine's events, as a synced folder passes them on. */
 export type FolderEvents = EngineEvents;
-export type { Activity, DeletionQuestion, EngineState, ItemError, PassSummary } from '../sync/engine.js';
-export type { TransferEvent } from '../sync/execute.js';
-export type { OsTrash } from '../sync/ports.js';
-export { conflictOriginal } from '../sync/names.js';
-export { ITEMS_NOT_SYNCED, resultLine } from '../sync/pass/summary.js';
+
+export { type Activity, type ItemError, ITEMS_NOT_SYNCED, type PassSummary, resultLine } from '../sync/engine/pass/summary.js';
+export type { DeletionQuestion } from '../sync/engine/deletions.js';
+export type { EngineState } from '../sync/model/states.js';
+export type { TransferEvent } from '../sync/execute/executor.js';
+export type { OsTrash } from '../sync/local/ports.js';
+export { conflictOriginal } from '../sync/model/names.js';
 
 export interface OpenFolderOptions {
   paths: StatePaths;
@@ -117,9 +120,9 @@ export async function openFolder(root: string, options: OpenFolderOptions): Prom
   const shared = { folder: readSharedFolder(paths, root) };
   let engine: SyncEngine;
   try {
-    const { SyncEngine } = await import('../sync/engine.js');
+    const { SyncEngine } = await import('../sync/engine/engine.js');
     const { hostname } = await import('node:os');
-    const trash = options.trash ?? (await import('../sync/trash.js')).moveToOsTrash;
+    const trash = options.trash ?? (await import('../sync/execute/trash.js')).moveToOsTrash;
     engine = new SyncEngine({
       root,
       client,

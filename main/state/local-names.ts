@@ -8,7 +8,7 @@
 import { isUtf8 } from 'node:buffer';
 import { readdirSync } from 'node:fs';
 import { sep } from 'node:path';
-import { readableName } from '../sync/local.js';
+import { readableName } from '../sync/local/scan.js';
 
 export interface UndecodablePath {
   /** The first name on the path that is not valid UTF-8, its bad bytes shown as \xNN. */

@@ -4,5 +4,5 @@
  * owner of SQL on those tables); the front ends reach them only through here, so they never depend on the engine
  * itself.
  */
-export { readMirror, syncedChildrenOf, syncedItemAt } from '../sync/mirror-read.js';
-export type { ChildRange, ChildrenPage, MirrorEntry, MirrorReader } from '../sync/mirror-read.js';
+export { readMirror, syncedChildrenOf, syncedItemAt } from '../sync/trees/mirror-read.js';
+export type { ChildRange, ChildrenPage, MirrorEntry, MirrorReader } from '../sync/trees/mirror-read.js';

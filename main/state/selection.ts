@@ -3,12 +3,12 @@
  * the config (so `drivesync exclude` works while nothing runs, and a running engine follows the config). The drive's
  * folder tree they choose from is drive-tree.ts.
  */
-import type { Selection } from '../sync/selective.js';
-import type { RemoteId } from '../sync/types.js';
+import type { Selection } from '../sync/plan/selective.js';
+import type { RemoteId } from '../sync/model/types.js';
 import { loadConfig, saveConfig, type Config, type FolderSelection } from './config.js';
 import type { StatePaths } from './paths.js';
 
-export type { Selection } from '../sync/selective.js';
+export type { Selection } from '../sync/plan/selective.js';
 
 /** What the engine of a synced folder is to leave out, as the config says. */
 export function selectionOf(config: Config, root: string): Selection {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { writeJsonAtomic } from './json-file.js';
 import { statusFile, type StatePaths } from './paths.js';
-import type { DeletionQuestion } from '../sync/deletions.js';
+import type { DeletionQuestion } from '../sync/engine/deletions.js';
 
 export interface RootStatus {
   root: string;

@@ -51,7 +51,7 @@ export function newHost(name = 'host', desktop?: HostPlatform): TestHost {
     hostname: name,
     trash: async (path, options) => {
       trashed.push(options.originalPath);
-      const { moveToOsTrash } = await import('../../main/sync/trash.js');
+      const { moveToOsTrash } = await import('../../main/sync/execute/trash.js');
       await moveToOsTrash(path, options);
     },
     retry: { limit: 1, baseDelayMs: 10 },

@@ -4,7 +4,7 @@
  * process) for the app's page, events sent on, the CSP header, navigation guards, notifications, start at login
  * and a clean quit.
  */
-import { ENGINE_ENV, ENGINE_V8_FLAGS } from '../../main/sync/process-flags.js';
+import { ENGINE_ENV, ENGINE_V8_FLAGS } from '../../main/sync/engine/process-flags.js';
 import type { EventEmitter } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 /** The engine's technical lines, as the window says them: what went wrong, where, and what to do. */
 import { describe, expect, it } from 'vitest';
 import { apiErrorOfLine, NO_SPACE, plainLeftOut, plainProblem, serverPlace } from '../../main/app/host/plain-words.js';
-import { LEFT_OUT_PLACE } from '../../main/sync/selective.js';
+import { LEFT_OUT_PLACE } from '../../main/sync/plan/selective.js';
 
 const where = { root: '/home/me/Drive', server: 'https://drive.example.com' };
 

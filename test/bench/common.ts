@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { DriveClient } from '../../main/api/client.js';
-import { SyncEngine } from '../../main/sync/engine.js';
+import { SyncEngine } from '../../main/sync/engine/engine.js';
 
 export const PROJECT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BENCH_DIR = join(PROJECT, 'test', 'bench');

@@ -23,9 +23,9 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { DriveClient } from '../../main/api/client.js';
-import { listRemote } from '../../main/sync/remote.js';
-import { FOLDERS_SHARE, FULL_LISTING_SHARE, fullListingInterval, listingBudget } from '../../main/sync/remote-changes.js';
-import type { RemoteId, RemoteItem } from '../../main/sync/types.js';
+import { listRemote } from '../../main/sync/remote/listing.js';
+import { FOLDERS_SHARE, FULL_LISTING_SHARE, fullListingInterval, listingBudget } from '../../main/sync/remote/changes.js';
+import type { RemoteId, RemoteItem } from '../../main/sync/model/types.js';
 import {
   benchmarkMain,
   cleanup,

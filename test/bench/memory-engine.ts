@@ -5,7 +5,7 @@
  * Imports only the engine and the API client, so what it weighs is what the engine weighs plus node itself.
  */
 import { DriveClient } from '../../main/api/client.js';
-import { SyncEngine } from '../../main/sync/engine.js';
+import { SyncEngine } from '../../main/sync/engine/engine.js';
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -50,7 +50,7 @@ const sampler = setInterval(() => {
 if (process.env.MEM_MODE === 'watcher') {
   // The engine's watcher alone, with the options the engine gives it: what it weighs without the engine.
   const loaded = await settle();
-  const { watchTree } = await import('../../main/sync/watcher.js');
+  const { watchTree } = await import('../../main/sync/local/watcher.js');
   const root = env('MEM_ROOT');
   const start = performance.now();
   const watcher = await watchTree(root, { ignoreDirs: ['.drivesync'], onChange: () => undefined, onError: () => undefined });

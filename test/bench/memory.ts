@@ -14,9 +14,9 @@ import { spawn } from 'node:child_process';
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { Mirror } from '../../main/sync/mirror.js';
-import { ENGINE_V8_FLAGS } from '../../main/sync/process-flags.js';
-import type { BaseItem } from '../../main/sync/types.js';
+import { Mirror } from '../../main/sync/trees/mirror.js';
+import { ENGINE_V8_FLAGS } from '../../main/sync/engine/process-flags.js';
+import type { BaseItem } from '../../main/sync/model/types.js';
 import {
   BENCH_DIR,
   benchmarkMain,

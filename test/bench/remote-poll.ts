@@ -9,8 +9,8 @@
  */
 import { DriveClient } from '../../main/api/client.js';
 import { EntryListResponse } from '../../main/api/checks.js';
-import { toRemoteItem } from '../../main/sync/execute.js';
-import type { RemoteId, RemoteItem } from '../../main/sync/types.js';
+import { toRemoteItem } from '../../main/sync/remote/entry.js';
+import type { RemoteId, RemoteItem } from '../../main/sync/model/types.js';
 import type { FileEntry } from '../../main/api/schemas.js';
 import {
   benchmarkMain,

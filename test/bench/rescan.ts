@@ -9,8 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { lstatSync } from 'node:fs';
 import { opendir, lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadIgnoreRules, scanLocal } from '../../main/sync/local.js';
-import { BaseTree } from '../../main/sync/trees.js';
+import { loadIgnoreRules, scanLocal } from '../../main/sync/local/scan.js';
+import { BaseTree } from '../../main/sync/trees/trees.js';
 import { benchmarkMain, cleanup, log, median, ms, ratio, SIZES, sharedTree, timed, type BenchResult } from './common.js';
 
 function runFind(root: string): number {

@@ -4,9 +4,9 @@
  * here (E3: its entries stay listed), and with one synced folder just excluded (E1: its copy is to go). In memory, no
  * I/O: what a poll or a rescan pays on top of the scan and the listing.
  */
-import { planSelected, type Selection } from '../../main/sync/selective.js';
-import { BaseTree, LocalTree, RemoteView } from '../../main/sync/trees.js';
-import type { BaseItem, Trees } from '../../main/sync/types.js';
+import { planSelected, type Selection } from '../../main/sync/plan/selective.js';
+import { BaseTree, LocalTree, RemoteView } from '../../main/sync/trees/trees.js';
+import type { BaseItem, Trees } from '../../main/sync/model/types.js';
 import { benchmarkMain, count, median, ms, SIZES, timed } from './common.js';
 
 const FOLDERS = 100;

@@ -7,7 +7,7 @@
  * traffic the shared part adds to an idle minute at the default 15 s poll; the goal is a quarter of the idle budget.
  */
 import { DriveClient } from '../../main/api/client.js';
-import { listSharedArea, listSharedTops, probeSharedFolders } from '../../main/sync/shared.js';
+import { listSharedArea, listSharedTops, probeSharedFolders } from '../../main/sync/remote/shared.js';
 import { benchmarkMain, cleanup, count, intFromEnv, layout, log, median, ms, seedServer, SIZES, startBenchServer, timed, type BenchResult } from './common.js';
 
 const FILES = intFromEnv('BENCH_SHARED_FILES', 10_000, 1_000);

@@ -11,11 +11,11 @@ import { openAsBlob, rmSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { PassSummary } from '../../main/sync/engine.js';
-import { hashFile } from '../../main/sync/local.js';
-import { Mirror } from '../../main/sync/mirror.js';
-import { plan } from '../../main/sync/plan.js';
-import type { BaseItem, LocalItem, RelPath } from '../../main/sync/types.js';
+import type { PassSummary } from '../../main/sync/engine/pass/summary.js';
+import { hashFile } from '../../main/sync/local/scan.js';
+import { Mirror } from '../../main/sync/trees/mirror.js';
+import { plan } from '../../main/sync/plan/plan.js';
+import type { BaseItem, LocalItem, RelPath } from '../../main/sync/model/types.js';
 import {
   benchEngine,
   benchmarkMain,

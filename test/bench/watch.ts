@@ -38,7 +38,7 @@ async function measure(root: string, probe: string): Promise<ChildReport> {
   const bare = (await settle()).rss;
   let peak = process.memoryUsage.rss();
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);
-  const { createWatchTree, parcelWatcher, watchTree: platformTree } = await import('../../main/sync/watcher.js');
+  const { createWatchTree, parcelWatcher, watchTree: platformTree } = await import('../../main/sync/local/watcher.js');
   const watchTree = process.env.WATCH_BACKEND === 'parcel' ? createWatchTree(parcelWatcher) : platformTree;
   let reportedAt: number | null = null;
   const start = performance.now();
@@ -75,7 +75,7 @@ if (process.env.WATCH_ROOT) {
   const { spawn } = await import('node:child_process');
   const { rmSync } = await import('node:fs');
   const { createInterface } = await import('node:readline');
-  const { ENGINE_V8_FLAGS } = await import('../../main/sync/process-flags.js');
+  const { ENGINE_V8_FLAGS } = await import('../../main/sync/engine/process-flags.js');
   const common = await import('./common.js');
   const { BENCH_DIR, PROJECT, SIZES, benchmarkMain, cleanup, log, secs, sharedTree, tempDir, transpileForNode } = common;
   const LIMIT_MB = 150;

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ENGINE_ENV, ENGINE_V8_FLAGS } from '../../main/sync/process-flags.js';
+import { ENGINE_ENV, ENGINE_V8_FLAGS } from '../../main/sync/engine/process-flags.js';
 import { BIN } from './helpers.js';
 
 describe('the drivesync executable', () => {

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { summaryLine } from '../../main/cli/commands/sync.js';
 import { PassProgress } from '../../main/cli/progress.js';
-import { emptySummary, type PassSummary } from '../../main/sync/pass/summary.js';
+import { emptySummary, type PassSummary } from '../../main/sync/engine/pass/summary.js';
 import { cleanUp, cli, expectOneLineError, tempDir } from './helpers.js';
 
 /** A web server with no drive behind it, answering every request as `answer` says. */

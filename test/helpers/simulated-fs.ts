@@ -12,9 +12,9 @@
  */
 import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
-import { hashFile } from '../../main/sync/local.js';
-import { moveToOsTrash } from '../../main/sync/trash.js';
-import type { FileSystem, TrashOptions, VolumeTraits } from '../../main/sync/ports.js';
+import { hashFile } from '../../main/sync/local/scan.js';
+import { moveToOsTrash } from '../../main/sync/execute/trash.js';
+import type { FileSystem, TrashOptions, VolumeTraits } from '../../main/sync/local/ports.js';
 
 export interface VolumeRules {
   /** Names that differ only by case are one name (macOS and Windows by default). */

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DriveClient } from '../../main/api/client.js';
 import type { HttpOptions as DriveClientOptions } from '../../main/api/http.js';
-import { SyncEngine, type EngineOptions, type PassSummary } from '../../main/sync/engine.js';
-import { moveToOsTrash } from '../../main/sync/trash.js';
-import { STATE_DIR } from '../../main/sync/local.js';
+import { SyncEngine, type EngineOptions } from '../../main/sync/engine/engine.js';
+import type { PassSummary } from '../../main/sync/engine/pass/summary.js';
+import { moveToOsTrash } from '../../main/sync/execute/trash.js';
+import { STATE_DIR } from '../../main/sync/local/state-dir.js';
 import { PROFILES, startTestServer, type ProfileName, type TestServer } from './server.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -26,7 +27,6 @@ export const SCENARIO_CASES: ReadonlyArray<readonly [SyncMode, ProfileName]> = M
 
 /** Live engines in tests: a shorter stability wait and hold than the defaults, the same logic. */
 const LIVE_TIMING = { stabilityMs: 120, hold: { settleMs: 600, maxMs: 10_000 }, pollIntervalMs: 3_600_000 } as const;
-
 
 /** Waits until the engine has nothing left to do: every watcher event reported and acted on, nothing held. */
 export async function settleEngine(engine: SyncEngine, timeoutMs = 60_000): Promise<void> {

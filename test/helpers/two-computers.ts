@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { givenNames, LINUX_NAMES } from '../../main/sync/names.js';
+import { givenNames, LINUX_NAMES } from '../../main/sync/model/names.js';
 import type { TestServer } from './server.js';
 import { localTree } from './sync.js';
 

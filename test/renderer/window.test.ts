@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
 import { ipcEventChannel, type EventName, type Progress } from '../../main/contract/index.js';
-import { SyncEngine } from '../../main/sync/engine.js';
+import { SyncEngine } from '../../main/sync/engine/engine.js';
 import { addList } from '../../server/lists.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { inSync, newHost, untilStatus, write, type TestHost } from '../app/helpers.js';

@@ -3,8 +3,8 @@
  * alone. A move is one change; an edit, a deletion and a new item one each; a folder in sync adds nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { changesHere } from '../../main/sync/changes-here.js';
-import type { BaseItem, LocalItem } from '../../main/sync/types.js';
+import { changesHere } from '../../main/sync/trees/changes-here.js';
+import type { BaseItem, LocalItem } from '../../main/sync/model/types.js';
 
 const row = (remoteId: number, path: string, inode: number, type: 'file' | 'folder' = 'file'): BaseItem => ({
   remoteId,

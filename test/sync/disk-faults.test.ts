@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { nodeFileSystem, type FileSystem } from '../../main/sync/ports.js';
+import { nodeFileSystem, type FileSystem } from '../../main/sync/local/ports.js';
 import { localTree, newAccount, sorted, type Account, SCENARIO_CASES } from '../helpers/sync.js';
 
 /** node:fs, except that renames onto a path named `blocked` fail with `code` while `failing` holds. */

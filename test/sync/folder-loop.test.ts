@@ -1,8 +1,8 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FolderLoop, type FolderRequest, type FolderWork, type PassRequest, type Work } from '../../main/sync/folder-loop.js';
-import { ENGINE_STATES, type EngineState } from '../../main/sync/types.js';
+import { FolderLoop, type FolderRequest, type FolderWork, type PassRequest, type Work } from '../../main/sync/engine/folder-loop.js';
+import { ENGINE_STATES, type EngineState } from '../../main/sync/model/states.js';
 import { newAccount, settleEngine, type Account } from '../helpers/sync.js';
 
 interface Summary {

@@ -8,7 +8,7 @@ import { renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../main/sync/ports.js';
+import type { Clock } from '../../main/sync/local/ports.js';
 import { newAccount, type Account } from '../helpers/sync.js';
 
 /** A clock that moves only when told; timers due at the time it shows run, as a real clock's would. */

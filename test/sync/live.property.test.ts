@@ -14,8 +14,8 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isWithin, parentOf } from '../../main/sync/names.js';
-import { watchTree } from '../../main/sync/watcher.js';
+import { isWithin, parentOf } from '../../main/sync/model/names.js';
+import { watchTree } from '../../main/sync/local/watcher.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { localTree, newAccount, settleEngine, sorted, type Account } from '../helpers/sync.js';
 

@@ -8,11 +8,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commitOutcome } from '../../main/sync/apply.js';
-import { Mirror, MIRROR_SCHEMA_VERSION, WARM_START } from '../../main/sync/mirror.js';
-import { readMirror, syncedChildrenOf, syncedItemAt } from '../../main/sync/mirror-read.js';
-import { LocalTree, RemoteTree } from '../../main/sync/trees.js';
-import type { BaseItem, LocalItem, RemoteItem } from '../../main/sync/types.js';
+import { commitOutcome } from '../../main/sync/trees/apply.js';
+import { Mirror, MIRROR_SCHEMA_VERSION, WARM_START } from '../../main/sync/trees/mirror.js';
+import { readMirror, syncedChildrenOf, syncedItemAt } from '../../main/sync/trees/mirror-read.js';
+import { LocalTree, RemoteTree } from '../../main/sync/trees/trees.js';
+import type { BaseItem, LocalItem, RemoteItem } from '../../main/sync/model/types.js';
 
 let dir: string;
 beforeEach(() => {

@@ -6,9 +6,9 @@
  * the disk, `remote*` another client on the drive. Ids and inodes count from 1 in the order items are made.
  */
 import { describe, expect, it } from 'vitest';
-import { conflictedCopyName, LINUX_NAMES, safeLocalName, type NameRules } from '../../main/sync/names.js';
-import { plan, planChanges, settled, type PlanOptions } from '../../main/sync/plan.js';
-import type { Operation, Plan } from '../../main/sync/types.js';
+import { conflictedCopyName, LINUX_NAMES, safeLocalName, type NameRules } from '../../main/sync/model/names.js';
+import { plan, planChanges, settled, type PlanOptions } from '../../main/sync/plan/plan.js';
+import type { Operation, Plan } from '../../main/sync/model/types.js';
 import { Sim, contentsKept, convergenceProblems, describeOp, permutations, syncUntilQuiet } from './sim.js';
 
 const opsOf = (sim: Sim, options?: PlanOptions): Operation[] => plan(sim.snapshot(), options).operations;

@@ -12,10 +12,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { baseName, isWithin, joinPath, LINUX_NAMES, nameKey, numberedName, parentOf, safeLocalName, type NameRules } from '../../main/sync/names.js';
-import { planChanges, settled } from '../../main/sync/plan.js';
-import { planSelected, type Selection } from '../../main/sync/selective.js';
-import type { Operation, RelPath, RemoteId } from '../../main/sync/types.js';
+import { baseName, isWithin, joinPath, LINUX_NAMES, nameKey, numberedName, parentOf, safeLocalName, type NameRules } from '../../main/sync/model/names.js';
+import { planChanges, settled } from '../../main/sync/plan/plan.js';
+import { planSelected, type Selection } from '../../main/sync/plan/selective.js';
+import type { Operation, RelPath, RemoteId } from '../../main/sync/model/types.js';
 import { Sim, contentsKept, convergenceProblems, describeOp } from './sim.js';
 import { replayHint, soakParameters, soakRuns, soakSize, soakTimeoutMs } from './soak.js';
 

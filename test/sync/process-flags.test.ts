@@ -1,6 +1,6 @@
 /** The engine process's own settings: a collection on demand without --expose-gc on the command line. */
 import { describe, expect, it } from 'vitest';
-import { collectGarbage } from '../../main/sync/process-flags.js';
+import { collectGarbage } from '../../main/sync/engine/process-flags.js';
 
 describe('collectGarbage', () => {
   it('collects in a process started without --expose-gc, and leaves no gc on the global object', () => {

@@ -7,14 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
-import { FOLDERS_SHARE, FULL_LISTING_SHARE, fullListingInterval, IDLE_BYTES_PER_MINUTE, listingBudget, RemoteChangeCheck, syncedIdsOf, type RemoteSignals } from '../../main/sync/remote-changes.js';
-import type { RemoteItem } from '../../main/sync/types.js';
-import { Mirror, WARM_START } from '../../main/sync/mirror.js';
-import type { PassSummary } from '../../main/sync/engine.js';
+import { FOLDERS_SHARE, FULL_LISTING_SHARE, fullListingInterval, IDLE_BYTES_PER_MINUTE, listingBudget, RemoteChangeCheck, syncedIdsOf, type RemoteSignals } from '../../main/sync/remote/changes.js';
+import type { RemoteItem } from '../../main/sync/model/types.js';
+import { Mirror, WARM_START } from '../../main/sync/trees/mirror.js';
+import type { PassSummary } from '../../main/sync/engine/pass/summary.js';
 import { PROFILES } from '../helpers/server.js';
 import { newAccount, settleEngine, type Account } from '../helpers/sync.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-
 
 describe.each(PROFILES)('idle polling (%s)', (profile) => {
   let account: Account;
@@ -109,7 +108,6 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     expect(a.file('made-elsewhere/inside.txt')).toBe('made on another computer');
     expect(seen.full()).toBe(fullAfterUpload);
   });
-
 
   it('the check counts the entries from an empty page: no entry is sent for the total, even where pages hold 50 whatever is asked', async () => {
     account = await newAccount(undefined, { profile });

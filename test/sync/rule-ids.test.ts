@@ -11,20 +11,16 @@ import { describe, expect, it } from 'vitest';
 import { LOCAL_STATES, REMOTE_STATES } from '../../main/sync/plan/classify.js';
 import { rows } from '../../main/sync/plan/rows.js';
 import { ALL_CELLS, NEW_LOCAL, NEW_REMOTE, SYNCED_TABLE } from '../../main/sync/plan/table.js';
-import { ENGINE_RULE_IDS, RULE_IDS, SELECTION_RULE_IDS, SHARED_RULE_IDS } from '../../main/sync/types.js';
+import { ENGINE_RULE_IDS, RULE_IDS, SELECTION_RULE_IDS, SHARED_RULE_IDS } from '../../main/sync/model/types.js';
 
 const PROJECT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const read = (path: string) => readFileSync(join(PROJECT, path), 'utf8');
 
-/** The planner's source: main/sync/plan.ts and its stages in main/sync/plan/. */
+/** The planner's source: main/sync/plan/, its table and the stages around it. */
 const plannerSource = () =>
-  [
-    'main/sync/plan.ts',
-    ...readdirSync(join(PROJECT, 'main/sync/plan'))
-      .filter((f) => f.endsWith('.ts'))
-      .map((f) => `main/sync/plan/${f}`),
-  ]
-    .map(read)
+  readdirSync(join(PROJECT, 'main/sync/plan'))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => read(`main/sync/plan/${f}`))
     .join('\n');
 
 /** The row ids a compiled function's source names, as strings ('C1') or as row functions (rows.C1). */
@@ -81,7 +77,7 @@ describe('the rule ids of the document, the planner and the tests', () => {
   });
 
   it('selective sync names each of its rows, and each has its own describe in its tests', () => {
-    const source = read('main/sync/selective.ts');
+    const source = read('main/sync/plan/selective.ts');
     const tests = read('test/sync/selective-rules.test.ts');
     const described = new Set([...tests.matchAll(/^describe\('(E\d):/gm)].map((m) => m[1]!));
     for (const id of SELECTION_RULE_IDS) {
@@ -91,7 +87,7 @@ describe('the rule ids of the document, the planner and the tests', () => {
   });
 
   it('shared with me names each of its rows, and each has its own describe in its tests', () => {
-    const source = read('main/sync/shared.ts');
+    const source = read('main/sync/remote/shared.ts');
     const tests = read('test/sync/shared-rules.test.ts');
     const described = new Set([...tests.matchAll(/^describe\('(S\d):/gm)].map((m) => m[1]!));
     for (const id of SHARED_RULE_IDS) {

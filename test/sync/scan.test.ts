@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, parse } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { refreshPaths, scanLocal, type ScanOptions } from '../../main/sync/local.js';
+import { refreshPaths, scanLocal, type ScanOptions } from '../../main/sync/local/scan.js';
 
 const options: ScanOptions = { isIgnored: () => false, isSynced: () => true, needsHash: () => false };
 

@@ -1,7 +1,7 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Mirror } from '../../main/sync/mirror.js';
+import type { Mirror } from '../../main/sync/trees/mirror.js';
 import { localTree, newAccount, sorted, type Account, type Computer, SCENARIO_CASES } from '../helpers/sync.js';
 
 /** Makes the next mirror commit of this engine fail as if the process died right after the request. */

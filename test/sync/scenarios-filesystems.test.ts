@@ -7,10 +7,10 @@ import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EngineOptions } from '../../main/sync/engine.js';
-import { refreshPaths, scanLocal, type ScanOptions } from '../../main/sync/local.js';
-import { nodeFileSystem, probeVolume } from '../../main/sync/ports.js';
-import type { LocalItem } from '../../main/sync/types.js';
+import type { EngineOptions } from '../../main/sync/engine/engine.js';
+import { refreshPaths, scanLocal, type ScanOptions } from '../../main/sync/local/scan.js';
+import { nodeFileSystem, probeVolume } from '../../main/sync/local/ports.js';
+import type { LocalItem } from '../../main/sync/model/types.js';
 import { HFS_PLUS, MACOS, SimulatedVolume, WINDOWS, type VolumeRules } from '../helpers/simulated-fs.js';
 import { localTree, newAccount, sorted, type Account, SCENARIO_CASES } from '../helpers/sync.js';
 

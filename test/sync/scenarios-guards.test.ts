@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DeletionQuestion } from '../../main/sync/engine.js';
+import type { DeletionQuestion } from '../../main/sync/engine/deletions.js';
 import { localTree, newAccount, sorted, type Account, SCENARIO_CASES } from '../helpers/sync.js';
 
 describe.each(SCENARIO_CASES)('sync scenarios: deletes, ignores and guards (%s, %s)', (mode, profile) => {

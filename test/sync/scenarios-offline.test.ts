@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Mirror } from '../../main/sync/mirror.js';
+import type { Mirror } from '../../main/sync/trees/mirror.js';
 import { localTree, newAccount, sorted, type Account, type Computer, SCENARIO_CASES } from '../helpers/sync.js';
 import { startProxy, type TestProxy } from '../helpers/proxy.js';
 

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DeletionQuestion } from '../../main/sync/engine.js';
-import { nodeFileSystem, type FileSystem } from '../../main/sync/ports.js';
-import { LEFT_OUT_PLACE, type Selection } from '../../main/sync/selective.js';
+import type { DeletionQuestion } from '../../main/sync/engine/deletions.js';
+import { nodeFileSystem, type FileSystem } from '../../main/sync/local/ports.js';
+import { LEFT_OUT_PLACE, type Selection } from '../../main/sync/plan/selective.js';
 import { PROFILES } from '../helpers/server.js';
 import { localTree, newAccount, sorted, type Account, type Computer, SCENARIO_CASES } from '../helpers/sync.js';
 

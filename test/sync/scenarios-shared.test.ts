@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Permission } from '../../main/api/schemas.js';
-import type { DeletionQuestion } from '../../main/sync/engine.js';
+import type { DeletionQuestion } from '../../main/sync/engine/deletions.js';
 import { PROFILES, startTestServer, type TestServer } from '../helpers/server.js';
 import { localTree, newAccount, settleEngine, sorted, type Account, type Computer, SCENARIO_CASES } from '../helpers/sync.js';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -15,7 +15,7 @@ import { join, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
-import { nodeFileSystem, type FileSystem } from '../../main/sync/ports.js';
+import { nodeFileSystem, type FileSystem } from '../../main/sync/local/ports.js';
 import { PROFILES } from '../helpers/server.js';
 import { localTree, newAccount, settleEngine, sorted, type Account, type Computer } from '../helpers/sync.js';
 

@@ -12,10 +12,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { baseName, isWithin, joinPath, numberedName, parentOf, safeLocalName, type NameRules } from '../../main/sync/names.js';
-import { changeScope, deltaScope, scopedTrees, type PlanScope } from '../../main/sync/scope.js';
-import { NO_SELECTION, planSelected, quietPlan, type SelectedPlan } from '../../main/sync/selective.js';
-import type { RelPath, RemoteId, Trees } from '../../main/sync/types.js';
+import { baseName, isWithin, joinPath, numberedName, parentOf, safeLocalName, type NameRules } from '../../main/sync/model/names.js';
+import { changeScope, deltaScope, scopedTrees, type PlanScope } from '../../main/sync/plan/scope.js';
+import { NO_SELECTION, planSelected, quietPlan, type SelectedPlan } from '../../main/sync/plan/selective.js';
+import type { RelPath, RemoteId, Trees } from '../../main/sync/model/types.js';
 import { Sim, describeOp } from './sim.js';
 
 const RUNS = Number(process.env.DRIVESYNC_SCOPE_RUNS ?? 2_000);

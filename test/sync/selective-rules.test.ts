@@ -7,13 +7,13 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { itemOfStats } from '../../main/sync/aside.js';
-import { dropLocalCopy, droppedNotice } from '../../main/sync/drop.js';
-import { baseName } from '../../main/sync/names.js';
-import type { PlanOptions } from '../../main/sync/plan.js';
-import { nodeFileSystem, randomId } from '../../main/sync/ports.js';
-import { entriesOutside, excludedTakenBy, LEFT_OUT_PLACE, newTopFolders, planSelected, type Selection } from '../../main/sync/selective.js';
-import type { BaseItem, Operation, RemoteId } from '../../main/sync/types.js';
+import { itemOfStats } from '../../main/sync/execute/aside.js';
+import { dropLocalCopy, droppedNotice } from '../../main/sync/execute/drop.js';
+import { baseName } from '../../main/sync/model/names.js';
+import type { PlanOptions } from '../../main/sync/plan/plan.js';
+import { nodeFileSystem, randomId } from '../../main/sync/local/ports.js';
+import { entriesOutside, excludedTakenBy, LEFT_OUT_PLACE, newTopFolders, planSelected, type Selection } from '../../main/sync/plan/selective.js';
+import type { BaseItem, Operation, RemoteId } from '../../main/sync/model/types.js';
 import { Sim, contentsKept, convergenceProblems, syncUntilQuiet } from './sim.js';
 
 const excluding = (...ids: RemoteId[]): Selection => ({ excluded: new Set(ids) });

@@ -4,10 +4,10 @@
  * Bob's own Notes/, and Alice's Pictures/ shared with him under the shared folder and her owner folder.
  */
 import { describe, expect, it } from 'vitest';
-import { planChanges } from '../../main/sync/plan.js';
-import { rowsOfAccess, SHARED_FOLDER_ID, sharingNews, type SharedArea, type SharedTop } from '../../main/sync/shared.js';
-import { BaseTree, LocalTree, RemoteTree } from '../../main/sync/trees.js';
-import type { ItemType, Operation, RemoteId, Trees } from '../../main/sync/types.js';
+import { planChanges } from '../../main/sync/plan/plan.js';
+import { rowsOfAccess, SHARED_FOLDER_ID, sharingNews, type SharedArea, type SharedTop } from '../../main/sync/remote/shared.js';
+import { BaseTree, LocalTree, RemoteTree } from '../../main/sync/trees/trees.js';
+import type { ItemType, Operation, RemoteId, Trees } from '../../main/sync/model/types.js';
 
 const ALICE_FOLDER = -8; // Alice's user id 7
 const PICTURES = 100;

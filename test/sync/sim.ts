@@ -11,8 +11,8 @@
  * Everything is deterministic: ids, inodes, mtimes and timestamps come from counters.
  */
 import { createHash } from 'node:crypto';
-import { applyOutcome, type MutableTrees, type Outcome } from '../../main/sync/apply.js';
-import { BaseTree, LocalTree, RemoteTree } from '../../main/sync/trees.js';
+import { applyOutcome, type MutableTrees, type Outcome } from '../../main/sync/trees/apply.js';
+import { BaseTree, LocalTree, RemoteTree } from '../../main/sync/trees/trees.js';
 import {
   baseName,
   conflictedCopyName,
@@ -28,10 +28,10 @@ import {
   parentOf,
   rebase,
   safeLocalName,
-} from '../../main/sync/names.js';
-import { plan, type PlanOptions } from '../../main/sync/plan.js';
-import { entriesOutside, planSelected, selectView, type Selection } from '../../main/sync/selective.js';
-import type { ItemType, LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, Trees } from '../../main/sync/types.js';
+} from '../../main/sync/model/names.js';
+import { plan, type PlanOptions } from '../../main/sync/plan/plan.js';
+import { entriesOutside, planSelected, selectView, type Selection } from '../../main/sync/plan/selective.js';
+import type { ItemType, LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, Trees } from '../../main/sync/model/types.js';
 
 export const sha = (content: string): string => createHash('sha256').update(content).digest('hex');
 const sizeOf = (content: string): number => Buffer.byteLength(content);

@@ -4,8 +4,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BaseTree, LocalTree, parentsIn, remoteAsSynced, remoteParentsIn, RemoteTree, RemoteView, syncedRowsOf } from '../../main/sync/trees.js';
-import type { BaseItem, LocalItem, RemoteItem } from '../../main/sync/types.js';
+import { BaseTree, LocalTree, remoteAsSynced, RemoteTree, RemoteView } from '../../main/sync/trees/trees.js';
+import { parentsIn, remoteParentsIn, syncedRowsOf } from '../../main/sync/trees/queries.js';
+import type { BaseItem, LocalItem, RemoteItem } from '../../main/sync/model/types.js';
 
 const stampArb = fc.oneof(
   // The service's own format, with 0 to 6 fraction digits (leading zeros included).

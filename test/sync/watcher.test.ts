@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import parcel from '@parcel/watcher';
-import { systemClock, type Clock } from '../../main/sync/ports.js';
-import { createWatchTree, parcelWatcher, watchTree, type NativeWatcher, type WatchFailure, type Watcher, type WatchTree } from '../../main/sync/watcher.js';
-import { folderWatches } from '../../main/sync/folder-watches.js';
+import { systemClock, type Clock } from '../../main/sync/local/ports.js';
+import { createWatchTree, parcelWatcher, watchTree, type NativeWatcher, type WatchFailure, type Watcher, type WatchTree } from '../../main/sync/local/watcher.js';
+import { folderWatches } from '../../main/sync/local/folder-watches.js';
 import { newAccount, type Account } from '../helpers/sync.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 

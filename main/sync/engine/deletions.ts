@@ -6,14 +6,14 @@
  * entries, with their ids, stars, shares and links); items deleted in this folder come back from the drive. Then
  * both sides agree, and nobody is asked about those deletions again.
  */
-import type { DriveClient } from '../api/client.js';
-import { NotFoundError } from '../api/errors.js';
-import { restoreEntries } from '../api/versions.js';
-import { addTo } from './grouping.js';
-import type { Mirror } from './mirror.js';
-import type { BaseTree } from './trees.js';
-import { isWithin } from './names.js';
-import type { BaseItem, LocalItem, Operation, RelPath, RemoteId, RemoteItem } from './types.js';
+import type { DriveClient } from '../../api/client.js';
+import { NotFoundError } from '../../api/errors.js';
+import { restoreEntries } from '../../api/versions.js';
+import { addTo } from '../model/grouping.js';
+import type { Mirror } from '../trees/mirror.js';
+import type { BaseTree } from '../trees/trees.js';
+import { isWithin } from '../model/names.js';
+import type { BaseItem, LocalItem, Operation, RelPath, RemoteId, RemoteItem } from '../model/types.js';
 
 /** One side's deletions: on the drive (made in this folder), or in this folder (made on the drive). */
 export interface DeletionGroup {

@@ -5,27 +5,24 @@
  * execute — is pass/folder-passes.ts. It tells the CLI and the window what happens through typed events.
  */
 import { EventEmitter } from 'node:events';
-import { pruneVersions } from '../api/versions.js';
-import type { TransferEvent } from './execute.js';
-import { STATE_DIR } from './local.js';
-import { Mirror, WARM_START } from './mirror.js';
-import { nodeFileSystem, systemClock, type Clock, type FileSystem } from './ports.js';
+import { pruneVersions } from '../../api/versions.js';
+import type { TransferEvent } from '../execute/executor.js';
+import { STATE_DIR } from '../local/state-dir.js';
+import { Mirror, WARM_START } from '../trees/mirror.js';
+import { nodeFileSystem, systemClock, type Clock, type FileSystem } from '../local/ports.js';
 import { collectGarbage } from './process-flags.js';
-import { RemoteChangeCheck, type CheckState } from './remote-changes.js';
+import { RemoteChangeCheck, type CheckState } from '../remote/changes.js';
 import { DEFAULT_HOLD, DisappearanceHold } from './hold.js';
 import { FolderLoop, type FolderRequest, type PassRequest, type Work } from './folder-loop.js';
 import { FolderPasses } from './pass/folder-passes.js';
 import { answersAfter, NO_ANSWERS } from './pass/guard.js';
 import type { DeletionAnswers, PassEvent, PassOptions } from './pass/inputs.js';
-import { describeError, emptySummary, type Activity, type DeletionQuestion, type ItemError, type PassSummary, type SharedWithMe } from './pass/summary.js';
-import { watchTree, type Watcher, type WatchTree } from './watcher.js';
-import type { EngineState, RemoteId } from './types.js';
-import { listSharedArea, listSharedTops, NO_SHARED_AREA, probeSharedFolders, topsKey, type SharedArea } from './shared.js';
-
-export type { EngineState } from './types.js';
-export { deletionNeedsConsent } from './pass/guard.js';
-export type { Activity, DeletionQuestion, ItemError, PassSummary, SharedWithMe } from './pass/summary.js';
-export type { Selection } from './selective.js';
+import { describeError, emptySummary, type Activity, type ItemError, type PassSummary, type SharedWithMe } from './pass/summary.js';
+import type { DeletionQuestion } from './deletions.js';
+import { watchTree, type Watcher, type WatchTree } from '../local/watcher.js';
+import type { RemoteId } from '../model/types.js';
+import type { EngineState } from '../model/states.js';
+import { listSharedArea, listSharedTops, NO_SHARED_AREA, probeSharedFolders, topsKey, type SharedArea } from '../remote/shared.js';
 
 export interface SyncOptions {
   /** Scan the whole folder instead of only the paths the watcher named. */

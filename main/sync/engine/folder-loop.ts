@@ -9,9 +9,9 @@
  * set), so every caller gets the summary of the pass that did what it asked; a look asked while one waits is that
  * look. A pass under way takes the paths named since it began out of the pass that waits (`takePaths`).
  */
-import type { RemoteDelta } from './remote-changes.js';
-import type { SharedArea } from './shared.js';
-import type { RelPath } from './types.js';
+import type { RemoteDelta } from '../remote/changes.js';
+import type { SharedArea } from '../remote/shared.js';
+import type { RelPath } from '../model/types.js';
 
 /**
  * What a pass must do beyond the paths the watcher named: scan the whole folder, list the remote tree, or apply to

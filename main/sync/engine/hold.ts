@@ -11,9 +11,9 @@
  * remotely), D3 (forget it, gone on both sides), D4's download (bring back a remote edit) and D6 (make the folder
  * again). A pass with no watcher — `sync --once` — holds nothing.
  */
-import { sameItem } from './birth.js';
-import { addTo } from './grouping.js';
-import type { BaseItem, LocalItem, Operation, RelPath, RemoteId } from './types.js';
+import { sameItem } from '../model/birth.js';
+import { addTo } from '../model/grouping.js';
+import type { BaseItem, LocalItem, Operation, RelPath, RemoteId } from '../model/types.js';
 
 export interface HoldLimits {
   /** How long the folder must be quiet before a disappearance counts as a deletion. */

@@ -12,15 +12,15 @@
  *   saved an edit of the same size under the same name meanwhile: that entry is theirs, and stays theirs.
  */
 import { join } from 'node:path';
-import type { DriveClient } from '../api/client.js';
-import type { FileEntry } from '../api/schemas.js';
-import { commitOutcome, type MutableTrees } from './apply.js';
+import type { DriveClient } from '../../api/client.js';
+import type { FileEntry } from '../../api/schemas.js';
+import { commitOutcome, type MutableTrees } from '../trees/apply.js';
 import { changedSince, itemOfStats } from './aside.js';
-import { toRemoteItem } from './execute.js';
-import type { Intent, Mirror } from './mirror.js';
-import type { FileSystem } from './ports.js';
-import type { BaseTree } from './trees.js';
-import type { LocalItem, Operation, RemoteId, RemoteItem } from './types.js';
+import { toRemoteItem } from '../remote/entry.js';
+import type { Intent, Mirror } from '../trees/mirror.js';
+import type { FileSystem } from '../local/ports.js';
+import type { BaseTree } from '../trees/trees.js';
+import type { LocalItem, Operation, RemoteId, RemoteItem } from '../model/types.js';
 
 type IntentPayload = Partial<Operation> & {
   path?: string;

@@ -6,11 +6,11 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { birthField, birthTimeOf, sameItem } from './birth.js';
-import { baseName, joinPath, numberedName, parentOf } from './names.js';
-import type { FileStats, FileSystem, RandomId } from './ports.js';
-import { FROM_FILE, STATE_DIR, TRASHING } from './state-dir.js';
-import type { LocalItem, RelPath } from './types.js';
+import { birthField, birthTimeOf, sameItem } from '../model/birth.js';
+import { baseName, joinPath, numberedName, parentOf } from '../model/names.js';
+import type { FileStats, FileSystem, RandomId } from '../local/ports.js';
+import { FROM_FILE, STATE_DIR, TRASHING } from '../local/state-dir.js';
+import type { LocalItem, RelPath } from '../model/types.js';
 
 /** What a stat says of the item at `path`, as the local tree holds it (no hash). */
 export function itemOfStats(path: RelPath, s: FileStats): LocalItem {

@@ -6,12 +6,12 @@
  * longer synced. A file is deleted, not moved to the OS trash, only when its hash is base's: the drive holds every byte
  * deleted.
  */
-import { humanBytes } from '../api/units.js';
-import type { LeftHere, Outcome } from './apply.js';
+import { humanBytes } from '../../api/units.js';
+import type { LeftHere, Outcome } from '../trees/apply.js';
 import { changedSince, clearAside, itemOfStats, moveAside, putBack, type AsideContext } from './aside.js';
-import { isWithin, joinPath } from './names.js';
-import type { OsTrash } from './ports.js';
-import type { BaseItem, LocalItem, Operation, RelPath } from './types.js';
+import { isWithin, joinPath } from '../model/names.js';
+import type { OsTrash } from '../local/ports.js';
+import type { BaseItem, LocalItem, Operation, RelPath } from '../model/types.js';
 
 export interface DropContext extends AsideContext {
   base: Iterable<BaseItem>;

@@ -7,21 +7,21 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import PQueue from 'p-queue';
-import { carriedBy, carryOver, findByName, locateEntry } from '../api/carry.js';
-import type { DriveClient } from '../api/client.js';
-import { ApiError, isTransient, neverSent, NotFoundError, RateLimitedError } from '../api/errors.js';
-import type { FileEntry } from '../api/schemas.js';
-import { commitOutcome, type MutableTrees, type Outcome } from './apply.js';
-import { birthField, birthTimeOf, sameItem } from './birth.js';
+import { carriedBy, carryOver, findByName, locateEntry } from '../../api/carry.js';
+import type { DriveClient } from '../../api/client.js';
+import { ApiError, isTransient, neverSent, NotFoundError, RateLimitedError } from '../../api/errors.js';
+import type { FileEntry } from '../../api/schemas.js';
+import { commitOutcome, type MutableTrees, type Outcome } from '../trees/apply.js';
+import { birthField, birthTimeOf, sameItem } from '../model/birth.js';
 import { changedSince, clearAside, itemOfStats, moveAside, putBack, type AsideContext } from './aside.js';
 import { dropLocalCopy, DropStaleError } from './drop.js';
-import { STATE_DIR } from './local.js';
-import { FROM_FILE, TRASHING } from './state-dir.js';
-import type { Clock, FileSystem, OsTrash, RandomId } from './ports.js';
-import type { Mirror } from './mirror.js';
-import type { BaseTree } from './trees.js';
-import { baseName, conflictedCopyName, joinPath, numberedName, parentOf, safeLocalName, type NameRules } from './names.js';
-import { isPlacedFolder, type LocalItem, type Operation, type RelPath, type RemoteId, type RemoteItem } from './types.js';
+import { FROM_FILE, STATE_DIR, TRASHING } from '../local/state-dir.js';
+import type { Clock, FileSystem, OsTrash, RandomId } from '../local/ports.js';
+import type { Mirror } from '../trees/mirror.js';
+import type { BaseTree } from '../trees/trees.js';
+import { baseName, conflictedCopyName, joinPath, numberedName, parentOf, safeLocalName, type NameRules } from '../model/names.js';
+import { toRemoteItem } from '../remote/entry.js';
+import { isPlacedFolder, type LocalItem, type Operation, type RelPath, type RemoteId, type RemoteItem } from '../model/types.js';
 
 export interface ExecutorPorts {
   client: DriveClient;
@@ -77,23 +77,7 @@ export interface ExecuteResult {
 /** How far an operation's upload went: not begun, sent without an answer yet, or answered with its entry. */
 type UploadTrace = { state: 'not-started' | 'sending' } | { state: 'answered'; entry: FileEntry; local: LocalItem };
 
-/** Turns a service entry under the sync root into a RemoteItem. */
-export function toRemoteItem(entry: FileEntry, rootId: RemoteId | null): RemoteItem {
-  const parent = entry.parent_id ?? null;
-  return {
-    id: entry.id,
-    parentId: parent === rootId ? null : parent,
-    name: entry.name,
-    type: entry.type === 'folder' ? 'folder' : 'file',
-    size: entry.file_size ?? 0,
-    updatedAt: entry.updated_at ?? '',
-    ...(entry.created_at ? { createdAt: entry.created_at } : {}),
-  };
-}
-
 const opLabel = (op: Operation): string => ('path' in op ? op.path : op.kind === 'move-local' ? op.from : `entry ${op.remoteId}`);
-
-export { TRASHING } from './state-dir.js';
 
 /**
  * Items an engine that stopped (or crashed) left moved aside on their way to the OS trash go back where they were, or
@@ -172,12 +156,13 @@ export class Executor {
   async run(operations: readonly Operation[], signal?: AbortSignal): Promise<ExecuteResult> {
     const result: ExecuteResult = { done: 0, recorded: 0, failed: [] };
     await this.ports.fs.mkdir(join(this.root, STATE_DIR, 'tmp'), { recursive: true });
+    const clock = this.ports.clock;
     let resumeAt = 0;
-    let resume: NodeJS.Timeout | undefined;
+    let cancelResume = () => undefined as void;
     const stop = () => {
       // Operations not started are dropped (each has its intent only once it starts); running ones finish.
       this.queue.clear();
-      clearTimeout(resume);
+      cancelResume();
       this.queue.start();
     };
     signal?.addEventListener('abort', stop, { once: true });
@@ -200,9 +185,9 @@ export class Executor {
               // One 429 pauses every transfer until the service's Retry-After has passed.
               const wait = error.retryAfterMs ?? 1000;
               result.rateLimitedMs = Math.max(result.rateLimitedMs ?? 0, wait);
-              resumeAt = Date.now() + wait;
+              resumeAt = clock.now().getTime() + wait;
               this.queue.pause();
-              resume = setTimeout(() => this.queue.start(), wait);
+              cancelResume = clock.after(wait, () => this.queue.start());
             }
             result.failed.push({ op, error });
             this.events.failed?.(op, error);
@@ -212,9 +197,9 @@ export class Executor {
     }
     await this.queue.onIdle();
     // The last operations may have met the 429: the pause still holds for what the caller sends next.
-    const left = resumeAt - Date.now();
-    if (left > 0 && !signal?.aborted) await new Promise((resolve) => setTimeout(resolve, left));
-    clearTimeout(resume);
+    const left = resumeAt - clock.now().getTime();
+    if (left > 0 && !signal?.aborted) await new Promise<void>((resolve) => clock.after(left, resolve));
+    cancelResume();
     signal?.removeEventListener('abort', stop);
     this.queue.clear();
     this.queue.start();

@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { lstat, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { numberedName } from './names.js';
-import type { TrashOptions } from './ports.js';
+import { numberedName } from '../model/names.js';
+import type { TrashOptions } from '../local/ports.js';
 
 /** Where the package put an item in a freedesktop trash: `files/ID`, and its record `info/ID.trashinfo`. */
 interface TrashRecord {

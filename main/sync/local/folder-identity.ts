@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { birthTimeOf } from './birth.js';
+import { birthTimeOf } from '../model/birth.js';
 import type { FileStats, FileSystem } from './ports.js';
 import { STATE_DIR } from './state-dir.js';
 

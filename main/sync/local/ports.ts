@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { chmod, mkdir, rename, rm, rmdir, statfs, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { hashFile } from './local.js';
-import { LINUX_NAMES, type NameRules } from './names.js';
+import { hashFile } from './scan.js';
+import { LINUX_NAMES, type NameRules } from '../model/names.js';
 
 export interface FileStats {
   isDirectory(): boolean;

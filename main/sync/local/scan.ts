@@ -8,15 +8,13 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, parse, sep } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import ignore from 'ignore';
-import { birthField, birthTimeOf } from './birth.js';
-import { parentOf } from './names.js';
-import { LocalTree } from './trees.js';
-import type { LocalItem, RelPath } from './types.js';
-
+import { birthField, birthTimeOf } from '../model/birth.js';
+import { parentOf } from '../model/names.js';
+import { LocalTree } from '../trees/trees.js';
+import type { LocalItem, RelPath } from '../model/types.js';
 import { STATE_DIR } from './state-dir.js';
-import { osReason } from '../api/os-words.js';
+import { osReason } from '../../api/os-words.js';
 
-export { STATE_DIR };
 
 /** Never uploaded: editors' lock and swap files, partial downloads, OS clutter. */
 export const TEMP_PATTERNS = [

@@ -11,9 +11,9 @@
 import { readdir, lstat } from 'node:fs/promises';
 import { realpathSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
-import { parentOf } from './names.js';
+import { parentOf } from '../model/names.js';
 import { systemClock, type Clock } from './ports.js';
-import type { RelPath } from './types.js';
+import type { RelPath } from '../model/types.js';
 
 export interface Watcher {
   /** Paths seen changing and not reported yet (still in their stability wait). */

@@ -139,7 +139,6 @@ export interface Plan {
   notes: Array<{ path: RelPath; message: string; /** The local change is kept as a conflicted copy (S2): the note tells it. */ keptAsCopy?: boolean }>;
 }
 
-export { ENGINE_STATES, type EngineState } from './states.js';
 
 /** A synced entry as the drive had it when last synced. */
 export interface SyncedEntry {

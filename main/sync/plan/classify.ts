@@ -3,10 +3,10 @@
  * (the Terms of docs/sync-rules.md): its local state and its remote state, the two keys of the row table. Nothing
  * here decides an operation.
  */
-import { birthMatch, sameItem } from '../birth.js';
-import { addTo } from '../grouping.js';
-import { baseName, joinPath, parentOf } from '../names.js';
-import type { BaseItem, LocalItem, RelPath, RemoteId, RemoteItem, Trees } from '../types.js';
+import { birthMatch, sameItem } from '../model/birth.js';
+import { addTo } from '../model/grouping.js';
+import { baseName, joinPath, parentOf } from '../model/names.js';
+import type { BaseItem, LocalItem, RelPath, RemoteId, RemoteItem, Trees } from '../model/types.js';
 
 /** What became of a synced item's content locally. */
 export type LocalContent = 'same' | 'touched' | 'changed' | 'deleted';

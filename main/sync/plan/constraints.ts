@@ -5,8 +5,8 @@
  * pass), and break a tie when local moves wait on each other in a cycle. What they drop is no longer counted in
  * `deletions`.
  */
-import { isWithin } from '../names.js';
-import type { Operation, RelPath, RemoteId } from '../types.js';
+import { isWithin } from '../model/names.js';
+import type { Operation, RelPath, RemoteId } from '../model/types.js';
 import type { PlanState } from './plan-state.js';
 import { rows } from './rows.js';
 

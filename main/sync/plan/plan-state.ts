@@ -3,10 +3,10 @@
  * they already claim (local paths taken or vacated, remote parents and folder names to come). Its questions answer
  * for the trees as this pass's operations leave them, so a later row sees what an earlier one planned.
  */
-import { addTo } from '../grouping.js';
-import { parentsIn } from '../trees.js';
-import { baseName, givenNames, isGivenName, isWithin, joinPath, nameKey, numberedName, parentOf, safeLocalName, type NameRules } from '../names.js';
-import type { LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, Trees } from '../types.js';
+import { addTo } from '../model/grouping.js';
+import { parentsIn } from '../trees/queries.js';
+import { baseName, givenNames, isGivenName, isWithin, joinPath, nameKey, numberedName, parentOf, safeLocalName, type NameRules } from '../model/names.js';
+import type { LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, Trees } from '../model/types.js';
 import { folderKey, type Classified, type Status } from './classify.js';
 
 export interface PlanStateOptions {

@@ -11,16 +11,15 @@
  * A pass emits only operations whose prerequisites already hold (a parent that exists on the other side, a path
  * that is free); the rest wait for the next pass. The engine repeats plan → execute until a plan is empty.
  */
-import { addTo } from './grouping.js';
-import { baseName, givenNames, isGivenName, nameKey, nameRules, parentOf, type NameRules } from './names.js';
-import { byDepthThenPath, classify, type Classified } from './plan/classify.js';
-import { CONSTRAINTS } from './plan/constraints.js';
-import { PlanState } from './plan/plan-state.js';
-import { NEW_LOCAL, NEW_REMOTE, SYNCED_TABLE, remoteLeaving } from './plan/table.js';
-import { folderPathIn, syncedRowsOf, type SyncedRow } from './trees.js';
-import type { LocalItem, Plan, RelPath, RemoteId, RemoteItem, Trees } from './types.js';
-
-export { REMOTE_NAME } from './plan/remote-name.js';
+import { addTo } from '../model/grouping.js';
+import { baseName, givenNames, isGivenName, nameKey, nameRules, type NameRules, parentOf } from '../model/names.js';
+import { byDepthThenPath, type Classified, classify } from './classify.js';
+import { CONSTRAINTS } from './constraints.js';
+import { PlanState } from './plan-state.js';
+import { NEW_LOCAL, NEW_REMOTE, remoteLeaving, SYNCED_TABLE } from './table.js';
+import type { SyncedRow } from '../trees/trees.js';
+import { folderPathIn, syncedRowsOf } from '../trees/queries.js';
+import type { LocalItem, Plan, RelPath, RemoteId, RemoteItem, Trees } from '../model/types.js';
 
 /** The folder's volume's name rules (names.ts `NameRules`); what is not given is as Linux's. */
 export interface PlanOptions extends Partial<NameRules> {

@@ -4,8 +4,8 @@
  * counts); which row applies is the table's decision (table.ts). A row function emits only its own id, which
  * test/sync/rule-ids.test.ts checks.
  */
-import { baseName, parentOf } from '../names.js';
-import type { LocalItem, RelPath, RemoteId, RemoteItem, RuleId } from '../types.js';
+import { baseName, parentOf } from '../model/names.js';
+import type { LocalItem, RelPath, RemoteId, RemoteItem, RuleId } from '../model/types.js';
 import { folderKey, type Status } from './classify.js';
 import type { PlanState } from './plan-state.js';
 import { emptyRefused, keptName, movedInRefused, refusedName, validRemoteName } from './remote-name.js';

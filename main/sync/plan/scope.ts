@@ -14,10 +14,10 @@
  * here, all of that folder. A restart after a few changes, or a file saved in a folder of a million, then plans a few
  * folders, not the whole tree (at 100,000 items the whole plan is ~1.5 s and most of a pass's memory).
  */
-import { baseName, nameRules, parentOf, type NameRules } from './names.js';
+import { baseName, nameRules, type NameRules, parentOf } from '../model/names.js';
 import { givenNamesHeld, heldTogether } from './plan.js';
-import { parentsIn, syncedRowsOf } from './trees.js';
-import type { BaseItem, LocalItem, RelPath, RemoteId, RemoteItem, Trees } from './types.js';
+import { parentsIn, syncedRowsOf } from '../trees/queries.js';
+import type { BaseItem, LocalItem, RelPath, RemoteId, RemoteItem, Trees } from '../model/types.js';
 
 export interface PlanScope {
   /** Folders whose children the plan sees, all of them (null: the root). */

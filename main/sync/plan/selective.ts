@@ -7,11 +7,11 @@
  * in it is as synced, and then only the synced items go), nothing inside an excluded folder is downloaded, and a
  * local folder that has an excluded folder's place is never merged into it, uploaded or deleted.
  */
-import { sameItem } from './birth.js';
-import { addTo } from './grouping.js';
-import { baseName, givenNames, isGivenName, isWithin, joinPath, nameKey, nameRules, parentOf, safeLocalName, type NameRules } from './names.js';
+import { sameItem } from '../model/birth.js';
+import { addTo } from '../model/grouping.js';
+import { baseName, givenNames, isGivenName, isWithin, joinPath, nameKey, nameRules, parentOf, safeLocalName, type NameRules } from '../model/names.js';
 import { planChanges, settled, type PlanOptions } from './plan.js';
-import type { BaseItem, LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, Trees } from './types.js';
+import type { BaseItem, LocalItem, Operation, Plan, RelPath, RemoteId, RemoteItem, Trees } from '../model/types.js';
 
 /** What this computer leaves out of a synced folder. */
 export interface Selection {

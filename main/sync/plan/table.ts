@@ -8,9 +8,9 @@
  * item is visited, since what the item claims (a path, a remote parent) changes what later items see. The
  * constraints that look at the whole pass once the rows are done are in constraints.ts.
  */
-import { sameItem } from '../birth.js';
-import { baseName, isWithin, joinPath, numberedName, parentOf, safeLocalName } from '../names.js';
-import type { LocalItem, RelPath, RemoteId, RemoteItem, RuleId } from '../types.js';
+import { sameItem } from '../model/birth.js';
+import { baseName, isWithin, joinPath, numberedName, parentOf, safeLocalName } from '../model/names.js';
+import type { LocalItem, RelPath, RemoteId, RemoteItem, RuleId } from '../model/types.js';
 import { folderKey, type LocalState, type RemoteState, type Status } from './classify.js';
 import type { PlanState } from './plan-state.js';
 import { validRemoteName } from './remote-name.js';

@@ -15,10 +15,10 @@
  * Nothing is assumed of the server: after each full listing the signals are compared with the tree it returned,
  * and a signal that disagrees with a tree known to be complete is not used again on this server.
  */
-import type { DriveClient } from '../api/client.js';
-import type { FileEntry } from '../api/schemas.js';
-import type { BaseItem, RemoteId, RemoteItem, SyncedEntry, SyncedIds } from './types.js';
-import { BaseTree, RemoteTree, RemoteView } from './trees.js';
+import type { DriveClient } from '../../api/client.js';
+import type { FileEntry } from '../../api/schemas.js';
+import type { BaseItem, RemoteId, RemoteItem, SyncedEntry, SyncedIds } from '../model/types.js';
+import { BaseTree, RemoteTree, RemoteView } from '../trees/trees.js';
 
 /** Entries each one-page listing asks for: enough to see past a few of this client's own uploads. */
 const PAGE = 5;

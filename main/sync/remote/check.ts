@@ -5,11 +5,11 @@
  * What was never synced (new on either side) is the next pass's business, not a difference.
  */
 import { join } from 'node:path';
-import { isApiError } from '../api/errors.js';
-import type { DriveClient } from '../api/client.js';
-import type { TransferProgress } from '../api/transfers.js';
-import type { FileSystem } from './ports.js';
-import type { RelPath, RemoteId } from './types.js';
+import { isApiError } from '../../api/errors.js';
+import type { DriveClient } from '../../api/client.js';
+import type { TransferProgress } from '../../api/transfers.js';
+import type { FileSystem } from '../local/ports.js';
+import type { RelPath, RemoteId } from '../model/types.js';
 
 /** A synced file as the mirror records it. */
 export interface CheckedFile {

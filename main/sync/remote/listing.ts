@@ -3,12 +3,13 @@
  * client follows pagination and, on servers that list only the root's children without `parentIds`, walks the
  * folders breadth-first (docs/design.md §3). Between listings, a delta the cheap check saw is applied to the tree a pass holds.
  */
-import type { DriveClient } from '../api/client.js';
-import { toRemoteItem } from './execute.js';
-import { addTo } from './grouping.js';
-import { RemoteTree, RemoteView, remoteParentsIn, type BaseTree } from './trees.js';
-import type { RemoteDelta } from './remote-changes.js';
-import type { RemoteId, RemoteItem } from './types.js';
+import type { DriveClient } from '../../api/client.js';
+import { toRemoteItem } from './entry.js';
+import { addTo } from '../model/grouping.js';
+import { RemoteTree, RemoteView, type BaseTree } from '../trees/trees.js';
+import { remoteParentsIn } from '../trees/queries.js';
+import type { RemoteDelta } from './changes.js';
+import type { RemoteId, RemoteItem } from '../model/types.js';
 
 export async function listRemote(
   client: DriveClient,

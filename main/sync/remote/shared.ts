@@ -9,17 +9,16 @@
  * S1–S6 of docs/sync-rules.md, "Shared with me").
  */
 import { createHash } from 'node:crypto';
-import type { DriveClient } from '../api/client.js';
-import type { FileEntry } from '../api/schemas.js';
-import { toRemoteItem } from './execute.js';
-import { addTo } from './grouping.js';
-import { isWithin } from './names.js';
-import { isPlacedFolder, type BaseItem, type Operation, type Plan, type RelPath, type RemoteId, type RemoteItem, type SyncedIds, type Trees } from './types.js';
+import type { DriveClient } from '../../api/client.js';
+import type { FileEntry } from '../../api/schemas.js';
+import { toRemoteItem } from './entry.js';
+import { addTo } from '../model/grouping.js';
+import { isWithin } from '../model/names.js';
+import { isPlacedFolder, type BaseItem, type Operation, type Plan, type RelPath, type RemoteId, type RemoteItem, type SyncedIds, type Trees } from '../model/types.js';
 
 /** The shared folder's id; an owner's folder is `-(owner's user id + 1)`. */
 export const SHARED_FOLDER_ID = -1;
 const ownerFolderId = (userId: number): RemoteId => -(userId + 1);
-export { isPlacedFolder };
 /** What the made-up folders say of their last change: nothing ever changes them on the drive. */
 const NEVER = '1970-01-01T00:00:00.000000Z';
 

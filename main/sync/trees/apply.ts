@@ -4,12 +4,12 @@
  * trees change by the same rules, so the tests exercise the engine's own bookkeeping. `commitOutcome` is how the
  * engine keeps such a change: in the trees and, with the operation's intent cleared, in the mirror.
  */
-import { birthField, sameItem } from './birth.js';
-import { addTo } from './grouping.js';
+import { birthField, sameItem } from '../model/birth.js';
+import { addTo } from '../model/grouping.js';
 import type { Mirror } from './mirror.js';
-import { isWithin, rebase } from './names.js';
+import { isWithin, rebase } from '../model/names.js';
 import type { BaseTree } from './trees.js';
-import type { BaseItem, LocalItem, RelPath, RemoteId, RemoteItem } from './types.js';
+import type { BaseItem, LocalItem, RelPath, RemoteId, RemoteItem } from '../model/types.js';
 
 export interface MutableTrees {
   base: Map<RemoteId, BaseItem>;

@@ -4,8 +4,9 @@
  * here, and an item new here. A move is one change (the item gone from its recorded path is the one new elsewhere:
  * the same inode), and what moved along with its folder is the folder's one change.
  */
-import { syncedRowsOf } from './trees.js';
-import type { BaseItem, LocalItem, RelPath, RemoteId } from './types.js';
+
+import { syncedRowsOf } from './queries.js';
+import type { BaseItem, LocalItem, RelPath, RemoteId } from '../model/types.js';
 
 export function changesHere(base: ReadonlyMap<RemoteId, BaseItem>, local: ReadonlyMap<RelPath, LocalItem>): number {
   const recorded = new Set<RelPath>();

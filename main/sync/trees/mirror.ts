@@ -5,9 +5,10 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { birthField, known } from './birth.js';
-import { BaseTree, SHA256_HEX } from './trees.js';
-import type { BaseItem, ItemType, RelPath, RemoteId, SyncedIds } from './types.js';
+import { birthField, known } from '../model/birth.js';
+import { BaseTree } from './trees.js';
+import { SHA256_HEX } from './columns.js';
+import type { BaseItem, ItemType, RelPath, RemoteId, SyncedIds } from '../model/types.js';
 
 const MIGRATIONS: readonly string[] = [
   `
@@ -125,7 +126,6 @@ type BaseRowValues = [
  */
 const storedHash = (hash: string | null): Buffer | string | null => (hash !== null && SHA256_HEX.test(hash) ? Buffer.from(hash, 'hex') : hash);
 const readHash = (stored: Buffer | string | null): string | null => (Buffer.isBuffer(stored) ? stored.toString('hex') : stored);
-
 
 export class Mirror {
   private readonly db: Database.Database;

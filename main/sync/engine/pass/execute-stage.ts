@@ -2,13 +2,13 @@
  * The execute stage of a pass: the executor wired to the engine's events (what each operation done is told as), and
  * the sorting of what failed — tried again this pass, a failure of the item, or the server out of reach.
  */
-import { ApiError, RateLimitedError } from '../../api/errors.js';
-import { droppedNotice } from '../drop.js';
-import { BusyError, Executor, StaleError, type ExecuteResult, type ExecutorEvents } from '../execute.js';
-import type { Mirror } from '../mirror.js';
-import { baseName, conflictOriginal, isGivenName, joinPath, parentOf, type NameRules } from '../names.js';
-import type { Clock, FileSystem } from '../ports.js';
-import type { BaseItem, LocalItem, Operation, RelPath, RemoteId } from '../types.js';
+import { ApiError, RateLimitedError } from '../../../api/errors.js';
+import { droppedNotice } from '../../execute/drop.js';
+import { BusyError, Executor, StaleError, type ExecuteResult, type ExecutorEvents } from '../../execute/executor.js';
+import type { Mirror } from '../../trees/mirror.js';
+import { baseName, conflictOriginal, isGivenName, joinPath, parentOf, type NameRules } from '../../model/names.js';
+import type { Clock, FileSystem } from '../../local/ports.js';
+import type { BaseItem, LocalItem, Operation, RelPath, RemoteId } from '../../model/types.js';
 import type { FolderTrees, PassEvent, PassHost, PassOptions } from './inputs.js';
 import { describeError, type ItemError } from './summary.js';
 

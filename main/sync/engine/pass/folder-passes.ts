@@ -5,22 +5,23 @@
  * what one pass leaves the next: the trees, what the scans found (local-stage.ts), what others share
  * (shared-stage.ts), the guard's memory (guard.ts).
  */
-import { isTransient, ApiError } from '../../api/errors.js';
-import { humanBytes } from '../../api/units.js';
-import { adoptLostUploads } from '../adopt.js';
-import { changesHere } from '../changes-here.js';
-import { StaleError } from '../execute.js';
-import { checkFolderIdentity } from '../folder-identity.js';
+import { isTransient, ApiError } from '../../../api/errors.js';
+import { humanBytes } from '../../../api/units.js';
+import { adoptLostUploads } from '../../execute/adopt.js';
+import { changesHere } from '../../trees/changes-here.js';
+import { StaleError } from '../../execute/executor.js';
+import { checkFolderIdentity } from '../../local/folder-identity.js';
 import { DEFAULT_HOLD, uploadMayBeMoved, type DisappearanceHold } from '../hold.js';
-import type { Mirror } from '../mirror.js';
-import { randomId, type Clock, type FileSystem } from '../ports.js';
-import { applyRemoteDelta, listRemote } from '../remote.js';
-import { FULL_LISTING_SHARE, fullListingInterval, listingBudget, syncedIdsOf, type RemoteChangeCheck, type RemoteDelta, type RemoteSignals } from '../remote-changes.js';
-import { changeScope, deltaScope, scopedTrees, type PlanScope } from '../scope.js';
-import { newTopFolders, NO_SELECTION, planSelected, quietPlan, type SelectedPlan, type Selection } from '../selective.js';
-import { rowsOfAccess } from '../shared.js';
-import { BaseTree, LocalTree, RemoteTree, RemoteView } from '../trees.js';
-import type { EngineState, Operation, RemoteId, RemoteItem, SyncedIds } from '../types.js';
+import type { Mirror } from '../../trees/mirror.js';
+import { randomId, type Clock, type FileSystem } from '../../local/ports.js';
+import { applyRemoteDelta, listRemote } from '../../remote/listing.js';
+import { FULL_LISTING_SHARE, fullListingInterval, listingBudget, syncedIdsOf, type RemoteChangeCheck, type RemoteDelta, type RemoteSignals } from '../../remote/changes.js';
+import { changeScope, deltaScope, scopedTrees, type PlanScope } from '../../plan/scope.js';
+import { newTopFolders, NO_SELECTION, planSelected, quietPlan, type SelectedPlan, type Selection } from '../../plan/selective.js';
+import { rowsOfAccess } from '../../remote/shared.js';
+import { BaseTree, LocalTree, RemoteTree, RemoteView } from '../../trees/trees.js';
+import type { Operation, RemoteId, RemoteItem, SyncedIds } from '../../model/types.js';
+import type { EngineState } from '../../model/states.js';
 import { isUnreachable, opPath, passExecutor, PassFailures, type PassTelling } from './execute-stage.js';
 import { DeletionGuard } from './guard.js';
 import type { DeletionAnswers, FolderTrees, PassHost, PassInput, PassOptions, PassResult } from './inputs.js';

@@ -3,11 +3,11 @@
  * would expect stops the pass and asks (docs/design.md §3). The user's answers are the engine's (it takes them as
  * requests); a pass gets them as they stood when it began and gives back what it did with them.
  */
-import type { DriveClient } from '../../api/client.js';
+import type { DriveClient } from '../../../api/client.js';
 import { deletionQuestion, keepDeletions } from '../deletions.js';
-import type { Mirror } from '../mirror.js';
-import { excludedTakenBy, type SelectedPlan } from '../selective.js';
-import type { Operation, RemoteId } from '../types.js';
+import type { Mirror } from '../../trees/mirror.js';
+import { excludedTakenBy, type SelectedPlan } from '../../plan/selective.js';
+import type { Operation, RemoteId } from '../../model/types.js';
 import type { DeletionAnswers, FolderTrees, PassHost } from './inputs.js';
 
 

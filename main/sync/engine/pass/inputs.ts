@@ -3,16 +3,18 @@
  * loop merged for it (with the user's answers about deletions as they stood when it began), and tells the engine what
  * happens through `PassHost`; it returns what it did and what the engine needs for the next one (`PassResult`).
  */
-import type { DriveClient } from '../../api/client.js';
-import type { TransferEvent } from '../execute.js';
+import type { DriveClient } from '../../../api/client.js';
+import type { TransferEvent } from '../../execute/executor.js';
 import type { PassRequest } from '../folder-loop.js';
 import type { HoldLimits } from '../hold.js';
-import type { OsTrash, RandomId } from '../ports.js';
-import type { Selection } from '../selective.js';
-import type { SharedPlace } from '../shared.js';
-import type { BaseTree } from '../trees.js';
-import type { EngineState, LocalItem, RelPath, RemoteId, RemoteItem } from '../types.js';
-import type { Activity, DeletionQuestion, ItemError, PassSummary } from './summary.js';
+import type { OsTrash, RandomId } from '../../local/ports.js';
+import type { Selection } from '../../plan/selective.js';
+import type { SharedPlace } from '../../remote/shared.js';
+import type { BaseTree } from '../../trees/trees.js';
+import type { LocalItem, RelPath, RemoteId, RemoteItem } from '../../model/types.js';
+import type { EngineState } from '../../model/states.js';
+import type { Activity, ItemError, PassSummary } from './summary.js';
+import type { DeletionQuestion } from '../deletions.js';
 
 /** The folder's options a pass reads (the engine's options add its timers, watcher and mirror). */
 export interface PassOptions {

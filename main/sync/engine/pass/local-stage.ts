@@ -3,11 +3,12 @@
  * is not synced (symbolic links, ignored names, what cannot be read), kept from one pass to the next.
  */
 import { join } from 'node:path';
-import { putBackStaged } from '../execute.js';
-import { loadIgnoreRules, refreshPaths, scanLocal, STATE_DIR, type IgnoreRule, type ScanOptions, type ScanResult } from '../local.js';
-import { isWithin, LINUX_NAMES, type NameRules } from '../names.js';
-import type { Clock, FileSystem, VolumeTraits } from '../ports.js';
-import type { LocalItem, RelPath } from '../types.js';
+import { putBackStaged } from '../../execute/executor.js';
+import { loadIgnoreRules, refreshPaths, scanLocal, type IgnoreRule, type ScanOptions, type ScanResult } from '../../local/scan.js';
+import { STATE_DIR } from '../../local/state-dir.js';
+import { isWithin, LINUX_NAMES, type NameRules } from '../../model/names.js';
+import type { Clock, FileSystem, VolumeTraits } from '../../local/ports.js';
+import type { LocalItem, RelPath } from '../../model/types.js';
 import type { FolderTrees } from './inputs.js';
 import type { ItemError } from './summary.js';
 import type { ToldOnce } from './told.js';

@@ -3,12 +3,12 @@
  * or as a look at it found it changed), the drive refusing a change to it, and the write bits of view-only copies.
  */
 import { join } from 'node:path';
-import { ApiError } from '../../api/errors.js';
-import { isWithin } from '../names.js';
-import type { Clock, FileSystem } from '../ports.js';
-import { Without } from '../selective.js';
-import { endsToTell, listSharedArea, NO_SHARED_AREA, ownSynced, placeSharedArea, SHARED_FOLDER_ID, sharingNews, viewOnlyFiles, type SharedArea, type SharedPlace, type SharedTop } from '../shared.js';
-import type { Operation, RelPath, RemoteId, RemoteItem, SyncedIds } from '../types.js';
+import { ApiError } from '../../../api/errors.js';
+import { isWithin } from '../../model/names.js';
+import type { Clock, FileSystem } from '../../local/ports.js';
+import { Without } from '../../plan/selective.js';
+import { endsToTell, listSharedArea, NO_SHARED_AREA, ownSynced, placeSharedArea, SHARED_FOLDER_ID, sharingNews, viewOnlyFiles, type SharedArea, type SharedPlace, type SharedTop } from '../../remote/shared.js';
+import type { Operation, RelPath, RemoteId, RemoteItem, SyncedIds } from '../../model/types.js';
 import { opPath } from './execute-stage.js';
 import type { FolderTrees, PassHost, PassOptions } from './inputs.js';
 import type { SharedWithMe } from './summary.js';

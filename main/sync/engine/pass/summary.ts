@@ -2,12 +2,11 @@
  * What a pass tells: its summary, the activity and item errors it reports as it goes, and the words it uses for them.
  * The engine's events and both front ends speak these types.
  */
-import { ApiError } from '../../api/errors.js';
-import { osReason } from '../../api/os-words.js';
-import type { FolderProblem } from '../folder-identity.js';
-import type { EngineRuleId, Operation, RemoteId, RuleId, SelectionRuleId, SharedRuleId } from '../types.js';
+import { ApiError } from '../../../api/errors.js';
+import { osReason } from '../../../api/os-words.js';
+import type { FolderProblem } from '../../local/folder-identity.js';
+import type { EngineRuleId, Operation, RemoteId, RuleId, SelectionRuleId, SharedRuleId } from '../../model/types.js';
 
-export type { DeletionQuestion } from '../deletions.js';
 
 export interface Activity {
   at: string;

@@ -1,4 +1,4 @@
-import type { RelPath } from '../types.js';
+import type { RelPath } from '../../model/types.js';
 import type { PassHost } from './inputs.js';
 
 /** What the user needs to hear once, not on every pass: notices, and items left out or that cannot be read. */
