@@ -66,7 +66,7 @@ describe('what a running engine loads', () => {
     expect(result.code, result.stderr).toBe(0);
     const { modules, listFormatsBuilt } = record.read();
     // The recorder saw the engine's own modules and got's: it was in place.
-    expect(modules.some((m) => m.endsWith('/dist/main/sync/engine.js'))).toBe(true);
+    expect(modules.some((m) => m.endsWith('/dist/main/sync/engine/engine.js'))).toBe(true);
     expect(modules.some((m) => m.includes('/node_modules/got/'))).toBe(true);
     expect(modules.filter((m) => m.includes('@sinclair/typebox'))).toEqual([]);
     expect(listFormatsBuilt).toBe(0);

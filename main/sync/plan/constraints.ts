@@ -85,12 +85,13 @@ const crossMoveTieBreak: Constraint = {
 /**
  * Nothing else can happen this pass, yet items wait for their given places, held by synced items that wait in turn
  * (two names swapped on the drive; a file moved on the drive into a new folder given the file's name): the first that
- * can goes to a spare name, and the rest follow; the given name is taken once free (M6).
+ * can goes to a spare name, and the rest follow; the given name is taken once free (M6). A slice of the trees is never
+ * "nothing else": what lies beyond it may free the place first, so the whole trees decide.
  */
 const givenPlaceTieBreak: Constraint = {
   name: 'synced items waiting on each other for their given places: the first moves to a spare name',
   apply: (pass) => {
-    if (pass.operations.length > 0) return;
+    if (pass.operations.length > 0 || pass.slice) return;
     for (const goToSpare of pass.waitingForPlace) if (goToSpare()) break;
   },
 };

@@ -15,6 +15,8 @@ export interface PlanStateOptions {
   isIgnored: (path: RelPath, type: LocalItem['type']) => boolean;
   /** Remote folders left out by selective sync (not synced, never placed here). */
   excludedRoots?: ReadonlySet<RemoteId>;
+  /** The trees are a slice of what is new here: operations beyond them remain (plan.ts `PlanOptions.slice`). */
+  slice?: boolean;
 }
 
 export class PlanState {
@@ -25,6 +27,7 @@ export class PlanState {
   readonly claimedLocal: ReadonlySet<RelPath>;
   readonly replacing: ReadonlySet<RemoteId>;
   readonly isIgnored: PlanStateOptions['isIgnored'];
+  readonly slice: boolean;
   readonly excludedRoots: ReadonlySet<RemoteId>;
   private readonly names: NameRules;
 
@@ -78,6 +81,7 @@ export class PlanState {
     this.claimedLocal = classified.claimedLocal;
     this.replacing = classified.replacing;
     this.isIgnored = options.isIgnored;
+    this.slice = options.slice === true;
     this.excludedRoots = options.excludedRoots ?? new Set();
     this.names = options.names;
     for (const s of this.statuses.values()) if (s.local) this.byCurrentPath.set(s.local.path, s);

@@ -34,6 +34,11 @@ export interface PlanOptions extends Partial<NameRules> {
    * recorded at their path (a folder deleted here whose place such a copy took is not that folder made again).
    */
   leftOutCopies?: ReadonlySet<RelPath>;
+  /**
+   * The trees are a slice of what is new here (scope.ts `changeScope`): operations beyond them remain, so no tie-break
+   * that waits for "nothing else can happen" may fire (the whole trees decide it).
+   */
+  slice?: boolean;
 }
 
 export interface SettledOptions {
@@ -104,7 +109,7 @@ export function plan(trees: Trees, options: PlanOptions = {}): Plan {
 export function planChanges(trees: Trees, options: PlanOptions = {}): Plan {
   const isIgnored = options.isIgnored ?? (() => false);
   const classified = classify(trees, { isIgnored, ...(options.leftOutCopies ? { leftOutCopies: options.leftOutCopies } : {}) });
-  const pass = new PlanState(trees, classified, { names: nameRules(options), isIgnored, ...(options.excludedRoots ? { excludedRoots: options.excludedRoots } : {}) });
+  const pass = new PlanState(trees, classified, { names: nameRules(options), isIgnored, ...(options.excludedRoots ? { excludedRoots: options.excludedRoots } : {}), slice: options.slice === true });
 
   // Synced items, shallowest first by where they are now (their local path if they exist locally), so that a folder
   // moved or trashed this pass is decided before anything inside it now, even an item that moved in.
