@@ -100,8 +100,8 @@ const synced = engine.syncedCount;
 // Where the memory is: stop the engine (watcher closed), then drop its three trees one at a time.
 await engine.stop();
 const stopped = await settle();
-// The trees live in the engine's passes (pass/folder-passes.ts, FolderPasses.trees).
-const trees = (engine as unknown as { passes: { trees: { base: Map<unknown, unknown>; local: Map<unknown, unknown>; remote: Map<unknown, unknown> } } }).passes.trees;
+// The trees live in the engine's folder state (engine/folder-state.ts, FolderState.trees).
+const trees = (engine as unknown as { folder: { trees: { base: Map<unknown, unknown>; local: Map<unknown, unknown>; remote: Map<unknown, unknown> } } }).folder.trees;
 const sizes = { base: trees.base.size, local: trees.local.size, remote: trees.remote.size };
 trees.remote = new Map();
 const noRemote = await settle();

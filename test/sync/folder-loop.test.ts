@@ -195,7 +195,8 @@ describe('the engine state, live', () => {
     // The watcher names the deletions while paused; resuming acts on all of them at once. Under load the file system
     // may tell them in several batches: resumed only once every one has reached the engine (else the first batch, half
     // of the folder or less, would go without a question, as the guard's rule says).
-    const named = () => (engine as unknown as { passes: { local: { named: Set<string> } } }).passes.local.named;
+    // Named while paused: gathered by the engine until a pass takes them.
+    const named = () => (engine as unknown as { changed: Set<string> }).changed;
     const allNamed = () => Array.from({ length: 12 }, (_, i) => `f${i}.txt`).every((path) => named().has(path));
     for (let tries = 0; !allNamed() && tries < 1500; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(allNamed()).toBe(true);

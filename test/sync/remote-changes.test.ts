@@ -329,7 +329,7 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     for (let i = 0; i < 5; i++) writeFileSync(join(a.root, `file-${i}.txt`), `content ${i}`);
     await a.engine.start();
     await settleEngine(a.engine);
-    const passes = (a.engine as unknown as { passes: { baseReleased: boolean; trees: { base: Map<number, unknown> } } }).passes;
+    const passes = (a.engine as unknown as { folder: { baseReleased: boolean; trees: { base: Map<number, unknown> } } }).folder;
     for (let waited = 0; waited < 5_000 && !passes.baseReleased; waited += 50) await sleep(50);
     expect(passes.baseReleased).toBe(true);
     expect(passes.trees.base.size).toBe(0);

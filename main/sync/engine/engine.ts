@@ -1,28 +1,33 @@
 /**
- * One synced folder's engine: its loop (folder-loop.ts), the timers that feed it (polls, rescans, the wake check,
- * held disappearances, locked items) and the watcher's wiring. It owns what outlives a pass: its state, the user's
- * answers about deletions, when the next full listing is due. A pass itself — scan, list, adopt, plan, guard,
- * execute — is pass/folder-passes.ts. It tells the CLI and the window what happens through typed events.
+ * One synced folder's engine, the one owner of its state: its loop (folder-loop.ts) and the causes of work that feed
+ * it (the watcher, polls, rescans, the wake check, held disappearances, locked items, the user), its state and its
+ * timers, the watcher, the user's answers about deletions, and what outlives a pass (folder-state.ts). A pass — scan,
+ * list, adopt, plan, guard, execute — is a function it calls with that state (pass/pass.ts); from the pass's result
+ * it takes its next state and what to do next. It tells the CLI and the window what happens through typed events.
  */
 import { EventEmitter } from 'node:events';
-import { pruneVersions } from '../../api/versions.js';
 import type { TransferEvent } from '../execute/executor.js';
 import { STATE_DIR } from '../local/state-dir.js';
-import { Mirror, WARM_START } from '../trees/mirror.js';
+import { Mirror } from '../trees/mirror.js';
 import { nodeFileSystem, systemClock, type Clock, type FileSystem } from '../local/ports.js';
 import { collectGarbage } from './process-flags.js';
-import { RemoteChangeCheck, type CheckState } from '../remote/changes.js';
+import { RemoteChangeCheck } from '../remote/changes.js';
 import { DEFAULT_HOLD, DisappearanceHold } from './hold.js';
 import { FolderLoop, type FolderRequest, type PassRequest, type Work } from './folder-loop.js';
-import { FolderPasses } from './pass/folder-passes.js';
+import { FolderState } from './folder-state.js';
+import { runPass } from './pass/pass.js';
+import { SharedAreaLook } from './shared-look.js';
+import { TransferRates } from './transfer-rates.js';
+import { VersionPruning } from './version-pruning.js';
+import { keepWarmStart, readWarmStart, type WarmStart } from './warm-start.js';
 import { answersAfter, NO_ANSWERS } from './pass/guard.js';
-import type { DeletionAnswers, PassEvent, PassOptions } from './pass/inputs.js';
-import { describeError, emptySummary, type Activity, type ItemError, type PassSummary, type SharedWithMe } from './pass/summary.js';
+import type { DeletionAnswers, PassEnd, PassEvent, PassOptions, PassPorts, PassResult } from './pass/inputs.js';
+import { describeError, emptySummary, itemsNotSynced, type Activity, type ItemError, type PassSummary, type SharedWithMe } from './pass/summary.js';
 import type { DeletionQuestion } from './deletions.js';
 import { watchTree, type Watcher, type WatchTree } from '../local/watcher.js';
-import type { RemoteId } from '../model/types.js';
+import { checkFolderIdentity, type FolderProblem } from '../local/folder-identity.js';
+import type { RelPath, RemoteId } from '../model/types.js';
 import type { EngineState } from '../model/states.js';
-import { listSharedArea, listSharedTops, NO_SHARED_AREA, probeSharedFolders, topsKey, type SharedArea } from '../remote/shared.js';
 
 export interface SyncOptions {
   /** Scan the whole folder instead of only the paths the watcher named. */
@@ -85,22 +90,6 @@ const WAKE_SLACK_MS = 60_000;
 const LOOK_SPACING_MS = 3_000;
 /** How long a folder is left alone before its engine keeps base in the mirror only. */
 const RELEASE_BASE_AFTER_MS = 60_000;
-/** How often an engine that keeps versions for a number of days looks for ones past it. */
-const PRUNE_SPACING_MS = 6 * 3_600_000;
-/** What a running engine keeps for a warm start (`warmStart`); another version of it is not read. */
-interface WarmStart {
-  version: number;
-  check: CheckState;
-  /** When the full listing is due (the clock's milliseconds): a start after it lists the drive at its first poll. */
-  nextFullListing: number;
-}
-const WARM_START_VERSION = 1;
-/**
- * How far apart the contents of what is shared with the account are listed, per entry they hold: 1.5 s an entry is
- * about 40 entries (~36 KiB at ~900 B an entry) a minute whatever the size, a seventh of the idle traffic budget;
- * never more often than a poll.
- */
-const SHARED_WALK_MS_PER_ENTRY = 1_500;
 
 export class SyncEngine extends EventEmitter<EngineEvents> {
   readonly root: string;
@@ -108,13 +97,11 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private readonly clock: Clock;
   private readonly fs: FileSystem;
   private readonly mirror: Mirror;
+  /** What the folder is doing, as its listeners see it. */
   private stateValue: EngineState = 'starting';
-  /** What the user or the host asked the engine to be, beside what it is doing (`state`): a stop outlasts a pause. */
-  private halt: 'paused' | 'stopped' | null = null;
-  private get stopped(): boolean {
-    return this.halt === 'stopped';
-  }
-  private abort = new AbortController();
+  /** The user paused the folder: it stays paused until resumed, whatever a pass under way still shows. */
+  private paused = false;
+  private readonly abort = new AbortController();
   /** Cancels the timers of polls, rescans, the wake check and the next look at held disappearances. */
   private readonly timers = new Map<TimerName, () => void>();
   private watcher: Watcher | null = null;
@@ -122,21 +109,30 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private watchDegraded = false;
   /** Started: watching and polling, not only passes asked for. */
   private live = false;
-  /** The passes, and what each leaves the next (the trees, the scans' findings, the guard's memory). */
-  private readonly passes: FolderPasses;
+  /** What outlives a pass: the trees, what the scans and the shared area found, the guard's memory. */
+  private readonly folder: FolderState;
+  /** The ports a pass acts and tells through. */
+  private readonly ports: PassPorts;
+  /** Paths the watcher named since a pass last took them. */
+  private readonly changed = new Set<RelPath>();
   /** Synced items gone from where the watcher looked, waiting to be found elsewhere before they count as deleted. */
   private readonly hold: DisappearanceHold;
-  /** Tells from three small requests whether the drive changed (remote-changes.ts). */
+  /** Tells from three small requests whether the drive changed (remote/changes.ts). */
   private readonly remoteCheck: RemoteChangeCheck;
+  private readonly sharedLook: SharedAreaLook;
+  private readonly pruning: VersionPruning;
+  private readonly rates: TransferRates;
   /** What the user said about the deletions the guard stopped at (a pass gets them as they stand when it begins). */
   private answers: DeletionAnswers = { ...NO_ANSWERS };
   /** What the last engine on this folder kept for a warm start, until `start` has used it. */
   private kept: WarmStart | null;
   /** When the next full listing is due, even if the cheap check shows nothing. */
   private nextFullListing = 0;
-  /** How long the last full scan took. */
+  /** How long the last full scan took (the rescan after a burst is spaced by it). */
   private lastFullScanMs = 0;
   private lastSyncValue: Date | null = null;
+  /** When the user last made the engine look at the drive (such looks are spaced). */
+  private lookedAt = -Infinity;
   /** Every request for work goes through it: one job (a pass, a look at the drive) at a time. */
   private readonly loop: FolderLoop<PassSummary>;
   readonly recent: Activity[] = [];
@@ -150,38 +146,16 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     this.fs = options.fs ?? nodeFileSystem;
     this.mirror = new Mirror(options.mirrorPath);
     if (options.settleChecked) this.mirror.settleChecked(options.settleChecked.changedOnBoth, options.settleChecked.forget);
-    // The engine as a pass sees it: its flags, its events, its watcher and its timers.
-    const engine = this;
     this.hold = new DisappearanceHold(options.hold ?? DEFAULT_HOLD);
     this.remoteCheck = new RemoteChangeCheck(options.client, options.remoteRootId ?? null);
-    this.passes = new FolderPasses(
-      options,
-      this.clock,
-      this.fs,
-      this.mirror,
-      this.hold,
-      this.remoteCheck,
-      {
-        get halt() {
-          return engine.halt;
-        },
-        get signal() {
-          return engine.abort.signal;
-        },
-        get pollMs() {
-          return engine.pollMs;
-        },
-        tell: (event) => this.told(event),
-        watcher: {
-          pending: () => this.watcher?.pending() ?? null,
-          untilQuiet: (limitMs) => this.untilQuiet(limitMs),
-          takeLocalChanges: () => this.loop.takePaths(),
-          start: () => this.startWatching(),
-          stop: () => this.stopWatching(),
-        },
-      },
-    );
-    this.kept = this.readWarmStart();
+    this.rates = new TransferRates(this.clock);
+    this.ports = this.passPorts();
+    this.folder = new FolderState(options, this.clock, this.fs, this.mirror, this.hold, this.remoteCheck, this.ports);
+    this.sharedLook = new SharedAreaLook(options.client, this.folder.shared, options.sharedWalkSpacingMs);
+    this.pruning = new VersionPruning(options.client, options.remoteRootId ?? null, options.keepVersionsDays, options.versionsCheckMs);
+    this.kept = readWarmStart(this.mirror);
+    // What the checks knew of the server is taken up at once, whether this engine starts warm or not.
+    if (this.kept) this.remoteCheck.resume(this.kept.check);
     this.loop = new FolderLoop<PassSummary>({
       take: (request) => this.take(request),
       check: () => this.check(),
@@ -197,21 +171,43 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     });
   }
 
+  /** What a pass is given: what it tells, the watcher's further paths, whether the engine was paused or stopped. */
+  private passPorts(): PassPorts {
+    const engine = this;
+    return {
+      halted: () => (this.stopped ? 'stopped' : this.paused ? 'paused' : null),
+      signal: this.abort.signal,
+      get pollMs() {
+        return engine.pollMs;
+      },
+      tell: (event) => this.told(event),
+      watcher: {
+        pending: () => this.watcher?.pending() ?? null,
+        untilQuiet: (limitMs) => this.untilQuiet(limitMs),
+        takeChanges: () => this.takeChanges(),
+      },
+    };
+  }
+
   get state(): EngineState {
     return this.stateValue;
+  }
+
+  private get stopped(): boolean {
+    return this.loop?.isStopped ?? false;
   }
 
   /** What a pass tells, told on to the engine's listeners. */
   private told(event: PassEvent): void {
     switch (event.kind) {
-      case 'state':
-        return this.setState(event.state, event.detail);
+      case 'phase':
+        return this.setState(event.phase);
       case 'activity':
         return this.record(event.activity);
       case 'transfer':
-        return void this.emit('transfer', this.withRate(event.transfer));
+        return void this.emit('transfer', this.rates.withRate(event.transfer));
       case 'transfers-ended':
-        return this.transferStarts.clear();
+        return this.rates.clear();
       case 'notice':
         return void this.emit('notice', event.message);
       case 'conflict':
@@ -220,37 +216,93 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         this.errors.unshift(event.error);
         this.errors.length = Math.min(this.errors.length, 200);
         return void this.emit('item-error', event.error);
-      case 'consent-asked':
-        // Said at once: an answer that comes before the pass ends is for the question asked.
-        this.answers.askedFor = event.question.count;
-        return void this.emit('confirm-deletions', event.question);
     }
   }
 
-  /** One pass with the user's answers as they stand; what it returns for the next is kept here. */
+  /** The paths the watcher named since a pass last took them, as data. */
+  private takeChanges(): ReadonlySet<RelPath> {
+    const paths = new Set(this.changed);
+    this.changed.clear();
+    return paths;
+  }
+
+  /**
+   * One pass with the user's answers as they stand and the paths the watcher named: first the folder's identity
+   * (a folder gone or replaced is never read as everything deleted) and, live, its watcher; then the pass; from its
+   * result the engine's state and what comes next.
+   */
   private async runPass(request: PassRequest): Promise<PassSummary> {
+    if (this.stopped || this.paused) return emptySummary();
+    const problem = await checkFolderIdentity(this.root, this.fs, this.mirror, this.folder.syncedCount);
+    if (problem) return this.folderProblem(problem);
+    if (this.live && this.watcher === null) await this.startWatching();
     const answers = { ...this.answers };
-    const result = await this.passes.run({ ...request, live: this.live, answers });
+    const result = await runPass(this.folder, { ...request, paths: this.takeChanges(), live: this.live, answers }, this.ports);
     this.answers = answersAfter(answers, result.answers, result.guarded, this.answers);
+    this.takeUp(result);
+    return result.summary;
+  }
+
+  /** The synced folder is gone or another is at its path: its watcher goes with it, and nothing is compared. */
+  private async folderProblem(problem: FolderProblem): Promise<PassSummary> {
+    // When the folder is back, it is watched afresh and scanned in full.
+    await this.stopWatching();
+    // What the watcher named is of a folder no longer there: the one that comes back is scanned in full.
+    this.changed.clear();
+    this.folder.local.forget();
+    this.hold.clear();
+    this.folder.localAsBase = true;
+    this.setState('error', problem.message);
+    return { ...emptySummary(), failed: [{ path: '', message: problem.message }], folder: problem.kind };
+  }
+
+  /** What the engine takes from a pass's result: its state, what it keeps, and what the pass asks for next. */
+  private takeUp(result: PassResult): void {
     if (result.fullListingDue !== undefined) this.nextFullListing = result.fullListingDue;
-    if (result.warm && !this.stopped) this.keepWarmStart();
     if (result.fullScanMs !== undefined) this.lastFullScanMs = result.fullScanMs;
     if (result.ended) this.lastSyncValue = result.ended;
+    if (result.warm && !this.stopped) keepWarmStart(this.mirror, this.remoteCheck.state(), this.nextFullListing);
+    this.endState(result.end, result.summary);
     // What the pass asks for next (nothing, once the engine stopped: no timer may outlive it).
-    if (this.stopped) return result.summary;
+    if (this.stopped) return;
     if (result.retryInMs !== undefined) this.setTimer('busy', result.retryInMs, () => void this.loop.submit({ kind: 'retry' }));
     if (result.checkDrive) this.schedulePoll(0);
-    return result.summary;
+  }
+
+  /** The state a pass leaves the folder in, from how it ended. */
+  private endState(end: PassEnd, summary: PassSummary): void {
+    switch (end.kind) {
+      case 'halted':
+        return;
+      case 'folder-problem':
+        return this.setState('error', end.problem.message);
+      case 'offline':
+        return this.setState('offline', end.detail);
+      case 'failed':
+        return this.setState('error', end.detail);
+      case 'asked':
+        this.setState('waiting-for-consent', `waiting for your answer to delete ${end.count} items`);
+        if (end.question) this.emit('confirm-deletions', end.question);
+        return;
+      case 'done':
+        if (this.paused) return this.setState('paused');
+        if (end.spaceProblem) return this.setState('error', end.spaceProblem);
+        // An item that fails is the item's problem: the folder goes on syncing everything else, and says how many
+        // are left out (each item's error is reported on its own). The error state is for the folder as a whole.
+        if (summary.failed.length > 0) return this.setState('idle', itemsNotSynced(summary.failed.length));
+        if (end.held > 0) return this.setState('syncing', `looking for where ${end.held} item${end.held === 1 ? '' : 's'} went`);
+        return this.setState('idle');
+    }
   }
 
   /** Items the mirror holds as synced. */
   get syncedCount(): number {
-    return this.passes.syncedCount;
+    return this.folder.syncedCount;
   }
 
   /** What others share with the account and where it arrives here (null: not synced in this folder). */
   get sharedWithMe(): SharedWithMe | null {
-    return this.passes.sharedWithMe;
+    return this.folder.sharedWithMe;
   }
 
   /** When the last pass that reached its end ended. */
@@ -267,7 +319,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     return (
       this.loop.idle &&
       !this.timers.has('verify') &&
-      !this.passes.watcherBusy() &&
+      !this.watcherBusy() &&
       !this.hold.holding
     );
   }
@@ -283,23 +335,6 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     this.recent.unshift(entry);
     this.recent.length = Math.min(this.recent.length, 200);
     this.emit('activity', entry);
-  }
-
-  private readonly transferStarts = new Map<string, number>();
-
-  /** Adds the rate and the time left to a transfer's progress. */
-  private withRate(event: TransferEvent): TransferEvent {
-    const key = `${event.direction}:${event.path}`;
-    const now = this.clock.now().getTime();
-    const started = this.transferStarts.get(key) ?? now;
-    // A finished transfer is forgotten at once: a pass of 100,000 uploads would otherwise keep a key for each.
-    if (event.total !== undefined && event.transferred >= event.total) this.transferStarts.delete(key);
-    else this.transferStarts.set(key, started);
-    const seconds = (now - started) / 1000;
-    if (seconds <= 0) return event;
-    const rate = event.transferred / seconds;
-    const etaSeconds = event.total !== undefined && rate > 0 ? Math.max(0, (event.total - event.transferred) / rate) : undefined;
-    return { ...event, rate, ...(etaSeconds !== undefined ? { etaSeconds } : {}) };
   }
 
   /**
@@ -333,9 +368,10 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private take(request: FolderRequest): Work {
     switch (request.kind) {
       case 'local-change':
+        for (const path of request.paths) this.changed.add(path);
         this.hold.changed(this.clock.now().getTime());
         this.verifyWhenSettled();
-        return { pass: { fullScan: false, listRemote: false, paths: new Set(request.paths) } };
+        return { pass: { fullScan: false, listRemote: false } };
       case 'quiet':
         this.quietNow();
         return null;
@@ -343,7 +379,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         return { check: true };
       case 'look': {
         const now = this.clock.now().getTime();
-        if (!this.live || this.halt !== null || now - this.lookedAt < LOOK_SPACING_MS) return null;
+        if (!this.live || this.paused || this.stopped || now - this.lookedAt < LOOK_SPACING_MS) return null;
         this.lookedAt = now;
         // The poll timer fires now, and counts its interval from this look.
         this.schedulePoll(0);
@@ -360,11 +396,11 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         return { pass: { fullScan: request.fullScan, listRemote: request.listRemote } };
       case 'pause':
         if (this.stopped) return null;
-        this.halt = 'paused';
+        this.paused = true;
         this.setState('paused');
         return null;
       case 'resume':
-        if (this.halt === 'paused') this.halt = null;
+        this.paused = false;
         // A question left unanswered (the user paused instead) is asked again.
         this.answers.askedFor = null;
         return { pass: { fullScan: request.fullScan, listRemote: true } };
@@ -373,18 +409,17 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         if (request.kind === 'consent') this.answers.consent = true;
         else this.answers.keep = true;
         // A running engine that was waiting for the answer goes on at once (a paused one, once resumed).
-        if (request.kind === 'keep' && this.halt === 'paused') {
-          this.halt = null;
+        if (request.kind === 'keep' && this.paused) {
+          this.paused = false;
           this.answers.askedFor = null;
           return { pass: { fullScan: false, listRemote: true } };
         }
         return this.live && this.answers.askedFor !== null ? { pass: { fullScan: false, listRemote: false } } : null;
       case 'release':
         // Never under a pass, which holds the trees; a look may run (it asks for what is synced when it starts).
-        if (!this.loop.passing && this.passes.releaseBase()) collectGarbage();
+        if (!this.loop.passing && this.folder.releaseBase()) collectGarbage();
         return null;
       case 'stop':
-        this.halt = 'stopped';
         this.abort.abort();
         this.quietNow();
         for (const cancel of this.timers.values()) cancel();
@@ -407,7 +442,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private scheduleHoldCheck(): void {
     this.cancelTimer('hold');
     const due = this.hold.nextCheck();
-    if (this.halt !== null || due === null) return;
+    if (this.paused || this.stopped || due === null) return;
     this.setTimer('hold', Math.max(0, due - this.clock.now().getTime()), () => void this.loop.submit({ kind: 'retry' }));
   }
 
@@ -481,36 +516,9 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private warmStart(): boolean {
     const kept = this.kept;
     this.kept = null;
-    if (kept === null || !this.passes.trustBase()) return false;
+    if (kept === null || !this.folder.trustBase()) return false;
     this.nextFullListing = kept.nextFullListing;
     return true;
-  }
-
-  /**
-   * What the last engine on this folder kept for a warm start (null: nothing, or nothing whole). What its checks
-   * knew of the server is taken up at once, whether this engine starts warm or not.
-   */
-  private readWarmStart(): WarmStart | null {
-    const kept = this.mirror.getMeta(WARM_START);
-    if (kept === undefined) return null;
-    try {
-      const saved = JSON.parse(kept) as WarmStart;
-      if (saved?.version !== WARM_START_VERSION || typeof saved.nextFullListing !== 'number' || !Array.isArray(saved.check?.trusted)) return null;
-      this.remoteCheck.resume(saved.check);
-      return saved;
-    } catch {
-      return null;
-    }
-  }
-
-  /** Keeps what a warm start needs, after a pass that left everything in sync (written after base: see mirror.ts). */
-  private keepWarmStart(): void {
-    const saved: WarmStart = { version: WARM_START_VERSION, check: this.remoteCheck.state(), nextFullListing: this.nextFullListing };
-    try {
-      this.mirror.setMeta(WARM_START, JSON.stringify(saved));
-    } catch {
-      // The next start lists the drive first, as without it.
-    }
   }
 
   /**
@@ -597,10 +605,11 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     const { remoteCheck } = this;
     if (!remoteCheck.usable || now >= this.nextFullListing || this.stateValue === 'offline') return listing;
     try {
-      const { news } = await remoteCheck.look(this.passes.synced(), now, this.pollMs, this.abort.signal);
-      await this.pruneVersionsIfDue(now);
+      const { news } = await remoteCheck.look(this.folder.synced(), now, this.pollMs, this.abort.signal);
+      const pruned = await this.pruning.ifDue(now, this.folder.synced(), this.abort.signal);
+      if (pruned) this.emit('notice', pruned);
       if (news.kind === 'listing') return listing;
-      const sharedArea = await this.lookAtShared(now).catch(() => undefined);
+      const sharedArea = await this.sharedLook.look(now, this.pollMs, this.abort.signal).catch(() => undefined);
       const shared = sharedArea ? { sharedArea } : {};
       if (news.kind === 'none') return sharedArea ? { fullScan: false, listRemote: false, ...shared } : null;
       return { fullScan: false, listRemote: false, remoteDelta: news.delta, ...shared };
@@ -609,57 +618,6 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       return listing;
     }
   }
-
-  private nextPrune = 0;
-  /** When the contents of what is shared with the account are listed again, and what its entries were last time. */
-  private nextSharedWalk = 0;
-  private sharedTops = '';
-  /** What the probe of the shared folders said when what they hold was last listed (or looked at unchanged). */
-  private sharedProbe: string | undefined;
-
-  /**
-   * What is shared with the account, when it changed: the shared entries themselves are looked at every poll (one
-   * small listing: a new share, a share removed, a permission changed, a rename); what they hold, which the drive's
-   * cheap signals do not cover (they are of the account's own drive), at an interval that grows with its size.
-   */
-  private async lookAtShared(now: number, force = false): Promise<SharedArea | undefined> {
-    const place = this.passes.shared.place();
-    const current = this.passes.shared.area;
-    if (!place) return current.key === '' ? undefined : NO_SHARED_AREA;
-    const tops = await listSharedTops(this.options.client, place.me, this.abort.signal);
-    const key = topsKey(tops, place);
-    // Where the server answers one-entry pages with totals, what the shared folders hold is probed every poll.
-    const probe = key === this.sharedTops ? await probeSharedFolders(this.options.client, current, this.abort.signal) : null;
-    const probed = probe !== null && probe !== this.sharedProbe;
-    // A shared file's end waits for this listing to say whether a new version of it was shared (shared-stage.ts).
-    const ends = this.passes.shared.endsWaiting;
-    if (!force && !ends && key === this.sharedTops && !probed && now < this.nextSharedWalk) return undefined;
-    const area = await listSharedArea(this.options.client, place, { signal: this.abort.signal, tops, keepFolder: current.items.length > 0 });
-    this.sharedTops = key;
-    // The probe's answer for what was just listed: the next poll's probe is compared with it.
-    this.sharedProbe = (await probeSharedFolders(this.options.client, area, this.abort.signal)) ?? undefined;
-    this.nextSharedWalk = now + (this.options.sharedWalkSpacingMs ?? ((n) => Math.max(this.pollMs, n * SHARED_WALK_MS_PER_ENTRY)))(area.items.length);
-    return area.key === current.key && !ends ? undefined : area;
-  }
-
-  /** Deletes for good the earlier versions in this folder past the days they are kept for (never a newest version). */
-  private async pruneVersionsIfDue(now: number): Promise<void> {
-    if (now < this.nextPrune) return;
-    const days = this.options.keepVersionsDays?.();
-    if (days === undefined) return;
-    this.nextPrune = now + (this.options.versionsCheckMs ?? PRUNE_SPACING_MS);
-    const rootId = this.options.remoteRootId ?? null;
-    const synced = this.passes.synced();
-    const within = (parentId: RemoteId | null) => (rootId === null ? parentId === null || synced.has(parentId) : parentId === rootId || (parentId !== null && synced.has(parentId)));
-    try {
-      const pruned = await pruneVersions(this.options.client, days, new Date(now), within, this.abort.signal);
-      if (pruned.length > 0) this.emit('notice', `deleted for good ${pruned.length} earlier version${pruned.length === 1 ? '' : 's'} of files replaced more than ${days} days ago`);
-    } catch {
-      // Tried again at the next spacing; keeping a version longer loses nothing.
-    }
-  }
-
-  private lookedAt = -Infinity;
 
   /**
    * The user is looking (the window or the tray menu opened): what changed on the drive should be there now, not at
@@ -699,8 +657,13 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     await this.stopWatching();
     await ended;
     // No listing comes to tell a share's end from a new version of the file: it is told as it stands.
-    for (const message of this.passes.shared.takeEnds()) this.emit('notice', message);
+    for (const message of this.folder.shared.takeEnds()) this.emit('notice', message);
     this.mirror.close();
     this.setState('stopped');
+  }
+
+  /** The watcher has paths settling, or named paths no pass has looked at yet. */
+  private watcherBusy(): boolean {
+    return (this.watcher?.pending() ?? 0) > 0 || this.changed.size > 0 || this.folder.local.named.size > 0;
   }
 }

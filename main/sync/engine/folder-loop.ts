@@ -7,7 +7,7 @@
  * pass under way sees it at its next step, as it sees an abort. What a request asks of the folder is queued: a pass
  * asked while one waits in the queue is merged into it (Syncthing's buffer of one; the paths the watcher named, as a
  * set), so every caller gets the summary of the pass that did what it asked; a look asked while one waits is that
- * look. A pass under way takes the paths named since it began out of the pass that waits (`takePaths`).
+ * look. What the watcher names is gathered by the engine, not queued: a pass takes it as it begins.
  */
 import type { RemoteDelta } from '../remote/changes.js';
 import type { SharedArea } from '../remote/shared.js';
@@ -19,8 +19,6 @@ import type { RelPath } from '../model/types.js';
  */
 export interface PassRequest {
   fullScan: boolean;
-  /** Paths the watcher named: looked at again (a full scan looks at everything). */
-  paths?: ReadonlySet<RelPath>;
   listRemote: boolean;
   remoteDelta?: RemoteDelta;
   /** What is shared with the account, as a look at it found it changed (a full listing lists it too). */
@@ -90,12 +88,10 @@ type Job<S> = { kind: 'pass'; request: PassRequest; done: Deferred<S> } | { kind
 
 const merge = (a: PassRequest, b: PassRequest): PassRequest => {
   const sharedArea = b.sharedArea ?? a.sharedArea;
-  const paths = a.paths && b.paths ? new Set([...a.paths, ...b.paths]) : (a.paths ?? b.paths);
   const merged = {
     fullScan: a.fullScan || b.fullScan,
     listRemote: a.listRemote || b.listRemote,
     ...(sharedArea ? { sharedArea } : {}),
-    ...(paths && paths.size > 0 ? { paths } : {}),
   };
   if (merged.listRemote || !(a.remoteDelta || b.remoteDelta)) return merged;
   const deltas = [a.remoteDelta, b.remoteDelta].filter((d) => d !== undefined);
@@ -120,6 +116,11 @@ export class FolderLoop<S> {
     return this.current === null && this.queue.length === 0;
   }
 
+  /** The loop was stopped: it takes no more work. */
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
   /** A pass is under way (a cheap look is not one: it only reads what is synced). */
   get passing(): boolean {
     return this.current?.kind === 'pass';
@@ -138,15 +139,6 @@ export class FolderLoop<S> {
     if (work === null) return Promise.resolve(null);
     if (this.stopped) return Promise.resolve('pass' in work ? this.work.empty() : null);
     return 'pass' in work ? this.queuePass(work.pass) : this.queueCheck();
-  }
-
-  /** The paths the watcher named for the pass that waits, taken out of it by the pass under way. */
-  takePaths(): ReadonlySet<RelPath> {
-    const waiting = this.queue.find((job) => job.kind === 'pass');
-    if (waiting?.kind !== 'pass' || !waiting.request.paths) return new Set();
-    const { paths, ...rest } = waiting.request;
-    waiting.request = rest;
-    return paths;
   }
 
   private queuePass(request: PassRequest): Promise<S> {

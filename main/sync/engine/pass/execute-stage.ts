@@ -9,7 +9,7 @@ import type { Mirror } from '../../trees/mirror.js';
 import { baseName, conflictOriginal, isGivenName, joinPath, parentOf, type NameRules } from '../../model/names.js';
 import type { Clock, FileSystem } from '../../local/ports.js';
 import type { BaseItem, LocalItem, Operation, RelPath, RemoteId } from '../../model/types.js';
-import type { FolderTrees, PassEvent, PassHost, PassOptions } from './inputs.js';
+import type { FolderTrees, PassEvent, PassPorts, PassOptions } from './inputs.js';
 import { describeError, type ItemError } from './summary.js';
 
 /** The server could not be reached (no connection, or no answer in time). */
@@ -50,7 +50,7 @@ export interface ExecutorParts {
   scanFolder(absolutePath: string, path: RelPath): Promise<Map<RelPath, LocalItem>>;
   /** How the folder's volume names items. */
   names: NameRules;
-  host: PassHost;
+  host: PassPorts;
 }
 
 /** The executor of one pass, its events told to the engine as activity, notices and conflicts. */

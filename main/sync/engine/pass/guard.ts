@@ -4,11 +4,11 @@
  * requests); a pass gets them as they stood when it began and gives back what it did with them.
  */
 import type { DriveClient } from '../../../api/client.js';
-import { deletionQuestion, keepDeletions } from '../deletions.js';
+import { deletionQuestion, keepDeletions, type DeletionQuestion } from '../deletions.js';
 import type { Mirror } from '../../trees/mirror.js';
 import { excludedTakenBy, type SelectedPlan } from '../../plan/selective.js';
 import type { Operation, RemoteId } from '../../model/types.js';
-import type { DeletionAnswers, FolderTrees, PassHost } from './inputs.js';
+import type { DeletionAnswers, FolderTrees, PassPorts } from './inputs.js';
 
 
 export const NO_ANSWERS: Readonly<DeletionAnswers> = { askedFor: null, consent: false, keep: false };
@@ -16,12 +16,12 @@ export const NO_ANSWERS: Readonly<DeletionAnswers> = { askedFor: null, consent: 
 /**
  * The engine's answers once a pass that began with `before` left `after` (`guarded`: it weighed deletions), given
  * what the user said meanwhile (`now`): a consent or refusal the pass used is spent; one given during the pass is for
- * the next. The count asked about is the engine's from the moment it is asked (the pass's `consent-asked`; a resume since
- * forgets it); a pass whose deletions went through clears it.
+ * the next. The count asked about is the pass's when it weighed deletions (it asked, or what it asked about went
+ * through), unless the user changed it meanwhile (a resume forgets it, so the question is asked again).
  */
 export function answersAfter(before: Readonly<DeletionAnswers>, after: Readonly<DeletionAnswers>, guarded: boolean, now: Readonly<DeletionAnswers>): DeletionAnswers {
   return {
-    askedFor: guarded && after.askedFor === null ? null : now.askedFor,
+    askedFor: guarded && now.askedFor === before.askedFor ? after.askedFor : now.askedFor,
     consent: before.consent && !after.consent ? false : now.consent,
     keep: before.keep && !after.keep ? false : now.keep,
   };
@@ -48,8 +48,11 @@ export interface GuardStep {
   now: number;
 }
 
-/** Go on with the step; the deletions were undone as the user asked (plan again); or the user is asked (stop). */
-export type GuardVerdict = 'go' | 'kept' | 'asked';
+/**
+ * Go on with the step; the deletions were undone as the user asked (plan again); or the user is asked (the pass ends,
+ * and its result carries the question when it was not asked before).
+ */
+export type GuardVerdict = { kind: 'go' } | { kind: 'kept' } | { kind: 'asked'; count: number; question?: DeletionQuestion };
 
 export class DeletionGuard {
   /** Deletions carried out lately, so a burst that arrives in small pieces still meets the guard. */
@@ -62,7 +65,7 @@ export class DeletionGuard {
   ) {}
 
   /** Weighs one step; `answers` is the pass's copy of the user's answers, updated as the guard uses them. */
-  async check(step: GuardStep, answers: DeletionAnswers, host: Pick<PassHost, 'tell'>): Promise<GuardVerdict> {
+  async check(step: GuardStep, answers: DeletionAnswers, ports: Pick<PassPorts, 'tell'>): Promise<GuardVerdict> {
     const { operations, plan, trees } = step;
     const deletions = plan.deletions - step.heldDeletions;
     this.recent = this.recent.filter((d) => step.now - d.at < DELETION_WINDOW_MS);
@@ -80,20 +83,18 @@ export class DeletionGuard {
         answers.askedFor = null;
         this.recent = [];
         const message = `kept ${kept} item${kept === 1 ? '' : 's'}: what was deleted on the drive is restored there, and what was deleted here comes back from the drive`;
-        host.tell({ kind: 'notice', message });
-        return 'kept';
+        ports.tell({ kind: 'notice', message });
+        return { kind: 'kept' };
       }
-      host.tell({ kind: 'state', state: 'waiting-for-consent', detail: `waiting for your answer to delete ${count} items` });
-      if (answers.askedFor !== count) {
-        const question = deletionQuestion(operations, trees, trees.base.size + recent, step.firstPass, plan.outside);
-        host.tell({ kind: 'consent-asked', question: { ...question, count, ...(excluded.items > 0 ? { excluded } : {}) } });
-      }
+      const asked = answers.askedFor === count;
       answers.askedFor = count;
-      return 'asked';
+      if (asked) return { kind: 'asked', count };
+      const question = deletionQuestion(operations, trees, trees.base.size + recent, step.firstPass, plan.outside);
+      return { kind: 'asked', count, question: { ...question, count, ...(excluded.items > 0 ? { excluded } : {}) } };
     }
     answers.askedFor = null;
     if (answers.consent) this.recent = [];
     else if (deletions > 0) this.recent.push({ at: step.now, count: deletions });
-    return 'go';
+    return { kind: 'go' };
   }
 }

@@ -1,7 +1,8 @@
 /**
- * What a pass is given and what it gives back. A pass reads the folder's options and ports, the request the folder
- * loop merged for it (with the user's answers about deletions as they stood when it began), and tells the engine what
- * happens through `PassHost`; it returns what it did and what the engine needs for the next one (`PassResult`).
+ * What a pass is given and what it gives back. A pass reads the folder's options, the request the folder loop merged
+ * for it (with the watcher's paths and the user's answers about deletions as they stood when it began) and its ports
+ * (`PassPorts`: what it tells as it goes, the watcher's further paths, whether the engine was halted); it returns what
+ * it did, how it ended and what the engine needs for the next one (`PassResult`).
  */
 import type { DriveClient } from '../../../api/client.js';
 import type { TransferEvent } from '../../execute/executor.js';
@@ -12,7 +13,7 @@ import type { Selection } from '../../plan/selective.js';
 import type { SharedPlace } from '../../remote/shared.js';
 import type { BaseTree } from '../../trees/trees.js';
 import type { LocalItem, RelPath, RemoteId, RemoteItem } from '../../model/types.js';
-import type { EngineState } from '../../model/states.js';
+import type { FolderProblem } from '../../local/folder-identity.js';
 import type { Activity, ItemError, PassSummary } from './summary.js';
 import type { DeletionQuestion } from '../deletions.js';
 
@@ -58,44 +59,56 @@ export interface FolderTrees {
   remote: Map<RemoteId, RemoteItem>;
 }
 
-/** What a pass tells the engine as it happens (the engine tells its listeners). */
+/** What a pass tells as it happens (the engine tells its listeners; its state follows the phase). */
 export type PassEvent =
-  | { kind: 'state'; state: EngineState; detail?: string | undefined }
+  /** The pass scans and lists (`scanning`), or plans and carries out (`syncing`). */
+  | { kind: 'phase'; phase: 'scanning' | 'syncing' }
   | { kind: 'activity'; activity: Omit<Activity, 'at'> }
   | { kind: 'transfer'; transfer: TransferEvent }
   /** The pass's transfers are over (their rates are forgotten). */
   | { kind: 'transfers-ended' }
   | { kind: 'notice'; message: string }
   | { kind: 'conflict'; copyPath: RelPath; path: RelPath }
-  | { kind: 'item-error'; error: ItemError }
-  /** The pass stopped at the mass-delete guard: the user is asked about `question.count` deletions. */
-  | { kind: 'consent-asked'; question: DeletionQuestion };
+  | { kind: 'item-error'; error: ItemError };
 
-/** The folder's watcher, as a pass sees it (the engine owns it). */
+/** The folder's watcher, as a pass reads it (the engine owns it, and starts and stops it). */
 export interface PassWatcher {
   /** Paths it has still settling; null when the folder is not watched. */
   pending(): number | null;
   /**
-   * Resolves once it has reported every path it saw change (the loop's `quiet` request), or after `limitMs` (a file
-   * written on and on never settles); at once when nothing is settling.
+   * Resolves once it has reported every path it saw change, or after `limitMs` (a file written on and on never
+   * settles); at once when nothing is settling.
    */
   untilQuiet(limitMs: number): Promise<void>;
-  /** Paths it named since this pass began: taken out of the request the loop holds for the next pass. */
-  takeLocalChanges(): ReadonlySet<RelPath>;
-  start(): Promise<void>;
-  stop(): Promise<void>;
+  /** Paths it named since the pass began (the engine gathers them; a pass takes them as data). */
+  takeChanges(): ReadonlySet<RelPath>;
 }
 
-/** What the engine running a pass gives it. */
-export interface PassHost {
-  /** The engine was paused or stopped: a pass ends at its next step. */
-  readonly halt: 'paused' | 'stopped' | null;
+/** What a pass is given to act and tell through. */
+export interface PassPorts {
+  /** The engine was paused or stopped since: a pass ends at its next step. */
+  halted(): 'paused' | 'stopped' | null;
   /** Aborts what a pass sends when the engine stops. */
   readonly signal: AbortSignal;
   readonly pollMs: number;
   tell(event: PassEvent): void;
   readonly watcher: PassWatcher;
 }
+
+/** How a pass ended, from which the engine takes its state. */
+export type PassEnd =
+  /** Paused or stopped before it began. */
+  | { kind: 'halted' }
+  /** The synced folder is gone or another is at its path: nothing was compared. */
+  | { kind: 'folder-problem'; problem: FolderProblem }
+  /** The server could not be reached. */
+  | { kind: 'offline'; detail: string }
+  /** Something other than an item failed. */
+  | { kind: 'failed'; detail: string }
+  /** The mass-delete guard stopped it: the user is asked about `count` deletions (`question`: when newly asked). */
+  | { kind: 'asked'; count: number; question?: DeletionQuestion }
+  /** It reached its end: downloads that did not fit, and disappearances still held, say what is left. */
+  | { kind: 'done'; spaceProblem: string | null; held: number };
 
 /** What the user said about the deletions the guard stopped at. */
 export interface DeletionAnswers {
@@ -107,8 +120,13 @@ export interface DeletionAnswers {
   keep: boolean;
 }
 
-/** One pass's inputs: the merged request, whether the engine is live (watching and polling), the user's answers. */
+/**
+ * One pass's inputs: the merged request, the paths the watcher named since the last pass, whether the engine is live
+ * (watching and polling), the user's answers.
+ */
 export interface PassInput extends PassRequest {
+  /** Paths the watcher named: looked at again (a full scan looks at everything). */
+  paths?: ReadonlySet<RelPath>;
   live: boolean;
   answers: Readonly<DeletionAnswers>;
 }
@@ -116,6 +134,7 @@ export interface PassInput extends PassRequest {
 /** What a pass did, and what the engine keeps for the next one. */
 export interface PassResult {
   summary: PassSummary;
+  end: PassEnd;
   /** The user's answers as the pass leaves them (a consent used, a refusal carried out, the count asked about). */
   answers: DeletionAnswers;
   /** The guard weighed deletions: `answers.askedFor` is what the user was last asked about. */

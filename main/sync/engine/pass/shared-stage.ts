@@ -10,7 +10,7 @@ import { Without } from '../../plan/selective.js';
 import { endsToTell, listSharedArea, NO_SHARED_AREA, ownSynced, placeSharedArea, SHARED_FOLDER_ID, sharingNews, viewOnlyFiles, type SharedArea, type SharedPlace, type SharedTop } from '../../remote/shared.js';
 import type { Operation, RelPath, RemoteId, RemoteItem, SyncedIds } from '../../model/types.js';
 import { opPath } from './execute-stage.js';
-import type { FolderTrees, PassHost, PassOptions } from './inputs.js';
+import type { FolderTrees, PassPorts, PassOptions } from './inputs.js';
 import type { SharedWithMe } from './summary.js';
 
 export class SharedStage {
@@ -34,7 +34,7 @@ export class SharedStage {
     private readonly options: PassOptions,
     private readonly fs: FileSystem,
     private readonly trees: FolderTrees,
-    private readonly host: Pick<PassHost, 'tell' | 'signal' | 'pollMs'>,
+    private readonly host: Pick<PassPorts, 'tell' | 'signal' | 'pollMs'>,
     private readonly clock: Clock,
   ) {}
 

@@ -1,12 +1,12 @@
 import type { RelPath } from '../../model/types.js';
-import type { PassHost } from './inputs.js';
+import type { PassPorts } from './inputs.js';
 
 /** What the user needs to hear once, not on every pass: notices, and items left out or that cannot be read. */
 export class ToldOnce {
   private readonly notices = new Set<string>();
   private readonly skips = new Set<string>();
 
-  constructor(private readonly host: Pick<PassHost, 'tell'>) {}
+  constructor(private readonly host: Pick<PassPorts, 'tell'>) {}
 
   notice(message: string): void {
     if (this.notices.has(message)) return;
