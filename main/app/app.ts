@@ -69,41 +69,61 @@ export interface RunningApp {
   layout: AppLayout;
 }
 
+/** The app's one window: made when first shown, and only hidden when closed (the tray keeps the app) until Quit. */
+class MainWindow {
+  private window: BrowserWindow | null = null;
+  /** Set once Quit began: closing the window closes it then, and the host's end is expected. */
+  quitting = false;
+  /** The user is looking (the window focused, the tray menu opened): each folder checks the drive now. */
+  looked: () => void = () => undefined;
+
+  constructor(private readonly layout: AppLayout) {}
+
+  /** The window, while it exists. */
+  current(): BrowserWindow | null {
+    return this.window && !this.window.isDestroyed() ? this.window : null;
+  }
+
+  all(): BrowserWindow[] {
+    const window = this.current();
+    return window ? [window] : [];
+  }
+
+  show(): BrowserWindow {
+    const window = this.current();
+    if (window) {
+      window.show();
+      window.focus();
+      return window;
+    }
+    const { layout } = this;
+    const created = createMainWindow(BrowserWindow, layout.preload, layout.indexHtml, layout.appIcon);
+    created.on('focus', () => this.looked());
+    created.once('ready-to-show', () => created.show());
+    // Closing the window keeps the app in the tray; Quit ends it.
+    created.on('close', (event) => {
+      if (!this.quitting) {
+        event.preventDefault();
+        created.hide();
+      }
+    });
+    this.window = created;
+    return created;
+  }
+}
+
 export async function runApp(argv: readonly string[] = process.argv): Promise<RunningApp | null> {
   if (!app.requestSingleInstanceLock()) {
     app.quit();
     return null;
   }
   const layout = appLayout(app.getAppPath());
-  let window: BrowserWindow | null = null;
-  let quitting = false;
-  const windows = () => (window && !window.isDestroyed() ? [window] : []);
+  const mainWindow = new MainWindow(layout);
+  const showWindow = () => mainWindow.show();
 
   const openExternal = (url: string) => (isSafeExternalUrl(url) ? shell.openExternal(url) : undefined);
   // Every web contents the app ever makes gets the same guards, whichever window it is in.
   app.on('web-contents-created', (_event, contents) => guardContents(contents, layout.appUrl, openExternal));
-
-  /** The user is looking (the window focused, the tray menu opened): each folder checks the drive now. */
-  let looked: () => void = () => undefined;
-  const showWindow = (): BrowserWindow => {
-    if (window && !window.isDestroyed()) {
-      window.show();
-      window.focus();
-      return window;
-    }
-    const created = createMainWindow(BrowserWindow, layout.preload, layout.indexHtml, layout.appIcon);
-    created.on('focus', () => looked());
-    created.once('ready-to-show', () => created.show());
-    // Closing the window keeps the app in the tray; Quit ends it.
-    created.on('close', (event) => {
-      if (!quitting) {
-        event.preventDefault();
-        created.hide();
-      }
-    });
-    window = created;
-    return created;
-  };
   app.on('second-instance', () => void showWindow());
   app.on('window-all-closed', () => {
     // The tray keeps the app running.
@@ -112,21 +132,49 @@ export async function runApp(argv: readonly string[] = process.argv): Promise<Ru
   await app.whenReady();
   installSessionSecurity(session.defaultSession);
 
-  const child = utilityProcess.fork(layout.hostScript, [], {
+  const child = forkHost(layout);
+  const host = new HostProxy(portOf(child), desktopPlatform(mainWindow));
+  connectWindows(host, mainWindow, layout);
+  const notifier = notifierFor(host, mainWindow, layout);
+  mainWindow.looked = () => void host.call('sync:look', undefined);
+  const tray = new TrayController(
+    { createTray: (image) => new Tray(image), image: (path) => nativeImage.createFromPath(path), buildMenu: (template) => Menu.buildFromTemplate(template) },
+    layout.icons,
+    trayActions(host, notifier, mainWindow),
+  );
+  const trayView = trayFollowsHost(tray, host, child, mainWindow);
+  quitCleanly(host, child, tray, mainWindow);
+
+  trayView.refresh();
+  await host.ready;
+  const status = await trayView.catchUp();
+  const atLogin = startedAtLogin(argv, process.platform, () => app.getLoginItemSettings().wasOpenedAtLogin);
+  if (!atLogin || status.account === null) showWindow();
+  return { host, tray, showWindow, layout };
+}
+
+/** The host, in a utility process with the engine's V8 flags and environment. */
+function forkHost(layout: AppLayout): UtilityProcess {
+  return utilityProcess.fork(layout.hostScript, [], {
     serviceName: 'drivesync host',
     stdio: 'inherit',
     execArgv: [...ENGINE_V8_FLAGS],
     env: { ...process.env, ...ENGINE_ENV },
   });
-  const setStartAtLogin = (enabled: boolean) => {
-    if (process.platform === 'linux') {
-      const command = app.isPackaged ? [process.env.APPIMAGE ?? process.execPath] : [process.execPath, app.getAppPath()];
-      writeAutostart(autostartDir(), command, enabled);
-    } else {
-      app.setLoginItemSettings({ openAtLogin: enabled, args: ['--hidden'] });
-    }
-  };
-  const platform: HostPlatform = {
+}
+
+function setStartAtLogin(enabled: boolean): void {
+  if (process.platform === 'linux') {
+    const command = app.isPackaged ? [process.env.APPIMAGE ?? process.execPath] : [process.execPath, app.getAppPath()];
+    writeAutostart(autostartDir(), command, enabled);
+  } else {
+    app.setLoginItemSettings({ openAtLogin: enabled, args: ['--hidden'] });
+  }
+}
+
+/** What the host asks of the desktop: the clipboard, the file manager, start at login, the folder picker. */
+function desktopPlatform(mainWindow: MainWindow): HostPlatform {
+  return {
     copyText: (text) => clipboard.writeText(text),
     openPath: async (path) => {
       const problem = await shell.openPath(path);
@@ -136,35 +184,40 @@ export async function runApp(argv: readonly string[] = process.argv): Promise<Ru
     showItemInFolder: (path) => shell.showItemInFolder(path),
     pickFolder: async () => {
       const options = { title: 'Choose a folder to sync', buttonLabel: 'Sync this folder', properties: ['openDirectory', 'createDirectory'] as Array<'openDirectory' | 'createDirectory'> };
-      const open = window && !window.isDestroyed() ? window : null;
+      const open = mainWindow.current();
       const answer = open ? await dialog.showOpenDialog(open, options) : await dialog.showOpenDialog(options);
       return answer.canceled ? null : (answer.filePaths[0] ?? null);
     },
   };
-  const host = new HostProxy(portOf(child), platform);
+}
 
-  const isTrusted = (event: IpcMainInvokeEvent) => isTrustedSender(event, windows().map((w) => w.webContents.id), layout.appUrl);
+/** The window's calls go to the host (from the app's page only), and the host's events to the window. */
+function connectWindows(host: HostProxy, mainWindow: MainWindow, layout: AppLayout): void {
+  const isTrusted = (event: IpcMainInvokeEvent) => isTrustedSender(event, mainWindow.all().map((w) => w.webContents.id), layout.appUrl);
   registerIpc(ipcMain, host, isTrusted, (event, channel) => {
     console.warn(`drivesync: refused ${channel} from ${event.senderFrame?.url ?? 'an unknown frame'}`);
   });
-  forwardEvents(host, () => windows().map((w) => w.webContents));
+  forwardEvents(host, () => mainWindow.all().map((w) => w.webContents));
+}
 
+/** The desktop's notifications of what the host tells; a click opens the window. */
+function notifierFor(host: HostProxy, mainWindow: MainWindow, layout: AppLayout): Notifier {
   const notifier = new Notifier((n) => {
     if (!Notification.isSupported()) return;
     const note = new Notification({ title: n.title, body: n.body, icon: layout.appIcon });
-    note.on('click', () => void showWindow());
+    note.on('click', () => void mainWindow.show());
     note.show();
   });
   notifier.attach(host);
+  return notifier;
+}
 
-  let status = SIGNED_OUT;
-  let activity: ActivityItem[] = [];
+function trayActions(host: HostProxy, notifier: Notifier, mainWindow: MainWindow): TrayActions {
   const call = (channel: Parameters<HostProxy['call']>[0], arg?: unknown) => host.call(channel, arg);
-  looked = () => void call('sync:look');
-  const actions: TrayActions = {
+  return {
     openFolder: () => void call('folder:open', {}),
     syncNow: () => void call('sync:now'),
-    looked: () => looked(),
+    looked: () => mainWindow.looked(),
     pause: () => void call('sync:pause'),
     resume: () => void call('sync:resume'),
     copyLink: (file: RecentFile) =>
@@ -176,14 +229,15 @@ export async function runApp(argv: readonly string[] = process.argv): Promise<Ru
         ),
       ),
     showFile: (file: RecentFile) => void call('file:show', { root: file.root, path: file.path }),
-    openWindow: () => void showWindow(),
+    openWindow: () => void mainWindow.show(),
     quit: () => app.quit(),
   };
-  const tray = new TrayController(
-    { createTray: (image) => new Tray(image), image: (path) => nativeImage.createFromPath(path), buildMenu: (template) => Menu.buildFromTemplate(template) },
-    layout.icons,
-    actions,
-  );
+}
+
+/** The tray shows the host's state and its recent files, and says so when the host ends before Quit. */
+function trayFollowsHost(tray: TrayController, host: HostProxy, child: UtilityProcess, mainWindow: MainWindow) {
+  let status = SIGNED_OUT;
+  let activity: ActivityItem[] = [];
   const refresh = () => tray.update({ status, recent: recentFiles(activity) });
   host.on('state', (next) => {
     status = next;
@@ -193,16 +247,28 @@ export async function runApp(argv: readonly string[] = process.argv): Promise<Ru
     activity = [item, ...activity].slice(0, 50);
     refresh();
   });
-
   child.on('exit', (code) => {
-    if (quitting) return;
+    if (mainWindow.quitting) return;
     status = { ...status, state: 'error', detail: `the sync process ended (code ${code}); restart drivesync` };
     refresh();
   });
+  return {
+    refresh,
+    /** The state and recent activity the host has when it is ready (the events only tell what changes later). */
+    catchUp: async (): Promise<StatusSnapshot> => {
+      const [first, recent] = await Promise.all([host.call('status:get', null), host.call('activity:list', null)]);
+      if (first.ok) status = first.value as StatusSnapshot;
+      if (recent.ok) activity = recent.value as ActivityItem[];
+      refresh();
+      return status;
+    },
+  };
+}
 
+function quitCleanly(host: HostProxy, child: UtilityProcess, tray: TrayController, mainWindow: MainWindow): void {
   app.on('before-quit', (event) => {
-    if (quitting) return;
-    quitting = true;
+    if (mainWindow.quitting) return;
+    mainWindow.quitting = true;
     // The engines stop cleanly (their mirrors closed) before the app ends; a host that hangs is ended after 5 s.
     event.preventDefault();
     const timer = setTimeout(() => child.kill(), 5_000);
@@ -213,14 +279,4 @@ export async function runApp(argv: readonly string[] = process.argv): Promise<Ru
     });
     host.shutdown();
   });
-
-  refresh();
-  await host.ready;
-  const [first, recent] = await Promise.all([host.call('status:get', null), host.call('activity:list', null)]);
-  if (first.ok) status = first.value as StatusSnapshot;
-  if (recent.ok) activity = recent.value as ActivityItem[];
-  refresh();
-  const atLogin = startedAtLogin(argv, process.platform, () => app.getLoginItemSettings().wasOpenedAtLogin);
-  if (!atLogin || status.account === null) showWindow();
-  return { host, tray, showWindow, layout };
 }

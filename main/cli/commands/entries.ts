@@ -80,17 +80,7 @@ export function registerEntryCommands(program: Command): void {
       .command(action)
       .description(action === 'star' ? 'star a synced file or folder' : 'remove the star of a synced file or folder')
       .argument('<path>', 'a file or folder inside a synced folder')
-      .action(async (path: string) => {
-        const session = await openSession();
-        const item = await locatePath(session, path);
-        try {
-          await (action === 'star' ? session.client.entries.star([item.remoteId]) : session.client.entries.unstar([item.remoteId]));
-        } catch (error) {
-          throw failure(error, session.server, `${action} failed`);
-        }
-        log().info({ command: action, path: item.path, remoteId: item.remoteId }, action);
-        print(`${action === 'star' ? 'starred' : 'unstarred'} ${safe(item.path)}`);
-      });
+      .action(async (path: string) => starOrUnstar(action, path));
   }
 
   const trash = program
@@ -102,84 +92,130 @@ export function registerEntryCommands(program: Command): void {
     .description("list what was deleted (earlier versions of files are kept in the drive's trash too: --versions)")
     .option('--versions', 'list the earlier versions of files instead (drivesync versions FILE shows one file\'s)')
     .option('--json', 'print JSON')
-    .action(async (options: { json?: boolean; versions?: boolean }) => {
-      const session = await openSession();
-      let trash: Trash;
-      try {
-        trash = await readTrash(session);
-      } catch (error) {
-        throw failure(error, session.server, 'listing the trash failed');
-      }
-      if (options.versions) {
-        if (options.json) return printJson(trash.versions);
-        if (trash.versions.length === 0) return print('no earlier versions in the trash');
-        return printTable(
-          ['ID', 'REPLACED', 'SIZE', 'PATH', 'OF'],
-          trash.versions.map((v) => [String(v.id), localTime(v.deletedAt), v.size === null ? '?' : humanBytes(v.size), safe(v.path), v.current ? 'a file on the drive' : 'a deleted file']),
-        );
-      }
-      if (options.json) return printJson(trash.deletions);
-      if (trash.deletions.length === 0) {
-        return print(trash.versions.length === 0 ? 'the trash is empty' : `nothing deleted; ${trash.versions.length} earlier versions of files (--versions)`);
-      }
-      printTable(
-        ['ID', 'DELETED', 'SIZE', 'PATH'],
-        trash.deletions.map((e) => [String(e.id), localTime(e.deletedAt), e.size === null ? 'folder' : humanBytes(e.size), safe(e.path)]),
-      );
-    });
+    .action(listTrash);
 
   trash
     .command('restore')
     .description('restore entries from the trash to their folders (the next sync brings them back here)')
     .argument('[paths...]', 'paths on the drive as `trash ls` shows them (globs such as "Archive/*" too), names, ids, or old local paths')
     .option('--since <time>', 'restore what this computer moved to the trash in that time (30s, 10m, 2h, 1d)')
-    .action(async (given: string[], options: { since?: string }) => {
-      const wanted = given.filter((g) => g.trim() !== '');
-      if (wanted.length === 0 && options.since === undefined) throw usageError('restore needs paths, names or ids of trashed entries, or --since TIME');
-      const since = options.since === undefined ? undefined : sinceTime(options.since);
-      const session = await openSession();
-      try {
-        const trash = await readTrash(session);
-        const chosen = new Map<number, TrashedEntry>();
-        const versions = new Map<number, Trash['versions'][number]>();
-        for (const one of wanted) {
-          const deleted = matchTrash(trash.deletions, one, session.config.roots);
-          if (deleted.length > 0) {
-            for (const entry of deleted) chosen.set(entry.id, entry);
-            continue;
-          }
-          const version = matchVersion(trash, one, session.config.roots);
-          versions.set(version.id, version);
-        }
-        if (since !== undefined) {
-          const inTrash = new Map(trash.deletions.map((e) => [e.id, e]));
-          const mine = await trashedHereSince(session, since.toISOString());
-          if (mine.length === 0 && wanted.length === 0) throw new CliError(`this computer moved nothing to the trash in the last ${options.since}`);
-          for (const { remoteId } of mine) {
-            const entry = inTrash.get(remoteId);
-            if (entry) chosen.set(remoteId, entry);
-          }
-        }
-        if (chosen.size === 0 && versions.size === 0) throw new CliError('nothing in the trash matches (drivesync trash ls lists it; it may have been restored already)');
-        // A folder brings back what is inside it: its own restore covers entries chosen below it.
-        const entries = [...chosen.values()];
-        await restoreEntries(session.client, entries);
-        if (entries.length > 0) log().info({ command: 'trash restore', remoteIds: entries.map((e) => e.id) }, 'restored');
-        for (const entry of entries.sort((a, b) => (a.path < b.path ? -1 : 1))) print(`restored ${safe(entry.path)}`);
-        for (const version of versions.values()) {
-          let current = trash.byId.get(version.of)!;
-          // An earlier version of a deleted file: the file comes back first, then holds that version.
-          if (!version.current && !chosen.has(current.id)) await restoreEntries(session.client, [current]);
-          current = (await findEntry(session.client, current.id, current.parent_id ?? null, current.name)) ?? current;
-          await restoreVersion(session.client, current, trash.byId.get(version.id)!, (message) => note(message));
-          log().info({ command: 'trash restore', version: version.id, replaced: current.id }, 'version restored');
-          print(`${safe(version.path)} holds the version saved ${localTime(trash.byId.get(version.id)!.created_at)} again; what it held is an earlier version now`);
-        }
-        if (chosen.size + versions.size > 1) print(`${chosen.size + versions.size} entries restored; the next sync brings them back here`);
-      } catch (error) {
-        throw failure(error, session.server, 'restore failed');
-      }
-    });
+    .action(restoreFromTrash);
+}
+
+/** `star|unstar PATH`. */
+async function starOrUnstar(action: 'star' | 'unstar', path: string): Promise<void> {
+  const session = await openSession();
+  const item = await locatePath(session, path);
+  try {
+    await (action === 'star' ? session.client.entries.star([item.remoteId]) : session.client.entries.unstar([item.remoteId]));
+  } catch (error) {
+    throw failure(error, session.server, `${action} failed`);
+  }
+  log().info({ command: action, path: item.path, remoteId: item.remoteId }, action);
+  print(`${action === 'star' ? 'starred' : 'unstarred'} ${safe(item.path)}`);
+}
+
+/** `trash [ls] [--versions] [--json]`. */
+async function listTrash(options: { json?: boolean; versions?: boolean }): Promise<void> {
+  const session = await openSession();
+  let trash: Trash;
+  try {
+    trash = await readTrash(session);
+  } catch (error) {
+    throw failure(error, session.server, 'listing the trash failed');
+  }
+  if (options.versions) return printTrashedVersions(trash, options.json === true);
+  if (options.json) return printJson(trash.deletions);
+  if (trash.deletions.length === 0) {
+    return print(trash.versions.length === 0 ? 'the trash is empty' : `nothing deleted; ${trash.versions.length} earlier versions of files (--versions)`);
+  }
+  printTable(
+    ['ID', 'DELETED', 'SIZE', 'PATH'],
+    trash.deletions.map((e) => [String(e.id), localTime(e.deletedAt), e.size === null ? 'folder' : humanBytes(e.size), safe(e.path)]),
+  );
+}
+
+function printTrashedVersions(trash: Trash, json: boolean): void {
+  if (json) return printJson(trash.versions);
+  if (trash.versions.length === 0) return print('no earlier versions in the trash');
+  return printTable(
+    ['ID', 'REPLACED', 'SIZE', 'PATH', 'OF'],
+    trash.versions.map((v) => [String(v.id), localTime(v.deletedAt), v.size === null ? '?' : humanBytes(v.size), safe(v.path), v.current ? 'a file on the drive' : 'a deleted file']),
+  );
+}
+
+/** What `trash restore` was asked for: deleted entries by id, and earlier versions by id. */
+interface Chosen {
+  entries: Map<number, TrashedEntry>;
+  versions: Map<number, Trash['versions'][number]>;
+}
+
+/** `trash restore [PATH...] [--since TIME]`. */
+async function restoreFromTrash(given: string[], options: { since?: string }): Promise<void> {
+  const wanted = given.filter((g) => g.trim() !== '');
+  if (wanted.length === 0 && options.since === undefined) throw usageError('restore needs paths, names or ids of trashed entries, or --since TIME');
+  const since = options.since === undefined ? undefined : sinceTime(options.since);
+  const session = await openSession();
+  try {
+    const trash = await readTrash(session);
+    const chosen = chooseNamed(trash, wanted, session.config.roots);
+    if (since !== undefined) {
+      const found = await chooseTrashedHere(session, trash, chosen, since);
+      if (found === 0 && wanted.length === 0) throw new CliError(`this computer moved nothing to the trash in the last ${options.since}`);
+    }
+    if (chosen.entries.size === 0 && chosen.versions.size === 0) throw new CliError('nothing in the trash matches (drivesync trash ls lists it; it may have been restored already)');
+    await restoreChosenEntries(session, chosen);
+    await restoreChosenVersions(session, trash, chosen);
+    if (chosen.entries.size + chosen.versions.size > 1) print(`${chosen.entries.size + chosen.versions.size} entries restored; the next sync brings them back here`);
+  } catch (error) {
+    throw failure(error, session.server, 'restore failed');
+  }
+}
+
+/** The deleted entries and earlier versions the arguments name. */
+function chooseNamed(trash: Trash, wanted: readonly string[], roots: readonly string[]): Chosen {
+  const chosen: Chosen = { entries: new Map(), versions: new Map() };
+  for (const one of wanted) {
+    const deleted = matchTrash(trash.deletions, one, roots);
+    if (deleted.length > 0) {
+      for (const entry of deleted) chosen.entries.set(entry.id, entry);
+      continue;
+    }
+    const version = matchVersion(trash, one, roots);
+    chosen.versions.set(version.id, version);
+  }
+  return chosen;
+}
+
+/** Adds what this computer moved to the trash since `since` and is in it still; how many it moved. */
+async function chooseTrashedHere(session: Session, trash: Trash, chosen: Chosen, since: Date): Promise<number> {
+  const inTrash = new Map(trash.deletions.map((e) => [e.id, e]));
+  const mine = await trashedHereSince(session, since.toISOString());
+  for (const { remoteId } of mine) {
+    const entry = inTrash.get(remoteId);
+    if (entry) chosen.entries.set(remoteId, entry);
+  }
+  return mine.length;
+}
+
+async function restoreChosenEntries(session: Session, chosen: Chosen): Promise<void> {
+  // A folder brings back what is inside it: its own restore covers entries chosen below it.
+  const entries = [...chosen.entries.values()];
+  await restoreEntries(session.client, entries);
+  if (entries.length > 0) log().info({ command: 'trash restore', remoteIds: entries.map((e) => e.id) }, 'restored');
+  for (const entry of entries.sort((a, b) => (a.path < b.path ? -1 : 1))) print(`restored ${safe(entry.path)}`);
+}
+
+async function restoreChosenVersions(session: Session, trash: Trash, chosen: Chosen): Promise<void> {
+  for (const version of chosen.versions.values()) {
+    let current = trash.byId.get(version.of)!;
+    // An earlier version of a deleted file: the file comes back first, then holds that version.
+    if (!version.current && !chosen.entries.has(current.id)) await restoreEntries(session.client, [current]);
+    current = (await findEntry(session.client, current.id, current.parent_id ?? null, current.name)) ?? current;
+    await restoreVersion(session.client, current, trash.byId.get(version.id)!, (message) => note(message));
+    log().info({ command: 'trash restore', version: version.id, replaced: current.id }, 'version restored');
+    print(`${safe(version.path)} holds the version saved ${localTime(trash.byId.get(version.id)!.created_at)} again; what it held is an earlier version now`);
+  }
 }
 
 /** The earlier version one argument names (its id, or its path when only one version has it). */

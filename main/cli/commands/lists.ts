@@ -101,14 +101,7 @@ export function registerListCommands(program: Command): void {
     .argument('[command]')
     .usage('[command] [options]')
     .allowExcessArguments()
-    .action(async (given: string | undefined) => {
-      // With an action of its own, commander hands a mistyped sub-command here rather than saying it is unknown.
-      if (given !== undefined) {
-        const meant = nearest(given, lists.commands.map((c) => c.name()));
-        throw usageError(`unknown command 'lists ${given}'${meant ? `; did you mean lists ${meant}?` : ''}`);
-      }
-      printSaved(await openSession(), false);
-    });
+    .action(async (given: string | undefined) => showListsAlone(lists, given));
 
   lists
     .command('ls')
@@ -121,63 +114,20 @@ export function registerListCommands(program: Command): void {
     .description('remember a list of yours under a name, to use the name instead of its id')
     .argument('<listId>', 'the list id')
     .argument('<name>', 'a name for it')
-    .action(async (listId: string, name: string) => {
-      const id = nonEmpty('LIST_ID', listId);
-      const label = nonEmpty('NAME', name);
-      const session = await openSession();
-      const account = listAccount(session);
-      if (!account) throw new CliError('lists are remembered per account: sign in with drivesync login first');
-      const clash = savedLists(session).find((l) => l.name.toLowerCase() === label.toLowerCase() && l.id !== id);
-      if (clash) throw usageError(`the name "${label}" is already list ${clash.id}'s`);
-      let subscribers: number;
-      try {
-        subscribers = await countSubscribed(session.client, id);
-      } catch (error) {
-        if (error instanceof ApiError && error.kind === 'not-found') throw new CliError(`there is no mailing list ${safe(id)}`);
-        throw failure(error, session.server, `list ${id}`);
-      }
-      rememberList(session.paths, account, { id, name: label, subscribers });
-      print(`remembered list ${safe(id)} as ${safe(label)} (${subscribers} subscribed)`);
-    });
+    .action(rememberNamed);
 
   lists
     .command('forget')
     .description('forget a remembered list (the list itself stays on the drive)')
     .argument('<list>', 'the list id or its remembered name')
-    .action(async (list: string) => {
-      const session = await openSession();
-      const account = listAccount(session);
-      const id = resolveListId(session, nonEmpty('LIST', list));
-      if (!account || !savedLists(session).some((l) => l.id === id)) throw new CliError(`no remembered list ${safe(list)}`);
-      const label = listLabel(session, id);
-      forgetList(session.paths, account, id);
-      print(`forgot list ${safe(label)}`);
-    });
+    .action(forgetNamed);
 
   lists
     .command('subscribers')
     .description('list every subscriber of a list')
     .argument('<list>', 'the list id or its remembered name')
     .option('--json', 'print JSON')
-    .action(async (list: string, options: { json?: boolean }) => {
-      const session = await openSession();
-      const id = resolveListId(session, nonEmpty('LIST', list));
-      const subscribers: Subscriber[] = [];
-      try {
-        for await (const s of session.client.lists.subscribers(id, SUBSCRIBER_PAGE)) subscribers.push(s);
-      } catch (error) {
-        if (error instanceof ApiError && error.kind === 'not-found') throw new CliError(`there is no mailing list ${safe(id)}`);
-        throw failure(error, session.server, `listing the subscribers of ${id} failed`);
-      }
-      noteListUse(session, id, { subscribers: subscribers.filter((s) => s.status === 'subscribed').length, used: true });
-      if (options.json) return printJson(subscribers);
-      if (subscribers.length === 0) return print(`list ${safe(listLabel(session, id))} has no subscribers`);
-      const fields = [...new Set(subscribers.flatMap((s) => Object.keys(s).filter((k) => !KNOWN.has(k))))].sort();
-      printTable(
-        ['ID', 'STATUS', 'EMAIL', ...fields],
-        subscribers.map((s) => [s.uid, s.status, safe(s.email), ...fields.map((f) => safe(String((s as Record<string, unknown>)[f] ?? '')))]),
-      );
-    });
+    .action(printSubscribers);
 
   lists
     .command('add')
@@ -185,22 +135,7 @@ export function registerListCommands(program: Command): void {
     .argument('<list>', 'the list id or its remembered name')
     .argument('<email>', 'the subscriber e-mail')
     .option('--field <key=value>', "one of the list's fields, such as first_name=Ada (any case; repeatable)", parseField)
-    .action(async (list: string, email: string, options: { field?: Array<[string, string]> }) => {
-      const given = nonEmpty('LIST', list);
-      if (!/^[^@\s]+@[^@\s]+$/.test(email.trim())) throw usageError(`"${email}" is not an e-mail address`);
-      const session = await openSession();
-      const id = resolveListId(session, given);
-      try {
-        const fields = await asListFields(session, id, options.field ?? []);
-        const uid = await session.client.lists.store(id, { ...fields, EMAIL: email.trim() });
-        log().info({ command: 'lists add', listId: id, uid }, 'subscriber added');
-        await noteChangedList(session, id);
-        print(uid);
-      } catch (error) {
-        if (error instanceof ApiError && error.kind === 'not-found') throw new CliError(`adding ${email} failed: there is no mailing list ${safe(id)}`);
-        throw failure(error, session.server, `adding ${email} to ${id} failed`);
-      }
-    });
+    .action(addSubscriber);
 
   for (const action of ['subscribe', 'unsubscribe', 'remove'] as const) {
     lists
@@ -210,24 +145,107 @@ export function registerListCommands(program: Command): void {
       )
       .argument('<list>', 'the list id or its remembered name')
       .argument('<subscriberId>', 'the subscriber id')
-      .action(async (list: string, subscriberId: string) => {
-        const given = nonEmpty('LIST', list);
-        const sub = nonEmpty('SUB_ID', subscriberId);
-        const session = await openSession();
-        const id = resolveListId(session, given);
-        try {
-          if (action === 'remove') {
-            await session.client.lists.delete(id, sub);
-            print(`removed ${safe(sub)} from ${safe(listLabel(session, id))}`);
-          } else {
-            const change = await session.client.lists[action](id, sub);
-            print(change === 'already' ? `${safe(sub)} was already ${action}d` : `${action}d ${safe(sub)}`);
-          }
-          await noteChangedList(session, id);
-          log().info({ command: `lists ${action}`, listId: id, subscriberId: sub }, action);
-        } catch (error) {
-          throw await explainNotFound(session, id, sub, error, `${action} failed`);
-        }
-      });
+      .action(async (list: string, subscriberId: string) => changeSubscriber(action, list, subscriberId));
+  }
+}
+
+/** `lists` with no sub-command: the remembered lists. */
+async function showListsAlone(lists: Command, given: string | undefined): Promise<void> {
+  // With an action of its own, commander hands a mistyped sub-command here rather than saying it is unknown.
+  if (given !== undefined) {
+    const meant = nearest(given, lists.commands.map((c) => c.name()));
+    throw usageError(`unknown command 'lists ${given}'${meant ? `; did you mean lists ${meant}?` : ''}`);
+  }
+  printSaved(await openSession(), false);
+}
+
+/** `lists remember LIST_ID NAME`. */
+async function rememberNamed(listId: string, name: string): Promise<void> {
+  const id = nonEmpty('LIST_ID', listId);
+  const label = nonEmpty('NAME', name);
+  const session = await openSession();
+  const account = listAccount(session);
+  if (!account) throw new CliError('lists are remembered per account: sign in with drivesync login first');
+  const clash = savedLists(session).find((l) => l.name.toLowerCase() === label.toLowerCase() && l.id !== id);
+  if (clash) throw usageError(`the name "${label}" is already list ${clash.id}'s`);
+  let subscribers: number;
+  try {
+    subscribers = await countSubscribed(session.client, id);
+  } catch (error) {
+    if (error instanceof ApiError && error.kind === 'not-found') throw new CliError(`there is no mailing list ${safe(id)}`);
+    throw failure(error, session.server, `list ${id}`);
+  }
+  rememberList(session.paths, account, { id, name: label, subscribers });
+  print(`remembered list ${safe(id)} as ${safe(label)} (${subscribers} subscribed)`);
+}
+
+/** `lists forget LIST`. */
+async function forgetNamed(list: string): Promise<void> {
+  const session = await openSession();
+  const account = listAccount(session);
+  const id = resolveListId(session, nonEmpty('LIST', list));
+  if (!account || !savedLists(session).some((l) => l.id === id)) throw new CliError(`no remembered list ${safe(list)}`);
+  const label = listLabel(session, id);
+  forgetList(session.paths, account, id);
+  print(`forgot list ${safe(label)}`);
+}
+
+/** `lists subscribers LIST [--json]`. */
+async function printSubscribers(list: string, options: { json?: boolean }): Promise<void> {
+  const session = await openSession();
+  const id = resolveListId(session, nonEmpty('LIST', list));
+  const subscribers: Subscriber[] = [];
+  try {
+    for await (const s of session.client.lists.subscribers(id, SUBSCRIBER_PAGE)) subscribers.push(s);
+  } catch (error) {
+    if (error instanceof ApiError && error.kind === 'not-found') throw new CliError(`there is no mailing list ${safe(id)}`);
+    throw failure(error, session.server, `listing the subscribers of ${id} failed`);
+  }
+  noteListUse(session, id, { subscribers: subscribers.filter((s) => s.status === 'subscribed').length, used: true });
+  if (options.json) return printJson(subscribers);
+  if (subscribers.length === 0) return print(`list ${safe(listLabel(session, id))} has no subscribers`);
+  const fields = [...new Set(subscribers.flatMap((s) => Object.keys(s).filter((k) => !KNOWN.has(k))))].sort();
+  printTable(
+    ['ID', 'STATUS', 'EMAIL', ...fields],
+    subscribers.map((s) => [s.uid, s.status, safe(s.email), ...fields.map((f) => safe(String((s as Record<string, unknown>)[f] ?? '')))]),
+  );
+}
+
+/** `lists add LIST EMAIL [--field K=V]...`: prints the new subscriber's id. */
+async function addSubscriber(list: string, email: string, options: { field?: Array<[string, string]> }): Promise<void> {
+  const given = nonEmpty('LIST', list);
+  if (!/^[^@\s]+@[^@\s]+$/.test(email.trim())) throw usageError(`"${email}" is not an e-mail address`);
+  const session = await openSession();
+  const id = resolveListId(session, given);
+  try {
+    const fields = await asListFields(session, id, options.field ?? []);
+    const uid = await session.client.lists.store(id, { ...fields, EMAIL: email.trim() });
+    log().info({ command: 'lists add', listId: id, uid }, 'subscriber added');
+    await noteChangedList(session, id);
+    print(uid);
+  } catch (error) {
+    if (error instanceof ApiError && error.kind === 'not-found') throw new CliError(`adding ${email} failed: there is no mailing list ${safe(id)}`);
+    throw failure(error, session.server, `adding ${email} to ${id} failed`);
+  }
+}
+
+/** `lists subscribe|unsubscribe|remove LIST SUB_ID`. */
+async function changeSubscriber(action: 'subscribe' | 'unsubscribe' | 'remove', list: string, subscriberId: string): Promise<void> {
+  const given = nonEmpty('LIST', list);
+  const sub = nonEmpty('SUB_ID', subscriberId);
+  const session = await openSession();
+  const id = resolveListId(session, given);
+  try {
+    if (action === 'remove') {
+      await session.client.lists.delete(id, sub);
+      print(`removed ${safe(sub)} from ${safe(listLabel(session, id))}`);
+    } else {
+      const change = await session.client.lists[action](id, sub);
+      print(change === 'already' ? `${safe(sub)} was already ${action}d` : `${action}d ${safe(sub)}`);
+    }
+    await noteChangedList(session, id);
+    log().info({ command: `lists ${action}`, listId: id, subscriberId: sub }, action);
+  } catch (error) {
+    throw await explainNotFound(session, id, sub, error, `${action} failed`);
   }
 }

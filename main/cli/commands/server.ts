@@ -15,6 +15,17 @@ function wholeNumber(name: string, max: number) {
   };
 }
 
+interface ServerOptions {
+  data?: string;
+  host: string;
+  port: number;
+  profile: ProfileName;
+  listFormat?: ListFormat;
+  latencyMs: number;
+  faults?: string;
+  log?: boolean;
+}
+
 export function registerServerCommand(program: Command): void {
   const server = program
     .command('server')
@@ -31,47 +42,7 @@ export function registerServerCommand(program: Command): void {
     .option('--latency-ms <n>', 'delay every request by this much', wholeNumber('--latency-ms', 60_000), 0)
     .option('--faults <spec>', 'inject faults, e.g. 500=0.1,429=0.05,retry-after=2,drop=0.02,apply-drop=0.02,match=POST:/api/v1/uploads,count=3,seed=7')
     .option('--log', 'print a log line per request')
-    .action(async (opts: { data?: string; host: string; port: number; profile: ProfileName; listFormat?: ListFormat; latencyMs: number; faults?: string; log?: boolean }) => {
-      const { FaultSpecError, parseFaultSpec } = await import('../../../server/faults.js');
-      const { startServer } = await import('../../../server/app.js');
-      let faults = null;
-      try {
-        faults = opts.faults ? parseFaultSpec(opts.faults) : null;
-      } catch (error) {
-        if (error instanceof FaultSpecError) throw usageError(`--faults: ${error.message}`);
-        throw error;
-      }
-      // An impossible pair of options is a usage error, found before a data folder is made.
-      const { profileOf, ProfileError } = await import('../../../server/profile.js');
-      try {
-        profileOf(opts.profile, opts.listFormat);
-      } catch (error) {
-        if (error instanceof ProfileError) throw usageError(error.message);
-        throw error;
-      }
-      const dataDir = opts.data ? resolve(opts.data) : mkdtempSync(join(tmpdir(), 'drivesync-server-'));
-      const running = await startServer({
-        dataDir,
-        host: opts.host,
-        port: opts.port,
-        profile: opts.profile,
-        ...(opts.listFormat ? { listFormat: opts.listFormat } : {}),
-        latencyMs: opts.latencyMs,
-        faults,
-        log: opts.log === true,
-      }).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'EADDRINUSE') throw new CliError(`port ${opts.port} on ${opts.host} is already in use`);
-        if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') throw new CliError(`cannot listen on ${opts.host}`);
-        throw error;
-      });
-      process.stdout.write(`listening on ${running.url}\n`);
-      process.stderr.write(`data in ${dataDir}\n`);
-      await new Promise<void>((done) => {
-        const stop = () => void running.close().then(done, done);
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
-    });
+    .action(runServer);
 
   server
     .command('add-list')
@@ -83,24 +54,75 @@ export function registerServerCommand(program: Command): void {
     .option('--double-opt-in', 'new subscribers start unconfirmed')
     .action(async (name: string, opts: { owner: string; data?: string; field?: string[]; doubleOptIn?: boolean }) => {
       // add-list's own --data: commander gives the parent's option to the parent, so read both.
-      const data = opts.data ?? (server.opts() as { data?: string }).data;
-      if (!data) throw usageError('add-list needs --data DIR (the directory of the server the list belongs to)');
-      const dir = resolve(data);
-      // Opening the database would create it: a mistyped --data must not leave a new, empty server behind.
-      if (!existsSync(join(dir, 'server.sqlite'))) {
-        throw new CliError(`no server data in ${dir} (run \`drivesync server --data ${dir}\` once first)`);
-      }
-      const { openDatabase } = await import('../../../server/db.js');
-      const { addList, ListAdminError } = await import('../../../server/lists.js');
-      const db = openDatabase(dir);
-      try {
-        const id = addList(db, name, opts.owner, { fields: opts.field, doubleOptIn: opts.doubleOptIn === true });
-        process.stdout.write(`${id}\n`);
-      } catch (error) {
-        if (error instanceof ListAdminError) throw new CliError(error.message);
-        throw error;
-      } finally {
-        db.close();
-      }
+      await addMailingList(name, { ...opts, data: opts.data ?? (server.opts() as { data?: string }).data });
     });
+}
+
+/** `drivesync server`: runs until SIGINT or SIGTERM. */
+async function runServer(opts: ServerOptions): Promise<void> {
+  const { FaultSpecError, parseFaultSpec } = await import('../../../server/faults.js');
+  const { startServer } = await import('../../../server/app.js');
+  let faults = null;
+  try {
+    faults = opts.faults ? parseFaultSpec(opts.faults) : null;
+  } catch (error) {
+    if (error instanceof FaultSpecError) throw usageError(`--faults: ${error.message}`);
+    throw error;
+  }
+  await checkProfile(opts);
+  const dataDir = opts.data ? resolve(opts.data) : mkdtempSync(join(tmpdir(), 'drivesync-server-'));
+  const running = await startServer({
+    dataDir,
+    host: opts.host,
+    port: opts.port,
+    profile: opts.profile,
+    ...(opts.listFormat ? { listFormat: opts.listFormat } : {}),
+    latencyMs: opts.latencyMs,
+    faults,
+    log: opts.log === true,
+  }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EADDRINUSE') throw new CliError(`port ${opts.port} on ${opts.host} is already in use`);
+    if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') throw new CliError(`cannot listen on ${opts.host}`);
+    throw error;
+  });
+  process.stdout.write(`listening on ${running.url}\n`);
+  process.stderr.write(`data in ${dataDir}\n`);
+  await new Promise<void>((done) => {
+    const stop = () => void running.close().then(done, done);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+/** An impossible pair of options is a usage error, found before a data folder is made. */
+async function checkProfile(opts: ServerOptions): Promise<void> {
+  const { profileOf, ProfileError } = await import('../../../server/profile.js');
+  try {
+    profileOf(opts.profile, opts.listFormat);
+  } catch (error) {
+    if (error instanceof ProfileError) throw usageError(error.message);
+    throw error;
+  }
+}
+
+/** `drivesync server add-list NAME --owner EMAIL`: prints the new list's id. */
+async function addMailingList(name: string, opts: { owner: string; data?: string; field?: string[]; doubleOptIn?: boolean }): Promise<void> {
+  if (!opts.data) throw usageError('add-list needs --data DIR (the directory of the server the list belongs to)');
+  const dir = resolve(opts.data);
+  // Opening the database would create it: a mistyped --data must not leave a new, empty server behind.
+  if (!existsSync(join(dir, 'server.sqlite'))) {
+    throw new CliError(`no server data in ${dir} (run \`drivesync server --data ${dir}\` once first)`);
+  }
+  const { openDatabase } = await import('../../../server/db.js');
+  const { addList, ListAdminError } = await import('../../../server/lists.js');
+  const db = openDatabase(dir);
+  try {
+    const id = addList(db, name, opts.owner, { fields: opts.field, doubleOptIn: opts.doubleOptIn === true });
+    process.stdout.write(`${id}\n`);
+  } catch (error) {
+    if (error instanceof ListAdminError) throw new CliError(error.message);
+    throw error;
+  } finally {
+    db.close();
+  }
 }

@@ -139,6 +139,49 @@ export const summaryLine = resultLine;
 
 async function runSync(dir: string, options: SyncOptions): Promise<void> {
   if (options.yes && options.keep) throw usageError('--yes and --keep answer the same question both ways; give one of them');
+  const { session, root } = await prepareFolder(dir, options);
+  const reporter: Reporter = process.stdout.isTTY ? new TtyReporter() : new PlainReporter();
+  const view = new SyncView(dir, root, options, session, reporter);
+  const run = await openSyncRun(session, root, reporter, {
+    shown: dir,
+    quiet: () => view.stopping || view.offline.isOffline,
+    beforeActivity: (activity) => view.offline.activity(activity),
+    ...(options.afresh ? { afresh: true } : {}),
+  });
+  view.attach(run);
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (view.stopping) process.exit(130); // a second Ctrl-C: leave at once
+    log().info({ signal }, 'stopping');
+    void view.stop(options.once ? 1 : 0, `stopping (${signal})`);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let unfollow: () => void = () => undefined;
+  try {
+    if (options.once) await syncOnce(view, run);
+    else {
+      view.offline.watch(run);
+      tellPasses(view, run);
+      unfollow = followControl(view, run);
+      await firstPass(view, run);
+    }
+    await view.finished;
+  } finally {
+    unfollow();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await run.close().catch(() => undefined);
+    reporter.close();
+    if (view.removed) {
+      const { kept } = forgetFolder(session.paths, root, session.server, session.email);
+      if (kept) reporter.problem(`${kept} holds items that were on their way to the OS trash; move them where you want them`);
+    }
+  }
+  finishWith(view.exitCode);
+}
+
+/** The session, and the folder checked, added to the synced folders, its selection set: all before it is opened. */
+async function prepareFolder(dir: string, options: SyncOptions): Promise<{ session: Session; root: string }> {
   // A long-running sync rides out short outages: the engine retries on the next pass anyway.
   const session = await openSession({ retry: { limit: 3, baseDelayMs: 500 } });
   const root = canonicalPath(dir);
@@ -159,225 +202,246 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
       ...(options.newFolders !== undefined ? { newFolders: options.newFolders } : {}),
     });
   }
+  return { session, root };
+}
 
-  const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
-  const reporter: Reporter = process.stdout.isTTY ? new TtyReporter() : new PlainReporter();
-  let stopping = false;
-  let offline = false;
-  let removed = false;
-  let unfollow: () => void = () => undefined;
-  let onActivity: (activity: Activity) => void = () => undefined;
-  const run = await openSyncRun(session, root, reporter, {
-    shown: dir,
-    quiet: () => stopping || offline,
-    beforeActivity: (activity) => onActivity(activity),
-    ...(options.afresh ? { afresh: true } : {}),
-  });
-  let question: DeletionQuestion = { count: 0, synced: 0, bytes: 0, groups: [] };
-  let offlineDetail: string | undefined;
-  run.on('state', (state, detail) => {
-    if (state === 'offline') offlineDetail = detail;
-  });
-  /** Why the server cannot be reached, in the words `sync` uses everywhere else. */
-  const unreachable = () => `cannot reach ${session.server}${offlineDetail ? ` (${offlineReason(offlineDetail)})` : ''}`;
-  run.on('confirm-deletions', (q) => {
-    question = q;
-  });
+/** What one `sync DIR` says and how it ends: the lines of its parts, the stop, the deletion question's answer. */
+class SyncView {
+  stopping = false;
+  removed = false;
+  exitCode: 0 | 1 = 0;
+  readonly finished: Promise<void>;
+  readonly offline: OfflineLines;
+  private finish: () => void = () => undefined;
+  private run: SyncedFolder | null = null;
+  private question: DeletionQuestion = { count: 0, synced: 0, bytes: 0, groups: [] };
+  readonly interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
 
-  let exitCode: 0 | 1 = 0;
-  let finish: () => void = () => undefined;
-  const finished = new Promise<void>((resolve) => {
-    finish = resolve;
-  });
-  const stop = async (code: 0 | 1, line?: string) => {
-    if (stopping) return;
-    stopping = true;
-    exitCode = code;
-    if (line) reporter.info(line);
-    await run.close();
-    reporter.close();
-    finish();
-  };
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(130); // a second Ctrl-C: leave at once
-    log().info({ signal }, 'stopping');
-    void stop(options.once ? 1 : 0, `stopping (${signal})`);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  constructor(
+    readonly dir: string,
+    readonly root: string,
+    readonly options: SyncOptions,
+    readonly session: Session,
+    readonly reporter: Reporter,
+  ) {
+    this.finished = new Promise<void>((resolve) => {
+      this.finish = resolve;
+    });
+    this.offline = new OfflineLines(this, `${session.config.pollIntervalSeconds} s`);
+  }
 
-  const refused = () => {
-    const where = question.groups.map((g) => `${g.count} ${g.where === 'drive' ? 'on the drive' : 'in this folder'}`).join(' and ');
-    return `this pass would delete ${question.count} of ${question.synced} synced items (${where}); nothing was deleted: re-run with --yes to delete them or --keep to keep them (drivesync status --json lists them while a sync waits)`;
-  };
+  attach(run: SyncedFolder): void {
+    this.run = run;
+    run.on('confirm-deletions', (q) => {
+      this.question = q;
+    });
+    this.offline.attach(run);
+  }
+
+  async stop(code: 0 | 1, line?: string): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.exitCode = code;
+    if (line) this.reporter.info(line);
+    await this.run?.close();
+    this.reporter.close();
+    this.finish();
+  }
+
   /** The answer: --yes, --keep, or the user's on the terminal; elsewhere, later. */
-  const consent = async (): Promise<Answer> => {
-    if (options.yes) return 'delete';
-    if (options.keep) return 'keep';
-    if (!interactive) return 'later';
-    reporter.suspend();
-    const answer = await askDeletions(describeDeletions(question, 10, askedLine(question)));
-    reporter.resume();
+  async consent(): Promise<Answer> {
+    if (this.options.yes) return 'delete';
+    if (this.options.keep) return 'keep';
+    if (!this.interactive) return 'later';
+    this.reporter.suspend();
+    const answer = await askDeletions(describeDeletions(this.question, 10, askedLine(this.question)));
+    this.reporter.resume();
     return answer;
-  };
-  /** What `later` says: nothing was deleted, and how to answer next time. */
-  const later = () =>
-    interactive && !options.yes && !options.keep
-      ? `nothing was deleted; run drivesync sync ${dir} again to be asked, or with --yes to delete them or --keep to keep them`
-      : refused();
+  }
 
-  try {
-    if (options.once) {
-      let summary = await run.syncOnce({ fullScan: true });
-      if (summary.needsConfirmation && !stopping) {
-        const answer = await consent();
+  /** What `later` says: nothing was deleted, and how to answer next time. */
+  later(): string {
+    if (this.interactive && !this.options.yes && !this.options.keep) {
+      return `nothing was deleted; run drivesync sync ${this.dir} again to be asked, or with --yes to delete them or --keep to keep them`;
+    }
+    const q = this.question;
+    const where = q.groups.map((g) => `${g.count} ${g.where === 'drive' ? 'on the drive' : 'in this folder'}`).join(' and ');
+    return `this pass would delete ${q.count} of ${q.synced} synced items (${where}); nothing was deleted: re-run with --yes to delete them or --keep to keep them (drivesync status --json lists them while a sync waits)`;
+  }
+}
+
+/**
+ * Offline said once when it starts and once when it ends, not on every poll in between, and what waits to go up
+ * whenever that changes. It has ended when something reached the drive, or a pass compared everything without a
+ * failure (a pass for a local change does not list the drive, so its failing uploads do not tell).
+ */
+class OfflineLines {
+  isOffline = false;
+  private since = 0;
+  private waitingUp = 0;
+  private detail: string | undefined;
+  private probing = false;
+
+  constructor(
+    private readonly view: SyncView,
+    private readonly every: string,
+  ) {}
+
+  attach(run: SyncedFolder): void {
+    run.on('state', (state, detail) => {
+      if (state === 'offline') this.detail = detail;
+    });
+  }
+
+  /** Why the server cannot be reached, in the words `sync` uses everywhere else. */
+  unreachable(): string {
+    return `cannot reach ${this.view.session.server}${this.detail ? ` (${offlineReason(this.detail)})` : ''}`;
+  }
+
+  /** A watching sync: the lines of going offline and of what waits meanwhile. */
+  watch(run: SyncedFolder): void {
+    run.on('state', (state) => {
+      if (this.view.stopping || state !== 'offline' || this.isOffline) return;
+      this.isOffline = true;
+      this.since = Date.now();
+      this.waitingUp = 0;
+      this.view.reporter.info(`offline: ${this.unreachable()}; trying again every ${this.every}`);
+    });
+    run.on('pass', (summary) => {
+      if (this.view.stopping || !summary.offline || summary.waitingUp === undefined || summary.waitingUp === this.waitingUp) return;
+      this.waitingUp = summary.waitingUp;
+      this.view.reporter.info(`offline: ${changesWaiting(this.waitingUp)}`);
+    });
+  }
+
+  /** An item done that reached the drive: it answers again. */
+  activity(activity: Activity): void {
+    if (describeActivity(activity) !== null) this.online();
+  }
+
+  online(): void {
+    if (!this.isOffline || this.view.stopping) return;
+    this.isOffline = false;
+    const waited = this.waitingUp ? `; syncing ${this.waitingUp} change${this.waitingUp === 1 ? '' : 's'} made here meanwhile` : '';
+    this.view.reporter.info(`back online after ${lasted(Date.now() - this.since)}: ${safe(this.view.session.server)} answers again${waited}`);
+  }
+
+  /** Whether the server answers: a pass with failures while offline may have failed for another reason. */
+  probe(): void {
+    if (this.probing) return;
+    this.probing = true;
+    this.view.session.client.entries
+      .page({ perPage: 1 }, 1)
+      .then(() => this.online(), () => undefined)
+      .finally(() => (this.probing = false));
+  }
+}
+
+/** `sync DIR --once`: one full pass (two when the deletion question is answered), its result, its exit code. */
+async function syncOnce(view: SyncView, run: SyncedFolder): Promise<void> {
+  let summary = await run.syncOnce({ fullScan: true });
+  if (summary.needsConfirmation && !view.stopping) {
+    const answer = await view.consent();
+    if (answer === 'later') {
+      view.reporter.problem(view.later());
+      return view.stop(1);
+    }
+    if (answer === 'delete') run.confirmDeletions();
+    else run.keepDeletions();
+    summary = await run.syncOnce({ fullScan: true });
+  }
+  if (view.stopping) return;
+  if (summary.offline) {
+    view.reporter.problem(`offline: ${view.offline.unreachable()}; nothing was synced`);
+    return view.stop(1);
+  }
+  // The folder's problem is said (on stderr); no item failed, so there is no result to add.
+  if (summary.folder) return view.stop(1);
+  view.reporter.info(summaryLine(summary));
+  return view.stop(summary.inSync && summary.failed.length === 0 ? 0 : 1);
+}
+
+/** `sync DIR`'s first pass, and its word that it goes on watching. */
+async function firstPass(view: SyncView, run: SyncedFolder): Promise<void> {
+  const first = await run.start();
+  if (view.stopping) return;
+  if (first.inSync && first.done === 0 && !first.offline) view.reporter.info('in sync');
+  view.reporter.info(`watching ${safe(view.root)} for changes (Ctrl-C to stop)`);
+}
+
+/** Each pass of a watching sync in a line when it did or failed something new; the deletion question asked. */
+function tellPasses(view: SyncView, run: SyncedFolder): void {
+  let asking = false;
+  /** What the last pass failed, so that a pass failing the same and changing nothing is not told again. */
+  let lastFailing = '';
+  run.on('pass', (summary) => {
+    if (view.stopping || summary.offline) return;
+    if (summary.folder && summary.folder !== 'gone') {
+      // Another folder (or a file) is at the path: nothing syncs until the person chooses, as the line above
+      // says, so watching would only wait. A folder that is gone may come back (a disk mounted again).
+      void view.stop(1);
+      return;
+    }
+    if (summary.failed.length === 0) view.offline.online();
+    else if (view.offline.isOffline) {
+      // Its failures are told by the next pass once the server is known to answer.
+      view.offline.probe();
+      return;
+    }
+    if (summary.needsConfirmation && !asking) {
+      asking = true;
+      void view.consent().then(async (answer) => {
+        asking = false;
+        if (view.stopping) return;
         if (answer === 'later') {
-          reporter.problem(later());
-          await stop(1);
-          return finishWith(1);
+          view.reporter.problem(`${view.later()}; stopping`);
+          await view.stop(1);
+          return;
         }
         if (answer === 'delete') run.confirmDeletions();
         else run.keepDeletions();
-        summary = await run.syncOnce({ fullScan: true });
-      }
-      if (!stopping) {
-        if (summary.offline) {
-          reporter.problem(`offline: ${unreachable()}; nothing was synced`);
-          await stop(1);
-        } else if (summary.folder) {
-          // The folder's problem is said (on stderr); no item failed, so there is no result to add.
-          await stop(1);
-        } else {
-          reporter.info(summaryLine(summary));
-          await stop(summary.inSync && summary.failed.length === 0 ? 0 : 1);
-        }
-      }
-    } else {
-      let asking = false;
-      const every = `${session.config.pollIntervalSeconds} s`;
-      // Offline is said once when it starts and once when it ends, not on every poll in between. It has ended when
-      // something reached the drive, or a pass compared everything without a failure (a pass for a local change
-      // does not list the drive, so its failing uploads do not tell).
-      let offlineSince = 0;
-      let waitingUp = 0;
-      run.on('state', (state) => {
-        if (stopping || state !== 'offline' || offline) return;
-        offline = true;
-        offlineSince = Date.now();
-        waitingUp = 0;
-        reporter.info(`offline: ${unreachable()}; trying again every ${every}`);
+        setImmediate(() => void run.syncOnce({ fullScan: true }));
       });
-      // While offline, what waits to go up is said whenever it changes (nothing is said while nothing waits).
-      run.on('pass', (summary) => {
-        if (stopping || !summary.offline || summary.waitingUp === undefined || summary.waitingUp === waitingUp) return;
-        waitingUp = summary.waitingUp;
-        reporter.info(`offline: ${changesWaiting(waitingUp)}`);
-      });
-      const online = () => {
-        if (!offline || stopping) return;
-        offline = false;
-        const waited = waitingUp ? `; syncing ${waitingUp} change${waitingUp === 1 ? '' : 's'} made here meanwhile` : '';
-        reporter.info(`back online after ${lasted(Date.now() - offlineSince)}: ${safe(session.server)} answers again${waited}`);
-      };
-      onActivity = (activity) => {
-        if (describeActivity(activity) !== null) online();
-      };
-      let probing = false;
-      /** What the last pass failed, so that a pass failing the same and changing nothing is not told again. */
-      let lastFailing = '';
-      /** Whether the server answers: a pass with failures while offline may have failed for another reason. */
-      const probe = () => {
-        if (probing) return;
-        probing = true;
-        session.client.entries
-          .page({ perPage: 1 }, 1)
-          .then(online, () => undefined)
-          .finally(() => (probing = false));
-      };
-      run.on('pass', (summary) => {
-        if (stopping || summary.offline) return;
-        if (summary.folder && summary.folder !== 'gone') {
-          // Another folder (or a file) is at the path: nothing syncs until the person chooses, as the line above
-          // says, so watching would only wait. A folder that is gone may come back (a disk mounted again).
-          void stop(1);
-          return;
-        }
-        if (summary.failed.length === 0) online();
-        else if (offline) {
-          // Its failures are told by the next pass once the server is known to answer.
-          probe();
-          return;
-        }
-        if (summary.needsConfirmation && !asking) {
-          asking = true;
-          void consent().then(async (answer) => {
-            asking = false;
-            if (stopping) return;
-            if (answer === 'later') {
-              reporter.problem(`${later()}; stopping`);
-              await stop(1);
-              return;
-            }
-            if (answer === 'delete') run.confirmDeletions();
-            else run.keepDeletions();
-            setImmediate(() => void run.syncOnce({ fullScan: true }));
-          });
-        } else if (!summary.needsConfirmation && (summary.done > 0 || summary.failed.length > 0)) {
-          // A pass that changed nothing and fails what the last one failed (a temp file saved, the settled folder's
-          // full scan) has nothing new to say.
-          const failing = summary.failed.map((f) => f.path).sort().join('\u0000');
-          if (summary.done > 0 || failing !== lastFailing) reporter.info(summaryLine(summary));
-          lastFailing = failing;
-        } else if (summary.inSync) {
-          // What failed is gone (deleted, renamed, readable again): the last word on the screen was "not in sync".
-          if (lastFailing !== '') reporter.info('in sync');
-          lastFailing = '';
-        }
-      });
-      // pause, resume and remove, from another terminal or the window, reach this sync through the config.
-      let pausedHere = false;
-      const follow = (now: Config) => {
-        if (stopping) return;
-        const control = controlOf(now, root);
-        if (control.removed) {
-          removed = true;
-          void stop(0, `${root} is no longer synced (drivesync remove); its files stay`);
-          return;
-        }
-        if (control.paused) {
-          const until = control.paused.until;
-          if (!pausedHere) {
-            pausedHere = true;
-            run.pause();
-            reporter.info(`paused${until ? ` until ${localTime(until)}` : ''}: drivesync resume ${dir} goes on`);
-          }
-        } else if (pausedHere) {
-          pausedHere = false;
-          reporter.info('resumed');
-          void run.resume().catch(() => undefined);
-        }
-      };
-      follow(loadConfig(session.paths));
-      unfollow = followConfig(session.paths, follow);
-      const first = await run.start();
-      if (!stopping) {
-        if (first.inSync && first.done === 0 && !first.offline) reporter.info('in sync');
-        reporter.info(`watching ${safe(root)} for changes (Ctrl-C to stop)`);
-      }
+    } else if (!summary.needsConfirmation && (summary.done > 0 || summary.failed.length > 0)) {
+      // A pass that changed nothing and fails what the last one failed (a temp file saved, the settled folder's
+      // full scan) has nothing new to say.
+      const failing = summary.failed.map((f) => f.path).sort().join('\u0000');
+      if (summary.done > 0 || failing !== lastFailing) view.reporter.info(summaryLine(summary));
+      lastFailing = failing;
+    } else if (summary.inSync) {
+      // What failed is gone (deleted, renamed, readable again): the last word on the screen was "not in sync".
+      if (lastFailing !== '') view.reporter.info('in sync');
+      lastFailing = '';
     }
-    await finished;
-  } finally {
-    unfollow();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await run.close().catch(() => undefined);
-    reporter.close();
-    if (removed) {
-      const { kept } = forgetFolder(session.paths, root, session.server, session.email);
-      if (kept) reporter.problem(`${kept} holds items that were on their way to the OS trash; move them where you want them`);
+  });
+}
+
+/** pause, resume and remove, from another terminal or the window, reach this sync through the config. */
+function followControl(view: SyncView, run: SyncedFolder): () => void {
+  let pausedHere = false;
+  const follow = (now: Config) => {
+    if (view.stopping) return;
+    const control = controlOf(now, view.root);
+    if (control.removed) {
+      view.removed = true;
+      void view.stop(0, `${view.root} is no longer synced (drivesync remove); its files stay`);
+      return;
     }
-  }
-  finishWith(exitCode);
+    if (control.paused) {
+      const until = control.paused.until;
+      if (!pausedHere) {
+        pausedHere = true;
+        run.pause();
+        view.reporter.info(`paused${until ? ` until ${localTime(until)}` : ''}: drivesync resume ${view.dir} goes on`);
+      }
+    } else if (pausedHere) {
+      pausedHere = false;
+      view.reporter.info('resumed');
+      void run.resume().catch(() => undefined);
+    }
+  };
+  follow(loadConfig(view.session.paths));
+  return followConfig(view.session.paths, follow);
 }
 
 function finishWith(code: 0 | 1): void {
