@@ -246,3 +246,21 @@ export async function drive(server: TestServer, userId: number): Promise<{ tree:
   return { tree, trash };
 }
 
+
+/** Runs every seed, `parallel` at a time; a seed that fails does not stop the others. The failures' messages. */
+export async function eachSeed(seeds: readonly number[], parallel: number, run: (seed: number) => Promise<void>): Promise<string[]> {
+  const queue = [...seeds];
+  const failures: string[] = [];
+  await Promise.all(
+    Array.from({ length: Math.min(parallel, queue.length) }, async () => {
+      for (let seed = queue.shift(); seed !== undefined; seed = queue.shift()) {
+        try {
+          await run(seed);
+        } catch (error) {
+          failures.push((error as Error).message);
+        }
+      }
+    }),
+  );
+  return failures;
+}

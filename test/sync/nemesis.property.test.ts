@@ -30,7 +30,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startProxy, type TestProxy } from '../helpers/proxy.js';
 import { localTree, sorted } from '../helpers/sync.js';
-import { abs, apply, drive, random, startSync, stepsOf, until, type Running, type Step, type Versions } from '../helpers/two-computers.js';
+import { abs, apply, drive, eachSeed, random, startSync, stepsOf, until, type Running, type Step, type Versions } from '../helpers/two-computers.js';
 
 const PRELOAD = join(dirname(fileURLToPath(import.meta.url)), '..', 'helpers', 'nemesis-preload.mjs');
 const RUNS = Number(process.env.DRIVESYNC_NEMESIS_RUNS ?? 5);
@@ -366,19 +366,7 @@ describe('nemesis: two computers live under network cuts, kills, a server restar
   it(
     `${seeds.length} seed${seeds.length === 1 ? '' : 's'}: in sync only when true, both folders and the drive agree, nothing is lost`,
     async () => {
-      const queue = [...seeds];
-      const failures: string[] = [];
-      await Promise.all(
-        Array.from({ length: Math.min(PARALLEL, queue.length) }, async () => {
-          for (let seed = queue.shift(); seed !== undefined; seed = queue.shift()) {
-            try {
-              await runSeed(seed);
-            } catch (error) {
-              failures.push((error as Error).message);
-            }
-          }
-        }),
-      );
+      const failures = await eachSeed(seeds, PARALLEL, runSeed);
       if (failures.length > 0) console.error(failures.join('\n\n'));
       expect(failures.map((f) => f.split('\n')[0])).toEqual([]);
     },

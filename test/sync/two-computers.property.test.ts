@@ -18,7 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { localTree, sorted } from '../helpers/sync.js';
-import { abs, apply, drive, startSync, stepsOf, until, type Versions } from '../helpers/two-computers.js';
+import { abs, apply, drive, eachSeed, startSync, stepsOf, until, type Versions } from '../helpers/two-computers.js';
 const RUNS = Number(process.env.DRIVESYNC_TWO_RUNS ?? 10);
 const REPLAY = process.env.DRIVESYNC_TWO_SEED === undefined ? undefined : Number(process.env.DRIVESYNC_TWO_SEED);
 /** Seeds run at once (each its own account, folders and processes). */
@@ -119,19 +119,7 @@ describe('two computers live at once: random changes on both, then both settle',
   it(
     `${seeds.length} seed${seeds.length === 1 ? '' : 's'}: both folders and the drive agree, nothing is lost or duplicated`,
     async () => {
-      const queue = [...seeds];
-      const failures: string[] = [];
-      await Promise.all(
-        Array.from({ length: Math.min(PARALLEL, queue.length) }, async () => {
-          for (let seed = queue.shift(); seed !== undefined; seed = queue.shift()) {
-            try {
-              await runSeed(seed);
-            } catch (error) {
-              failures.push((error as Error).message);
-            }
-          }
-        }),
-      );
+      const failures = await eachSeed(seeds, PARALLEL, runSeed);
       if (failures.length > 0) console.error(failures.join('\n\n'));
       expect(failures.map((f) => f.split('\n')[0])).toEqual([]);
     },
