@@ -73,7 +73,14 @@ export function lockFolder(lockFile: string, root: string, options: LockOptions 
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(lockFile, 'wx', 0o600);
-      writeSync(fd, text);
+      try {
+        writeSync(fd, text);
+      } catch (error) {
+        // A lock that could not be written (a full disk) is no lock: it is not left behind.
+        closeSync(fd);
+        rmSync(lockFile, { force: true });
+        throw error;
+      }
       closeSync(fd);
       return () => {
         // Released only while it is still ours: a process that took over a stale lock keeps it.

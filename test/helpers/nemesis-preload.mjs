@@ -4,7 +4,8 @@
  * - a clock jump: the wall clock (Date) is moved by the milliseconds written in DRIVESYNC_TEST_CLOCK_FILE, as a clock
  *   set by hand or by NTP is (timers run on the monotonic clock, as they do then);
  * - a full disk: while DRIVESYNC_TEST_FULL_FILE exists, anything written or made under DRIVESYNC_TEST_FULL_ROOT
- *   fails with ENOSPC, as on a disk with no space left (reads, renames and deletions still work).
+ *   fails with ENOSPC, as on a disk with no space left (reads, renames, deletions and making a folder that is
+ *   already there still work).
  * The product's own code runs unchanged against both.
  */
 import fs from 'node:fs';
@@ -51,21 +52,21 @@ if (fullFile && fullRoot) {
   const wrapAsync = (target, name, isWrite) => {
     const original = target[name];
     target[name] = function (path, ...rest) {
-      if (full(path) && isWrite(rest)) return Promise.reject(enospc(name, path));
+      if (full(path) && isWrite(rest, path)) return Promise.reject(enospc(name, path));
       return original.call(this, path, ...rest);
     };
   };
   const wrapSync = (name, isWrite) => {
     const original = fs[name];
     fs[name] = function (path, ...rest) {
-      if (full(path) && isWrite(rest)) throw enospc(name, path);
+      if (full(path) && isWrite(rest, path)) throw enospc(name, path);
       return original.call(this, path, ...rest);
     };
   };
   const wrapCallback = (name, isWrite) => {
     const original = fs[name];
     fs[name] = function (path, ...rest) {
-      if (full(path) && isWrite(rest)) {
+      if (full(path) && isWrite(rest, path)) {
         const done = rest.findLast((arg) => typeof arg === 'function');
         process.nextTick(() => done(enospc(name, path)));
         return undefined;
@@ -75,17 +76,19 @@ if (fullFile && fullRoot) {
   };
   const always = () => true;
   const openWrites = (rest) => writes(rest[0]);
+  // A folder that is already there needs no space: mkdir -p of it succeeds on a full disk too.
+  const makesFolder = (rest, path) => !fs.existsSync(path);
   wrapAsync(promises, 'writeFile', always);
   wrapAsync(promises, 'appendFile', always);
-  wrapAsync(promises, 'mkdir', always);
+  wrapAsync(promises, 'mkdir', makesFolder);
   wrapAsync(promises, 'copyFile', always);
   wrapAsync(promises, 'open', openWrites);
   wrapSync('writeFileSync', always);
   wrapSync('appendFileSync', always);
-  wrapSync('mkdirSync', always);
+  wrapSync('mkdirSync', makesFolder);
   wrapSync('openSync', openWrites);
   wrapCallback('open', openWrites);
-  wrapCallback('mkdir', always);
+  wrapCallback('mkdir', makesFolder);
   wrapCallback('writeFile', always);
   syncBuiltinESMExports();
 }

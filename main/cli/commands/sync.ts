@@ -4,13 +4,14 @@
  */
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig, saveConfig, type Config } from '../../state/config.js';
 import { controlOf, followConfig, forgetFolder } from '../../state/control.js';
 import { openFolder, resultLine, type Activity, type DeletionQuestion, type EngineState, type PassSummary, type SyncedFolder } from '../../state/folder.js';
 import { canonicalPath, checkFolder } from '../../state/roots.js';
 import { ApiError } from '../../api/errors.js';
 import { ANSWERS, askedLine, describeDeletions } from '../deletions.js';
-import { failure, SilentExit, usageError } from '../errors.js';
+import { CliError, failure, SilentExit, usageError } from '../errors.js';
 import { log } from '../log.js';
 import { localTime, offlineReason, safe } from '../output.js';
 import { describeActivity, PlainReporter, TtyReporter, type Reporter } from '../progress.js';
@@ -142,12 +143,14 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
   const { session, root } = await prepareFolder(dir, options);
   const reporter: Reporter = process.stdout.isTTY ? new TtyReporter() : new PlainReporter();
   const view = new SyncView(dir, root, options, session, reporter);
-  const run = await openSyncRun(session, root, reporter, {
-    shown: dir,
-    quiet: () => view.stopping || view.offline.isOffline,
-    beforeActivity: (activity) => view.offline.activity(activity),
-    ...(options.afresh ? { afresh: true } : {}),
-  });
+  const run = await openWhenThereIsSpace(view, () =>
+    openSyncRun(session, root, reporter, {
+      shown: dir,
+      quiet: () => view.stopping || view.offline.isOffline,
+      beforeActivity: (activity) => view.offline.activity(activity),
+      ...(options.afresh ? { afresh: true } : {}),
+    }),
+  );
   view.attach(run);
   const onSignal = (signal: NodeJS.Signals) => {
     if (view.stopping) process.exit(130); // a second Ctrl-C: leave at once
@@ -178,6 +181,25 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
     }
   }
   finishWith(view.exitCode);
+}
+
+/**
+ * A folder that cannot be opened because its disk is full (its lock and its mirror are written as it opens) waits for
+ * space, as a running sync does, and says so once; `--once` says it and stops.
+ */
+async function openWhenThereIsSpace(view: SyncView, open: () => Promise<SyncedFolder>): Promise<SyncedFolder> {
+  const everyMs = view.session.config.pollIntervalSeconds * 1000;
+  for (let told = false; ; told = true) {
+    try {
+      return await open();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+      const line = `the disk holding ${safe(view.root)} is full: drivesync cannot write its state there`;
+      if (view.options.once) throw new CliError(`${line}; nothing was synced`);
+      if (!told) view.reporter.problem(`${line}; trying again every ${view.session.config.pollIntervalSeconds} s (Ctrl-C to stop)`);
+      await sleep(everyMs);
+    }
+  }
 }
 
 /** The session, and the folder checked, added to the synced folders, its selection set: all before it is opened. */
