@@ -264,3 +264,14 @@ export async function eachSeed(seeds: readonly number[], parallel: number, run: 
   );
   return failures;
 }
+
+/** Whether everyone agrees three looks in a row, a second apart, within `ms` (false when not by then). */
+export function untilAgreed(same: () => Promise<boolean>, ms: number): Promise<boolean> {
+  let agreeing = 0;
+  return until(async () => {
+    agreeing = (await same()) ? agreeing + 1 : 0;
+    if (agreeing >= 3) return true;
+    await sleep(900);
+    return false;
+  }, ms);
+}

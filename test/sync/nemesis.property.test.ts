@@ -30,7 +30,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startProxy, type TestProxy } from '../helpers/proxy.js';
 import { localTree, sorted } from '../helpers/sync.js';
-import { abs, apply, drive, eachSeed, random, startSync, stepsOf, until, type Running, type Step, type Versions } from '../helpers/two-computers.js';
+import { abs, apply, drive, eachSeed, untilAgreed, random, startSync, stepsOf, until, type Running, type Step, type Versions } from '../helpers/two-computers.js';
 
 const PRELOAD = join(dirname(fileURLToPath(import.meta.url)), '..', 'helpers', 'nemesis-preload.mjs');
 const RUNS = Number(process.env.DRIVESYNC_NEMESIS_RUNS ?? 5);
@@ -328,13 +328,7 @@ describe('nemesis: two computers live under network cuts, kills, a server restar
       await Promise.all(faults);
       done.push('all faults healed');
       // Within a few polls of the last fault's healing, everyone agrees (three looks in a row a second apart).
-      let agreeing = 0;
-      const settled = await until(async () => {
-        agreeing = (await same()) ? agreeing + 1 : 0;
-        if (agreeing >= 3) return true;
-        await sleep(900);
-        return false;
-      }, 60_000);
+      const settled = await untilAgreed(same, 60_000);
       if (!settled) throw new Error(await report('the computers did not converge after the last fault healed'));
       if (violations.length > 0) throw new Error(await report(violations[0]!));
       const { trash } = await drive(server, userId);

@@ -18,7 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { localTree, sorted } from '../helpers/sync.js';
-import { abs, apply, drive, eachSeed, startSync, stepsOf, until, type Versions } from '../helpers/two-computers.js';
+import { abs, apply, drive, eachSeed, untilAgreed, startSync, stepsOf, until, type Versions } from '../helpers/two-computers.js';
 const RUNS = Number(process.env.DRIVESYNC_TWO_RUNS ?? 10);
 const REPLAY = process.env.DRIVESYNC_TWO_SEED === undefined ? undefined : Number(process.env.DRIVESYNC_TWO_SEED);
 /** Seeds run at once (each its own account, folders and processes). */
@@ -83,13 +83,7 @@ describe('two computers live at once: random changes on both, then both settle',
         done.push(`${step.on}: ${apply(root, step.on, step, versions, next)}`);
       }
       // Settled: the same everywhere, three looks in a row a second apart.
-      let agreeing = 0;
-      const settled = await until(async () => {
-        agreeing = (await same()) ? agreeing + 1 : 0;
-        if (agreeing >= 3) return true;
-        await sleep(900);
-        return false;
-      }, 90_000);
+      const settled = await untilAgreed(same, 90_000);
       if (!settled) throw new Error(await report('the computers did not converge'));
       const { tree, trash } = await drive(server, userId);
       const final = localTree(A);
