@@ -5,7 +5,7 @@
  */
 import type { DriveClient } from '../api/client.js';
 import { givenNames, nameRules, type NameRules } from '../sync/model/names.js';
-import type { SharedPlace } from '../sync/remote/shared.js';
+import type { SharedPlace } from '../sync/model/shared-area.js';
 import type { RemoteId, RemoteItem } from '../sync/model/types.js';
 
 /** One folder of the drive, as the chooser and `drivesync excluded` show it. */

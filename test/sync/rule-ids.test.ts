@@ -87,13 +87,25 @@ describe('the rule ids of the document, the planner and the tests', () => {
   });
 
   it('shared with me names each of its rows, and each has its own describe in its tests', () => {
-    const source = read('main/sync/remote/shared.ts');
+    const source = read('main/sync/plan/access.ts');
     const tests = read('test/sync/shared-rules.test.ts');
     const described = new Set([...tests.matchAll(/^describe\('(S\d):/gm)].map((m) => m[1]!));
     for (const id of SHARED_RULE_IDS) {
       expect(described.has(id), `a describe for ${id}`).toBe(true);
-      expect(source, `shared.ts names ${id}`).toMatch(new RegExp(`'${id}'`));
+      expect(source, `access.ts names ${id}`).toMatch(new RegExp(`'${id}'`));
     }
+  });
+
+  it('the rows of the table, of selection and of access are emitted only by the planner (main/sync/plan/)', () => {
+    const ids = [...RULE_IDS, ...SELECTION_RULE_IDS, ...SHARED_RULE_IDS].join('|');
+    const emits = new RegExp(`rule:\\s*['"\`](${ids})['"\`]`);
+    const walk = (dir: string): string[] =>
+      readdirSync(join(PROJECT, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(`${dir}/${e.name}`) : e.name.endsWith('.ts') ? [`${dir}/${e.name}`] : []));
+    const outside = walk('main').filter((f) => !f.startsWith('main/sync/plan/'));
+    expect(outside.length).toBeGreaterThan(50);
+    expect(outside.filter((f) => emits.test(read(f)))).toEqual([]);
+    // The check finds an emission where there is one.
+    expect(emits.test(read('main/sync/plan/rows.ts'))).toBe(true);
   });
 
   it('the engine rule is tested by name', () => {

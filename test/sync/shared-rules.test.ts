@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { planChanges } from '../../main/sync/plan/plan.js';
-import { rowsOfAccess, SHARED_FOLDER_ID, sharingNews, type SharedArea, type SharedTop } from '../../main/sync/remote/shared.js';
+import { SHARED_FOLDER_ID, type SharedArea, type SharedTop } from '../../main/sync/model/shared-area.js';
+import { rowsOfAccess } from '../../main/sync/plan/access.js';
+import { sharingNews } from '../../main/sync/remote/shared.js';
 import { BaseTree, LocalTree, RemoteTree } from '../../main/sync/trees/trees.js';
 import type { ItemType, Operation, RemoteId, Trees } from '../../main/sync/model/types.js';
 

@@ -10,7 +10,7 @@
  * look. What the watcher names is gathered by the engine, not queued: a pass takes it as it begins.
  */
 import type { RemoteDelta } from '../remote/changes.js';
-import type { SharedArea } from '../remote/shared.js';
+import type { SharedArea } from '../model/shared-area.js';
 import type { RelPath } from '../model/types.js';
 
 /**

@@ -5,7 +5,8 @@
  * grows with their size.
  */
 import type { DriveClient } from '../../api/client.js';
-import { listSharedArea, listSharedTops, NO_SHARED_AREA, probeSharedFolders, topsKey, type SharedArea } from '../remote/shared.js';
+import { NO_SHARED_AREA, type SharedArea } from '../model/shared-area.js';
+import { listSharedArea, listSharedTops, probeSharedFolders, topsKey } from '../remote/shared.js';
 import type { SharedStage } from './pass/shared-stage.js';
 
 /**

@@ -21,7 +21,7 @@ import type { Mirror } from '../trees/mirror.js';
 import type { BaseTree } from '../trees/trees.js';
 import { baseName, conflictedCopyName, joinPath, numberedName, parentOf, safeLocalName, type NameRules } from '../model/names.js';
 import { toRemoteItem } from '../remote/entry.js';
-import { isPlacedFolder, type LocalItem, type Operation, type RelPath, type RemoteId, type RemoteItem } from '../model/types.js';
+import { isPlacedFolder, type LocalItem, type Operation, type RelPath, type RemoteId, type RemoteItem, type RuleId } from '../model/types.js';
 
 export interface ExecutorPorts {
   client: DriveClient;
@@ -59,10 +59,11 @@ export interface ExecutorEvents {
   /** Something the user should know (a changed link URL, a password-protected link not carried over). */
   notice?(message: string, path?: RelPath): void;
   /**
-   * Both sides changed `path`: the local version now lives at `copy`. `twice`: this computer and another saved the
-   * same file at once, each as a new entry on the drive; this computer's is the conflicted copy, there and here.
+   * Both sides changed `path`: the local version now lives at `copy`. `twice`: the row (C5) by which this computer and
+   * another saved the same file at once, each as a new entry on the drive; this computer's is the conflicted copy,
+   * there and here.
    */
-  conflict?(path: RelPath, copy: RelPath, twice?: boolean): void;
+  conflict?(path: RelPath, copy: RelPath, twice?: RuleId): void;
 }
 
 export interface ExecuteResult {
@@ -606,7 +607,7 @@ export class Executor {
     let target = joinPath(parentOf(op.path), local);
     for (let n = 2; await this.exists(target); n++) target = joinPath(parentOf(op.path), numberedName(local, n));
     await this.placing(target, () => this.ports.fs.rename(this.abs(op.path), this.abs(target)), this.abs(op.path));
-    this.events.conflict?.(op.path, target, true);
+    this.events.conflict?.(op.path, target, op.rule);
     return [moved, { kind: 'local-moved', from: op.path, to: target, remote: { ...renamed, parentId: ours.parentId } }];
   }
 

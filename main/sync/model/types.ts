@@ -78,7 +78,7 @@ export type SelectionRuleId = (typeof SELECTION_RULE_IDS)[number];
 
 /**
  * The rows of what the account may do in what others share with it (docs/sync-rules.md, "Shared with me"): applied
- * to the table's plan (shared.ts).
+ * to the table's plan (plan/access.ts).
  */
 export const SHARED_RULE_IDS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6'] as const;
 export type SharedRuleId = (typeof SHARED_RULE_IDS)[number];

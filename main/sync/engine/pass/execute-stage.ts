@@ -8,7 +8,7 @@ import { BusyError, Executor, StaleError, type ExecuteResult, type ExecutorEvent
 import type { Mirror } from '../../trees/mirror.js';
 import { baseName, conflictOriginal, isGivenName, joinPath, parentOf, type NameRules } from '../../model/names.js';
 import type { Clock, FileSystem } from '../../local/ports.js';
-import type { BaseItem, LocalItem, Operation, RelPath, RemoteId } from '../../model/types.js';
+import type { BaseItem, LocalItem, Operation, RelPath, RemoteId, RuleId } from '../../model/types.js';
 import type { FolderTrees, PassEvent, PassPorts, PassOptions } from './inputs.js';
 import { describeError, type ItemError } from './summary.js';
 
@@ -76,7 +76,7 @@ export function passExecutor(parts: ExecutorParts, telling: PassTelling): Execut
       tell({ kind: 'conflict', copyPath: op.to, path: original });
     }
   };
-  const conflict = (path: RelPath, copy: RelPath, twice = false) => {
+  const conflict = (path: RelPath, copy: RelPath, twice?: RuleId) => {
     tell({ kind: 'conflict', copyPath: copy, path });
     // A change to what the account may only view, kept as a copy: its note said so (S2), and the drive's side did
     // not change.
@@ -86,7 +86,7 @@ export function passExecutor(parts: ExecutorParts, telling: PassTelling): Execut
         ? `${path} was saved on this computer and another at the same time; this computer's version is kept as ${copy}, here and on the drive`
         : `both sides changed ${path}; your version is kept as ${copy}`,
     );
-    tell({ kind: 'activity', activity: { kind: 'conflict', path: copy, ...(twice ? { rule: 'C5' as const } : {}) } });
+    tell({ kind: 'activity', activity: { kind: 'conflict', path: copy, ...(twice ? { rule: twice } : {}) } });
   };
   return new Executor(
     parts.root,

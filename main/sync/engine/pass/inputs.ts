@@ -10,7 +10,7 @@ import type { PassRequest } from '../folder-loop.js';
 import type { HoldLimits } from '../hold.js';
 import type { OsTrash, RandomId } from '../../local/ports.js';
 import type { Selection } from '../../plan/selective.js';
-import type { SharedPlace } from '../../remote/shared.js';
+import type { SharedPlace } from '../../model/shared-area.js';
 import type { BaseTree } from '../../trees/trees.js';
 import type { LocalItem, RelPath, RemoteId, RemoteItem } from '../../model/types.js';
 import type { FolderProblem } from '../../local/folder-identity.js';

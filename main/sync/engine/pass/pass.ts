@@ -11,9 +11,9 @@ import { adoptLostUploads } from '../../execute/adopt.js';
 import { StaleError } from '../../execute/executor.js';
 import { checkFolderIdentity } from '../../local/folder-identity.js';
 import { randomId } from '../../local/ports.js';
-import { changeScope, deltaScope, scopedTrees, type PlanScope } from '../../plan/scope.js';
-import { newTopFolders, NO_SELECTION, planSelected, quietPlan, type SelectedPlan, type Selection } from '../../plan/selective.js';
-import { rowsOfAccess } from '../../remote/shared.js';
+import { planPass } from '../../plan/pass-plan.js';
+import { deltaScope, type PlanScope } from '../../plan/scope.js';
+import { newTopFolders, NO_SELECTION, type SelectedPlan, type Selection } from '../../plan/selective.js';
 import { applyRemoteDelta, listRemote } from '../../remote/listing.js';
 import { FULL_LISTING_SHARE, fullListingInterval, listingBudget, type RemoteDelta, type RemoteSignals } from '../../remote/changes.js';
 import { changesHere } from '../../trees/changes-here.js';
@@ -24,12 +24,6 @@ import { isUnreachable, opPath, passExecutor, PassFailures, type PassTelling } f
 import type { DeletionAnswers, PassEnd, PassInput, PassPorts, PassResult } from './inputs.js';
 import { SYMLINK } from './local-stage.js';
 import { emptySummary, describeError, type ItemError, type PassSummary } from './summary.js';
-
-/**
- * Items new here planned at a time when they are most of what differs (an initial sync): a slice's operations and
- * planning, not a million's, are held at once (scope.ts).
- */
-const PLAN_SLICE = 50_000;
 
 /** A pass whose every operation failed because the server was out of reach. */
 class OfflineError extends Error {}
@@ -318,22 +312,12 @@ class Pass {
 
   /** The plan for the trees as they are now (none when nothing differs from base in what is synced). */
   private planNow(whole = false): SelectedPlan {
-    // A remote delta to a folder in sync: only what it touched can need an operation (scope.ts).
-    const names = this.folder.local.names;
-    const options = { isIgnored: this.folder.local.isIgnored, ...names };
-    const scope = this.scope === 'changes' ? changeScope(this.folder.trees, { ...names, ...(whole ? {} : { slice: PLAN_SLICE }) }) : this.scope;
-    this.sliced = scope !== null && scope !== 'in-sync' && 'slice' in scope;
-    let trees = scope === null || scope === 'in-sync' ? this.folder.trees : scopedTrees(this.folder.trees, scope);
-    let selected = scope === 'in-sync' ? quietPlan() : planSelected(trees, this.selection, { ...options, slice: this.sliced });
-    // A slice with nothing to do (what it holds is left out) is not the end: the whole trees say what is.
-    if (this.sliced && selected.operations.length === 0) {
-      this.sliced = false;
-      trees = this.folder.trees;
-      selected = planSelected(trees, this.selection, options);
-    }
-    this.scopedSize = scope === 'in-sync' ? 0 : trees !== this.folder.trees ? trees.base.size : null;
-    const place = this.folder.shared.place();
-    return place || this.folder.shared.inPlay ? rowsOfAccess(selected, this.folder.trees, this.folder.shared.area, place ?? { folder: '', me: undefined }) : selected;
+    const shared = { area: this.folder.shared.area, place: this.folder.shared.place(), inPlay: this.folder.shared.inPlay };
+    const local = this.folder.local;
+    const planned = planPass({ trees: this.folder.trees, scope: this.scope, selection: this.selection, shared, names: local.names, isIgnored: local.isIgnored, whole });
+    this.sliced = planned.sliced;
+    this.scopedSize = planned.scopedSize;
+    return planned.plan;
   }
 
   /**
