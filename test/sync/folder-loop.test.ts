@@ -196,7 +196,7 @@ describe('the engine state, live', () => {
     // may tell them in several batches: resumed only once every one has reached the engine (else the first batch, half
     // of the folder or less, would go without a question, as the guard's rule says).
     // Named while paused: gathered by the engine until a pass takes them.
-    const named = () => (engine as unknown as { changed: Set<string> }).changed;
+    const named = () => (engine as unknown as { watch: { named: Set<string> } }).watch.named;
     const allNamed = () => Array.from({ length: 12 }, (_, i) => `f${i}.txt`).every((path) => named().has(path));
     for (let tries = 0; !allNamed() && tries < 1500; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(allNamed()).toBe(true);

@@ -2,8 +2,7 @@
  * Idle polling: a running engine asks three one-page listings whether the drive changed, and lists the whole drive
  * only when they show a change (or when the full listing is due). Against the real server, in both profiles.
  */
-import { existsSync, mkdirSync, mkdtempSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
@@ -14,6 +13,8 @@ import type { PassSummary } from '../../main/sync/engine/pass/summary.js';
 import { PROFILES } from '../helpers/server.js';
 import { newAccount, settleEngine, type Account } from '../helpers/sync.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { tempDir } from '../helpers/temp.js';
+import type { Pacing } from '../../main/sync/engine/pacing.js';
 
 describe.each(PROFILES)('idle polling (%s)', (profile) => {
   let account: Account;
@@ -72,7 +73,7 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     await sleep(1000);
     expect(seen.full()).toBe(fullAfterFirst);
     await settleEngine(a.engine);
-    (a.engine as unknown as { nextFullListing: number }).nextFullListing = Date.now() + 3_600_000;
+    (a.engine as unknown as { pacing: Pacing }).pacing.passed({ fullListingDue: Date.now() + 3_600_000 });
     const fullBefore = seen.full();
     const cheapBefore = seen.cheap();
     await sleep(1500);
@@ -125,7 +126,7 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
   it('the trash\'s page is read only when how many entries it holds moved: a file trashed elsewhere is seen, and checks in between send no entry of it', async () => {
     account = await newAccount(undefined, { profile });
     const ids: number[] = [];
-    const scratch = join(mkdtempSync(join(tmpdir(), 'drivesync-trash-')), 'f.txt');
+    const scratch = join(tempDir('trash'), 'f.txt');
     writeFileSync(scratch, 'x');
     for (let i = 0; i < 60; i++) ids.push((await account.client.transfers.upload(scratch, { name: `f${i}.txt`, parentId: null })).id);
     await account.client.entries.trash(ids.slice(0, 55));
@@ -155,7 +156,7 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     a.engine.on('pass', () => passes++);
     await a.engine.start();
     await settleEngine(a.engine);
-    (a.engine as unknown as { nextFullListing: number }).nextFullListing = Date.now() + 3_600_000;
+    (a.engine as unknown as { pacing: Pacing }).pacing.passed({ fullListingDue: Date.now() + 3_600_000 });
     const dir = join(a.root, '..');
     writeFileSync(join(dir, 'elsewhere.txt'), 'made on another computer');
     const fullBefore = seen.full();
@@ -186,7 +187,7 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     a.engine.on('pass', (summary) => passes.push(summary));
     await a.engine.start();
     await settleEngine(a.engine);
-    (a.engine as unknown as { nextFullListing: number }).nextFullListing = Date.now() + 3_600_000;
+    (a.engine as unknown as { pacing: Pacing }).pacing.passed({ fullListingDue: Date.now() + 3_600_000 });
     const other = new DriveClient({ origin: account.server.url, token: account.token });
     const idOf = (name: string) => entryIdOf(other, name);
     const inode = (path: string) => statSync(join(a.root, path)).ino;
@@ -252,11 +253,11 @@ describe.each(PROFILES)('idle polling (%s)', (profile) => {
     put('archive/c.txt', 'c');
     put('trashme.txt', 't');
     for (let i = 0; i < 20; i++) put(`untouched/f${i}.txt`, `${i}`);
-    const engine = () => a.engine as unknown as { nextFullListing: number; options: { mirrorPath: string } };
+    const engine = () => a.engine as unknown as { pacing: Pacing; options: { mirrorPath: string } };
     /** Stops the engine after a pass that left everything in sync, with the full listing due `dueInMs` from now. */
     const stopInSync = async (dueInMs: number) => {
       await settleEngine(a.engine);
-      engine().nextFullListing = Date.now() + dueInMs;
+      engine().pacing.passed({ fullListingDue: Date.now() + dueInMs });
       expect((await a.engine.syncOnce({ listRemote: false })).inSync).toBe(true);
       await a.restart();
     };

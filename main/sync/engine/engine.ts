@@ -1,13 +1,13 @@
 /**
  * One synced folder's engine, the one owner of its state: its loop (folder-loop.ts) and the causes of work that feed
  * it (the watcher, polls, rescans, the wake check, held disappearances, locked items, the user), its state and its
- * timers, the watcher, the user's answers about deletions, and what outlives a pass (folder-state.ts). A pass — scan,
- * list, adopt, plan, guard, execute — is a function it calls with that state (pass/pass.ts); from the pass's result
- * it takes its next state and what to do next. It tells the CLI and the window what happens through typed events.
+ * timers, the watch over the folder (folder-watch.ts), when slower work is due (pacing.ts), the user's answers about
+ * deletions, and what outlives a pass (folder-state.ts). A pass — scan, list, adopt, plan, guard, execute — is a
+ * function it calls with that state (pass/pass.ts); from the pass's result it takes its next state and what to do
+ * next. It tells the CLI and the window what happens through typed events.
  */
 import { EventEmitter } from 'node:events';
 import type { TransferEvent } from '../execute/executor.js';
-import { STATE_DIR } from '../local/state-dir.js';
 import { Mirror } from '../trees/mirror.js';
 import { nodeFileSystem, systemClock, type Clock, type FileSystem } from '../local/ports.js';
 import { collectGarbage } from './process-flags.js';
@@ -19,14 +19,16 @@ import { runPass } from './pass/pass.js';
 import { SharedAreaLook } from './shared-look.js';
 import { TransferRates } from './transfer-rates.js';
 import { VersionPruning } from './version-pruning.js';
-import { keepWarmStart, readWarmStart, type WarmStart } from './warm-start.js';
+import { keepWarmStart, readWarmStart } from './warm-start.js';
+import { FolderWatch } from './folder-watch.js';
+import { Pacing } from './pacing.js';
 import { answersAfter, NO_ANSWERS } from './pass/guard.js';
 import type { DeletionAnswers, PassEnd, PassEvent, PassOptions, PassPorts, PassResult } from './pass/inputs.js';
-import { describeError, emptySummary, itemsNotSynced, type Activity, type ItemError, type PassSummary, type SharedWithMe } from './pass/summary.js';
+import { emptySummary, itemsNotSynced, type Activity, type ItemError, type PassSummary, type SharedWithMe } from './pass/summary.js';
 import type { DeletionQuestion } from './deletions.js';
-import { watchTree, type Watcher, type WatchTree } from '../local/watcher.js';
+import type { WatchTree } from '../local/watcher.js';
 import { checkFolderIdentity, type FolderProblem } from '../local/folder-identity.js';
-import type { RelPath, RemoteId } from '../model/types.js';
+import type { RemoteId } from '../model/types.js';
 import type { EngineState } from '../model/states.js';
 
 export interface SyncOptions {
@@ -86,8 +88,6 @@ type TimerName = 'poll' | 'rescan' | 'wake' | 'hold' | 'fallback' | 'verify' | '
 
 /** A gap this much longer than the wake check's interval means the machine slept (a busy loop is not that late). */
 const WAKE_SLACK_MS = 60_000;
-/** Looks at the drive because the user opened the window or the tray menu at most this often. */
-const LOOK_SPACING_MS = 3_000;
 /** How long a folder is left alone before its engine keeps base in the mirror only. */
 const RELEASE_BASE_AFTER_MS = 60_000;
 
@@ -104,17 +104,14 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private readonly abort = new AbortController();
   /** Cancels the timers of polls, rescans, the wake check and the next look at held disappearances. */
   private readonly timers = new Map<TimerName, () => void>();
-  private watcher: Watcher | null = null;
-  /** The watcher failed: it may report some changes or none, so the folder is also scanned in full periodically. */
-  private watchDegraded = false;
+  /** The watcher, what it named that no pass has taken, and the passes waiting for it to go quiet. */
+  private readonly watch: FolderWatch;
   /** Started: watching and polling, not only passes asked for. */
   private live = false;
   /** What outlives a pass: the trees, what the scans and the shared area found, the guard's memory. */
   private readonly folder: FolderState;
   /** The ports a pass acts and tells through. */
   private readonly ports: PassPorts;
-  /** Paths the watcher named since a pass last took them. */
-  private readonly changed = new Set<RelPath>();
   /** Synced items gone from where the watcher looked, waiting to be found elsewhere before they count as deleted. */
   private readonly hold: DisappearanceHold;
   /** Tells from three small requests whether the drive changed (remote/changes.ts). */
@@ -124,15 +121,9 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private readonly rates: TransferRates;
   /** What the user said about the deletions the guard stopped at (a pass gets them as they stand when it begins). */
   private answers: DeletionAnswers = { ...NO_ANSWERS };
-  /** What the last engine on this folder kept for a warm start, until `start` has used it. */
-  private kept: WarmStart | null;
-  /** When the next full listing is due, even if the cheap check shows nothing. */
-  private nextFullListing = 0;
-  /** How long the last full scan took (the rescan after a burst is spaced by it). */
-  private lastFullScanMs = 0;
+  /** When the next full listing, the verifying scan and a look the user asked for are due; the warm start kept. */
+  private readonly pacing: Pacing;
   private lastSyncValue: Date | null = null;
-  /** When the user last made the engine look at the drive (such looks are spaced). */
-  private lookedAt = -Infinity;
   /** Every request for work goes through it: one job (a pass, a look at the drive) at a time. */
   private readonly loop: FolderLoop<PassSummary>;
   readonly recent: Activity[] = [];
@@ -147,15 +138,28 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     this.mirror = new Mirror(options.mirrorPath);
     if (options.settleChecked) this.mirror.settleChecked(options.settleChecked.changedOnBoth, options.settleChecked.forget);
     this.hold = new DisappearanceHold(options.hold ?? DEFAULT_HOLD);
+    this.watch = new FolderWatch({
+      root: this.root,
+      clock: this.clock,
+      hold: this.hold,
+      ...(options.watch ? { watch: options.watch } : {}),
+      ...(options.stabilityMs !== undefined ? { stabilityMs: options.stabilityMs } : {}),
+      changed: (paths) => void this.loop.submit({ kind: 'local-change', paths }),
+      quiet: () => void this.loop.submit({ kind: 'quiet' }),
+      notice: (message) => void this.emit('notice', message),
+      degraded: () => this.rescanWhileBlind(),
+      stopped: () => this.stopped,
+    });
     this.remoteCheck = new RemoteChangeCheck(options.client, options.remoteRootId ?? null);
     this.rates = new TransferRates(this.clock);
     this.ports = this.passPorts();
     this.folder = new FolderState(options, this.clock, this.fs, this.mirror, this.hold, this.remoteCheck, this.ports);
     this.sharedLook = new SharedAreaLook(options.client, this.folder.shared, options.sharedWalkSpacingMs);
     this.pruning = new VersionPruning(options.client, options.remoteRootId ?? null, options.keepVersionsDays, options.versionsCheckMs);
-    this.kept = readWarmStart(this.mirror);
+    const kept = readWarmStart(this.mirror);
+    this.pacing = new Pacing(kept);
     // What the checks knew of the server is taken up at once, whether this engine starts warm or not.
-    if (this.kept) this.remoteCheck.resume(this.kept.check);
+    if (kept) this.remoteCheck.resume(kept.check);
     this.loop = new FolderLoop<PassSummary>({
       take: (request) => this.take(request),
       check: () => this.check(),
@@ -182,9 +186,9 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       },
       tell: (event) => this.told(event),
       watcher: {
-        pending: () => this.watcher?.pending() ?? null,
-        untilQuiet: (limitMs) => this.untilQuiet(limitMs),
-        takeChanges: () => this.takeChanges(),
+        pending: () => this.watch.pending(),
+        untilQuiet: (limitMs) => this.watch.untilQuiet(limitMs),
+        takeChanges: () => this.watch.take(),
       },
     };
   }
@@ -219,13 +223,6 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     }
   }
 
-  /** The paths the watcher named since a pass last took them, as data. */
-  private takeChanges(): ReadonlySet<RelPath> {
-    const paths = new Set(this.changed);
-    this.changed.clear();
-    return paths;
-  }
-
   /**
    * One pass with the user's answers as they stand and the paths the watcher named: first the folder's identity
    * (a folder gone or replaced is never read as everything deleted) and, live, its watcher; then the pass; from its
@@ -235,9 +232,9 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     if (this.stopped || this.paused) return emptySummary();
     const problem = await checkFolderIdentity(this.root, this.fs, this.mirror, this.folder.syncedCount);
     if (problem) return this.folderProblem(problem);
-    if (this.live && this.watcher === null) await this.startWatching();
+    if (this.live && !this.watch.running) await this.watch.start();
     const answers = { ...this.answers };
-    const result = await runPass(this.folder, { ...request, paths: this.takeChanges(), live: this.live, answers }, this.ports);
+    const result = await runPass(this.folder, { ...request, paths: this.watch.take(), live: this.live, answers }, this.ports);
     this.answers = answersAfter(answers, result.answers, result.guarded, this.answers);
     this.takeUp(result);
     return result.summary;
@@ -248,7 +245,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     // When the folder is back, it is watched afresh and scanned in full.
     await this.stopWatching();
     // What the watcher named is of a folder no longer there: the one that comes back is scanned in full.
-    this.changed.clear();
+    this.watch.forget();
     this.folder.local.forget();
     this.hold.clear();
     this.folder.localAsBase = true;
@@ -258,10 +255,9 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
 
   /** What the engine takes from a pass's result: its state, what it keeps, and what the pass asks for next. */
   private takeUp(result: PassResult): void {
-    if (result.fullListingDue !== undefined) this.nextFullListing = result.fullListingDue;
-    if (result.fullScanMs !== undefined) this.lastFullScanMs = result.fullScanMs;
+    this.pacing.passed(result);
     if (result.ended) this.lastSyncValue = result.ended;
-    if (result.warm && !this.stopped) keepWarmStart(this.mirror, this.remoteCheck.state(), this.nextFullListing);
+    if (result.warm && !this.stopped) keepWarmStart(this.mirror, this.remoteCheck.state(), this.pacing.fullListingDue);
     this.endState(result.end, result.summary);
     // What the pass asks for next (nothing, once the engine stopped: no timer may outlive it).
     if (this.stopped) return;
@@ -368,19 +364,18 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private take(request: FolderRequest): Work {
     switch (request.kind) {
       case 'local-change':
-        for (const path of request.paths) this.changed.add(path);
+        this.watch.add(request.paths);
         this.hold.changed(this.clock.now().getTime());
         this.verifyWhenSettled();
         return { pass: { fullScan: false, listRemote: false } };
       case 'quiet':
-        this.quietNow();
+        this.watch.quietNow();
         return null;
       case 'poll':
         return { check: true };
       case 'look': {
         const now = this.clock.now().getTime();
-        if (!this.live || this.paused || this.stopped || now - this.lookedAt < LOOK_SPACING_MS) return null;
-        this.lookedAt = now;
+        if (!this.live || this.paused || this.stopped || !this.pacing.mayLook(now)) return null;
         // The poll timer fires now, and counts its interval from this look.
         this.schedulePoll(0);
         return null;
@@ -421,7 +416,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         return null;
       case 'stop':
         this.abort.abort();
-        this.quietNow();
+        this.watch.quietNow();
         for (const cancel of this.timers.values()) cancel();
         this.timers.clear();
         return null;
@@ -435,7 +430,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
    */
   private verifyWhenSettled(): void {
     const settle = (this.options.hold ?? DEFAULT_HOLD).settleMs;
-    this.setTimer('verify', Math.max(settle, this.lastFullScanMs * 100), () => void this.loop.submit({ kind: 'rescan', listRemote: false }));
+    this.setTimer('verify', this.pacing.verifyAfter(settle), () => void this.loop.submit({ kind: 'rescan', listRemote: false }));
   }
 
   /** While disappearances wait, a pass looks again when the folder may have settled. */
@@ -462,38 +457,11 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     this.timers.delete(name);
   }
 
-  /** Passes waiting for the watcher to report every path it saw change. */
-  private readonly quietWaiters = new Set<() => void>();
-
-  /**
-   * Until the watcher has reported what it saw change, at most `limitMs`. The folder counts as changing until then,
-   * for the deletions the hold keeps back (hold.ts).
-   */
-  private untilQuiet(limitMs: number): Promise<void> {
-    if ((this.watcher?.pending() ?? 0) === 0 || this.stopped) return Promise.resolve();
-    this.hold.changed(this.clock.now().getTime());
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        cancel();
-        this.quietWaiters.delete(done);
-        this.hold.changed(this.clock.now().getTime());
-        resolve();
-      };
-      const cancel = this.clock.after(limitMs, done);
-      this.quietWaiters.add(done);
-    });
-  }
-
-  /** The folder is quiet (or no longer watched): the passes waiting for it go on. */
-  private quietNow(): void {
-    for (const done of [...this.quietWaiters]) done();
-  }
-
   /** Syncs now, then keeps the folder in sync: local changes from the watcher, remote ones by polling. */
   async start(): Promise<PassSummary> {
     this.live = true;
     // Watching starts first, so nothing changed during the first pass goes unseen until the next full scan.
-    await this.startWatching();
+    await this.watch.start();
     const first = await this.syncOnce({ fullScan: true, listRemote: !this.warmStart() });
     if (this.stopped) return first;
     this.schedulePoll(this.pollMs);
@@ -514,11 +482,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
    * at a million entries the listing is ~2,000 requests and a minute. The full listing comes when it was due.
    */
   private warmStart(): boolean {
-    const kept = this.kept;
-    this.kept = null;
-    if (kept === null || !this.folder.trustBase()) return false;
-    this.nextFullListing = kept.nextFullListing;
-    return true;
+    return this.pacing.takeWarmStart(() => this.folder.trustBase());
   }
 
   /**
@@ -539,45 +503,20 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     this.setTimer('wake', every, check);
   }
 
-  private async startWatching(): Promise<void> {
-    const watcher = await (this.options.watch ?? watchTree)(this.root, {
-      ignoreDirs: [STATE_DIR],
-      clock: this.clock,
-      ...(this.options.stabilityMs !== undefined ? { stabilityMs: this.options.stabilityMs } : {}),
-      onChange: (paths) => void this.loop.submit({ kind: 'local-change', paths }),
-      onQuiet: () => void this.loop.submit({ kind: 'quiet' }),
-      onError: (error, failure) => {
-        if (this.stopped) return;
-        if (failure?.fallback !== 'rescan') {
-          this.emit('notice', `watching the folder failed: ${describeError(error)}`);
-          return;
-        }
-        // The watcher says this once, in a sentence of its own; from now on local changes are found by scanning.
-        this.emit('notice', error.message);
-        this.watchDegraded = true;
-        const every = this.options.fallbackRescanMs ?? 60_000;
-        const rescan = () =>
-          this.setTimer('fallback', every, () => {
-            void this.loop.submit({ kind: 'rescan', listRemote: false });
-            rescan();
-          });
+  /** The watcher cannot go on: from now on the folder is scanned in full every so often instead. */
+  private rescanWhileBlind(): void {
+    const every = this.options.fallbackRescanMs ?? 60_000;
+    const rescan = () =>
+      this.setTimer('fallback', every, () => {
+        void this.loop.submit({ kind: 'rescan', listRemote: false });
         rescan();
-      },
-    });
-    if (this.stopped) {
-      await watcher.close();
-      return;
-    }
-    this.watcher = watcher;
+      });
+    rescan();
   }
 
   private async stopWatching(): Promise<void> {
-    const watcher = this.watcher;
-    this.watcher = null;
-    this.quietNow();
-    this.watchDegraded = false;
     this.cancelTimer('fallback');
-    await watcher?.close();
+    await this.watch.stop();
   }
 
   private get pollMs(): number {
@@ -603,7 +542,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     const listing = { fullScan: false, listRemote: true };
     const now = this.clock.now().getTime();
     const { remoteCheck } = this;
-    if (!remoteCheck.usable || now >= this.nextFullListing || this.stateValue === 'offline') return listing;
+    if (!remoteCheck.usable || this.pacing.listingDue(now) || this.stateValue === 'offline') return listing;
     try {
       const { news } = await remoteCheck.look(this.folder.synced(), now, this.pollMs, this.abort.signal);
       const pruned = await this.pruning.ifDue(now, this.folder.synced(), this.abort.signal);
@@ -647,7 +586,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   /** Goes on where the pause left off: the watcher kept naming what changed meanwhile; without one, a full scan. */
   resume(): Promise<PassSummary> {
     // `take` answers a resume with a pass, always.
-    return this.loop.submit({ kind: 'resume', fullScan: this.watcher === null || this.watchDegraded }) as Promise<PassSummary>;
+    return this.loop.submit({ kind: 'resume', fullScan: this.watch.blind }) as Promise<PassSummary>;
   }
 
   /** Stops watching and polling; a transfer under way is abandoned (its intent stays for the next start). */
@@ -664,6 +603,6 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
 
   /** The watcher has paths settling, or named paths no pass has looked at yet. */
   private watcherBusy(): boolean {
-    return (this.watcher?.pending() ?? 0) > 0 || this.changed.size > 0 || this.folder.local.named.size > 0;
+    return this.watch.busy || this.folder.local.named.size > 0;
   }
 }
