@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp.js';
 
 describe('bandwidth limit', () => {
   let server: TestServer;
   let token: string;
-  const dir = mkdtempSync(join(tmpdir(), 'drivesync-bw-'));
+  const dir = tempDir('bw');
   const source = join(dir, 'source.bin');
   const content = randomBytes(600 * 1024);
   beforeAll(async () => {

@@ -6,8 +6,7 @@ import { drip } from '../helpers/slow-responses.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import {
@@ -20,6 +19,7 @@ import {
   type HttpOptions,
   type RetryEvent,
 } from '../../main/api/index.js';
+import { tempDir } from '../helpers/temp.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -118,7 +118,7 @@ const behaviours: Record<string, Handler> = {
 };
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'drivesync-deadlines-'));
+  dir = tempDir('deadlines');
   server = createServer((req, res) => {
     const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
     hits.set(token, (hits.get(token) ?? 0) + 1);

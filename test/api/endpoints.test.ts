@@ -5,8 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { startTestServer, type ProfileName, type TestServer } from '../helpers/server.js';
@@ -22,6 +21,7 @@ import {
   type FileEntry,
   type TransferProgress,
 } from '../../main/api/index.js';
+import { tempDir } from '../helpers/temp.js';
 
 type ListFormat = 'paginator' | 'array';
 
@@ -172,7 +172,7 @@ describe.each(VARIANTS)('DriveClient against the reference server ($profile prof
     server = await startTestServer({ profile, listFormat });
     log = recordRequests(server);
     stub = await startStub(listFormat);
-    dir = await mkdtemp(join(tmpdir(), `drivesync-api-${profile}-${listFormat}-`));
+    dir = tempDir(`api-${profile}-${listFormat}`);
   });
   afterAll(async () => {
     await server?.close();

@@ -2,8 +2,7 @@
 // live (server.faults.set). The client waits through an injected clock: `sleep` records the delay and resolves at
 // once, `random` is fixed, so every delay is exact and the file runs fast.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -19,6 +18,7 @@ import {
   type HttpOptions,
   type RetryEvent,
 } from '../../main/api/index.js';
+import { tempDir } from '../helpers/temp.js';
 
 let server: TestServer;
 let dir: string;
@@ -26,7 +26,7 @@ let seq = 0;
 
 beforeAll(async () => {
   server = await startTestServer();
-  dir = await mkdtemp(join(tmpdir(), 'drivesync-faults-'));
+  dir = tempDir('faults');
 });
 afterAll(async () => {
   await server?.close();

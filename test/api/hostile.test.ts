@@ -6,8 +6,7 @@ import { drip } from '../helpers/slow-responses.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import {
@@ -27,6 +26,7 @@ import {
   type HttpOptions,
   type RetryEvent,
 } from '../../main/api/index.js';
+import { tempDir } from '../helpers/temp.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => void;
 
@@ -186,7 +186,7 @@ const byPath: Record<string, Handler> = {
 };
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'drivesync-hostile-'));
+  dir = tempDir('hostile');
   hostile = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];

@@ -2,14 +2,14 @@
 // stream), with the process's memory sampled throughout: a client that held the file in memory would blow the bound.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { DriveClient, type TransferProgress } from '../../main/api/index.js';
+import { tempDir } from '../helpers/temp.js';
 
 const MB = 1024 * 1024;
 const SIZE_MB = 200;
@@ -52,7 +52,7 @@ async function measured<T>(run: () => Promise<T>): Promise<{ result: T; rss: num
 }
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'drivesync-large-'));
+  work = tempDir('large');
   server = await startTestServer({ dataDir: join(work, 'server') });
   source = join(work, 'source.bin');
   const block = randomBytes(MB);

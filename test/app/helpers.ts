@@ -1,10 +1,10 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { statePaths, type StatePaths } from '../../main/state/paths.js';
 import type { EventMap, EventName, StatusSnapshot } from '../../main/contract/index.js';
 import { DesktopHost, type HostPlatform } from '../../main/app/host/host.js';
 import { memoryTokens } from '../../main/app/host/tokens.js';
+import { tempDir } from '../helpers/temp.js';
 
 export interface FakePlatform extends HostPlatform {
   copied: string[];
@@ -37,7 +37,7 @@ export interface TestHost {
 
 /** A host with its state in a temp dir, tokens in memory, and a fake desktop (or the one given). */
 export function newHost(name = 'host', desktop?: HostPlatform): TestHost {
-  const home = mkdtempSync(join(tmpdir(), `drivesync-${name}-`));
+  const home = tempDir(`${name}`);
   const paths = statePaths({ DRIVESYNC_HOME: join(home, 'state') });
   const folder = join(home, 'Drive');
   mkdirSync(folder, { recursive: true });
@@ -62,7 +62,7 @@ export function newHost(name = 'host', desktop?: HostPlatform): TestHost {
 }
 
 /** Resolves with the first payload of `event` that `accept` takes, or fails after `ms`. */
-export function nextEvent<E extends EventName>(host: DesktopHost, event: E, accept: (payload: EventMap[E]) => boolean = () => true, ms = 40_000): Promise<EventMap[E]> {
+export function nextEvent<E extends EventName>(host: { on(event: NoInfer<E>, listener: never): unknown; off(event: NoInfer<E>, listener: never): unknown }, event: E, accept: (payload: EventMap[E]) => boolean = () => true, ms = 40_000): Promise<EventMap[E]> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       host.off(event, listener as never);

@@ -4,21 +4,21 @@
  * only the desktop can do (the clipboard), and ending cleanly when told to.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusSnapshot } from '../../main/contract/index.js';
 import { HostProxy, type Port } from '../../main/app/host/rpc.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { fakePlatform, type FakePlatform } from './helpers.js';
+import { fakePlatform, nextEvent, type FakePlatform } from './helpers.js';
 import { REPO } from './fake-electron.js';
+import { tempDir } from '../helpers/temp.js';
 
 let server: TestServer;
 let child: ChildProcess;
 let proxy: HostProxy;
 let platform: FakePlatform;
-const home = mkdtempSync(join(tmpdir(), 'drivesync-hostproc-'));
+const home = tempDir('hostproc');
 const folder = join(home, 'Drive');
 
 beforeAll(async () => {
@@ -48,18 +48,6 @@ afterAll(async () => {
   await server.close();
 });
 
-const until = (accept: (s: StatusSnapshot) => boolean, ms = 40_000) =>
-  new Promise<StatusSnapshot>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('no such state')), ms);
-    const listener = (s: StatusSnapshot) => {
-      if (!accept(s)) return;
-      clearTimeout(timer);
-      proxy.off('state', listener);
-      resolve(s);
-    };
-    proxy.on('state', listener);
-  });
-
 describe('the host in its own process', { timeout: 90_000 }, () => {
   it('answers calls and failures as Results', async () => {
     expect(await proxy.call('status:get', null)).toMatchObject({ ok: true, value: { state: 'signed-out' } });
@@ -68,7 +56,7 @@ describe('the host in its own process', { timeout: 90_000 }, () => {
   });
 
   it('signs in, syncs, sends events, and asks the main process to copy a link', async () => {
-    const synced = until((s) => s.state === 'idle' && s.folders[0]?.inSync === true);
+    const synced = nextEvent(proxy, 'state', (s) => s.state === 'idle' && s.folders[0]?.inSync === true);
     const account = await proxy.handle('auth:sign-in', { server: server.url, email: 'uma@example.com', password: 'pass-word-1' });
     expect(account).toEqual({ server: server.url, email: 'uma@example.com' });
     const status = await synced;

@@ -6,8 +6,7 @@
  */
 import { ENGINE_ENV, ENGINE_V8_FLAGS } from '../../main/sync/engine/process-flags.js';
 import type { EventEmitter } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
@@ -18,10 +17,12 @@ import { CSP } from '../../main/app/csp.js';
 import { remotePlatform, serveHost, type Port } from '../../main/app/host/rpc.js';
 import { app, dialog, emitCancellable, fake, FakeWebContents, shell, type FakeUtilityProcess } from './fake-electron.js';
 import { newHost, type TestHost } from './helpers.js';
+import { tempDir } from '../helpers/temp.js';
+import { eventually } from '../helpers/eventually.js';
 
 let h: TestHost;
 let running: Awaited<ReturnType<typeof import('../../main/app/app.js').runApp>>;
-const xdgConfig = mkdtempSync(join(tmpdir(), 'drivesync-xdg-config-'));
+const xdgConfig = tempDir('xdg-config');
 const savedXdg = process.env.XDG_CONFIG_HOME;
 
 function connect(child: FakeUtilityProcess): void {
@@ -46,13 +47,6 @@ const trusted = () => {
   return { sender: window.webContents, senderFrame: { url: running!.layout.appUrl, parent: null } };
 };
 const invoke = (channel: string, event: unknown, arg?: unknown) => fake.handlers.get(ipcInvokeChannel(channel as never))!(event, arg) as Promise<unknown>;
-const until = async (check: () => boolean, ms = 5000) => {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > ms) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 beforeAll(async () => {
   process.env.XDG_CONFIG_HOME = xdgConfig;
@@ -126,9 +120,9 @@ describe('the main process', () => {
     const handle = vi.spyOn(h.host, 'handle');
     const looks = () => handle.mock.calls.filter(([channel]) => channel === 'sync:look').length;
     fake.windows[0]!.emit('focus');
-    await until(() => looks() === 1);
+    await eventually(() => looks() === 1);
     (fake.trays[0]!.menu as unknown as EventEmitter).emit('menu-will-show');
-    await until(() => looks() === 2);
+    await eventually(() => looks() === 2);
     handle.mockRestore();
   });
 
@@ -151,7 +145,7 @@ describe('the main process', () => {
     };
     h.host.emit('state', idle);
     h.host.emit('activity', { id: 1, at: new Date().toISOString(), root: '/tmp/Drive', path: 'docs/plan.txt', kind: 'upload', description: 'Uploaded' });
-    await until(() => tray.images.at(-1)!.endsWith('tray-idle.png') && JSON.stringify(tray.menu).includes('plan.txt'));
+    await eventually(() => tray.images.at(-1)!.endsWith('tray-idle.png') && JSON.stringify(tray.menu).includes('plan.txt'));
     expect(tray.tooltip).toBe('drivesync — Up to date');
     expect(labels()).toEqual(['Up to date', 'separator', 'Open folder', 'Sync now', 'Pause syncing', 'separator', 'Recent files', 'separator', 'Open drivesync', 'Quit drivesync']);
     const recent = tray.menu!.template.find((i) => i.id === 'recent') as { submenu: Array<{ label: string; submenu: Array<{ label: string; click: () => void }> }> };
@@ -159,14 +153,14 @@ describe('the main process', () => {
     expect(recent.submenu[0]!.submenu.map((i) => i.label)).toEqual(['Copy link', 'Show in folder']);
     // Copy link goes to the host; its answer (here: that folder is not synced, nobody is signed in) is told.
     recent.submenu[0]!.submenu[0]!.click();
-    await until(() => fake.notifications.some((n) => n.title === 'No link for plan.txt'));
+    await eventually(() => fake.notifications.some((n) => n.title === 'No link for plan.txt'));
     expect(fake.notifications.at(-1)!.body).toBe('Not signed in.');
 
     h.host.emit('state', { ...idle, state: 'paused', paused: true });
-    await until(() => tray.images.at(-1)!.endsWith('tray-paused.png'));
+    await eventually(() => tray.images.at(-1)!.endsWith('tray-paused.png'));
     expect(labels()).toContain('Resume syncing');
     h.host.emit('state', { ...idle, state: 'error', detail: 'disk full' });
-    await until(() => tray.images.at(-1)!.endsWith('tray-error.png'));
+    await eventually(() => tray.images.at(-1)!.endsWith('tray-error.png'));
     expect(tray.tooltip).toBe('drivesync — Needs attention: disk full');
   });
 
@@ -174,7 +168,7 @@ describe('the main process', () => {
     const window = fake.windows[0]!;
     const before = window.webContents.sent.length;
     h.host.emit('notice', { at: new Date().toISOString(), root: null, message: 'hello' });
-    await until(() => window.webContents.sent.length > before);
+    await eventually(() => window.webContents.sent.length > before);
     expect(window.webContents.sent.at(-1)).toEqual([ipcEventChannel('notice'), expect.objectContaining({ message: 'hello' })]);
   });
 
@@ -183,7 +177,7 @@ describe('the main process', () => {
     h.host.emit('confirm-deletions', { root: '/tmp/Drive', count: 40, synced: 50, bytes: 4096, groups: [{ where: 'here', why: 'deleted on the drive', count: 40, bytes: 4096, items: [] }] });
     h.host.emit('item-error', { id: 2, at: new Date().toISOString(), root: '/tmp/Drive', path: 'x.bin', message: 'permission denied' });
     const before = fake.notifications.length;
-    await until(() => fake.notifications.length >= before + 3);
+    await eventually(() => fake.notifications.length >= before + 3);
     const shown = fake.notifications.slice(-3);
     expect(shown.map((n) => n.title)).toEqual(['Conflict: plan.txt', 'Delete many files?', 'Could not sync x.bin']);
     expect(shown[0]!.body).toContain('plan (conflicted copy 2026-01-01 120000 beta).txt');
@@ -253,7 +247,7 @@ describe('the main process', () => {
     app.quit.mockClear();
     const prevented = emitCancellable(app, 'before-quit');
     expect(prevented).toBe(true);
-    await until(() => app.quit.mock.calls.length > 0);
+    await eventually(() => app.quit.mock.calls.length > 0);
     expect(child.killed).toBe(false);
     expect(fake.trays[0]!.destroyed).toBe(true);
     // The second before-quit (from that app.quit()) goes through.

@@ -4,20 +4,19 @@
  * here wait to go up, the last sync left as it was; the tray's words for it; and once the server answers again, the
  * folder back online said once, in the activity, with what it syncs.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sinceWords, trayMenuTemplate, trayTooltip } from '../../main/app/tray.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { inSync, nextEvent, newHost, untilStatus, write, type TestHost } from './helpers.js';
+import { tempDir } from '../helpers/temp.js';
 
 let server: TestServer;
 let dataDir: string;
 let h: TestHost;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'drivesync-offline-server-'));
+  dataDir = tempDir('offline-server');
   server = await startTestServer({ dataDir });
   await server.register('olga@example.com', 'pass-word-1');
   h = newHost('offline');

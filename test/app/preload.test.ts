@@ -4,8 +4,7 @@
  * needs (it may require nothing but electron).
  */
 import { EventEmitter } from 'node:events';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it, vi } from 'vitest';
@@ -15,6 +14,7 @@ vi.mock('electron', async () => (await import('./fake-electron.js')).fakeElectro
 import { API_NAME, EVENT_NAMES, INVOKE_CHANNELS, ipcEventChannel, ipcInvokeChannel, type DrivesyncApi } from '../../main/contract/index.js';
 import { createDrivesyncApi } from '../../preload/api.js';
 import { fake, ipcRenderer } from './fake-electron.js';
+import { tempDir } from '../helpers/temp.js';
 
 function fakeIpc() {
   const emitter = new EventEmitter();
@@ -70,7 +70,7 @@ describe('the preload API', () => {
   it('bundles to CommonJS that requires only electron and exposes the API', async () => {
     // @ts-expect-error -- a plain .mjs script without declarations
     const { buildPreload } = (await import('../../scripts/build-preload.mjs')) as { buildPreload: (out: string) => Promise<string> };
-    const out = await buildPreload(join(mkdtempSync(join(tmpdir(), 'drivesync-preload-')), 'index.cjs'));
+    const out = await buildPreload(join(tempDir('preload'), 'index.cjs'));
     const code = readFileSync(out, 'utf8');
     const required: string[] = [];
     const exposed = new Map<string, DrivesyncApi>();

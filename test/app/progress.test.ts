@@ -1,12 +1,12 @@
 /** Bytes, rate and ETA from transfer events, on a virtual clock; notifications and the autostart entry. */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { autostartEntry, writeAutostart } from '../../main/app/autostart.js';
 import { conflictOriginal } from '../../main/app/host/host.js';
 import { ProgressTracker } from '../../main/app/host/progress.js';
 import { Notifier, type Notification } from '../../main/app/notifications.js';
+import { tempDir } from '../helpers/temp.js';
 
 describe('progress', () => {
   it('adds up a round of transfers, with a smoothed rate and an ETA', () => {
@@ -67,7 +67,7 @@ describe('notifications', () => {
 
 describe('start at login on Linux', () => {
   it('writes and removes an XDG autostart entry that starts the app hidden', () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'drivesync-autostart-')), 'autostart');
+    const dir = join(tempDir('autostart'), 'autostart');
     writeAutostart(dir, ['/opt/drive sync/drivesync'], true);
     const text = readFileSync(join(dir, 'drivesync.desktop'), 'utf8');
     expect(text).toBe(autostartEntry(['/opt/drive sync/drivesync']));

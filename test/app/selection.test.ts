@@ -19,6 +19,7 @@ import type { SyncedFolder } from '../../main/state/folder.js';
 import { loadDriveTree, withIncluded } from '../../main/state/selection.js';
 import { uploadForm, useTestServer } from '../helpers/server.js';
 import { inSync, newHost, untilStatus, write, type TestHost } from './helpers.js';
+import { eventually } from '../helpers/eventually.js';
 
 const server = useTestServer();
 const hosts: TestHost[] = [];
@@ -59,10 +60,6 @@ const idOf = (tree: DriveFolderTree, path: string) => {
   return folder.id;
 };
 const selective = (h: TestHost) => loadConfig(h.paths).selective?.[h.folder];
-const until = async (what: string, check: () => boolean, ms = 40_000) => {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) if (check()) return;
-  throw new Error(`${what} did not happen within ${ms} ms`);
-};
 
 describe('choosing folders in the host', { timeout: 90_000 }, () => {
   it('answers the drive’s folders with their sizes, and a preview that writes nothing', async () => {
@@ -106,7 +103,7 @@ describe('choosing folders in the host', { timeout: 90_000 }, () => {
     expect(applied).toMatchObject({ ok: true, value: { excluded: [id2019], changed: true, remove: { bytes: 150, files: 2 } } });
     expect(selective(h)).toEqual({ excluded: [id2019] });
 
-    await until('the copy of photos/2019 leaving', () => !existsSync(join(h.folder, 'photos', '2019')));
+    await eventually(() => !existsSync(join(h.folder, 'photos', '2019')), { what: 'the copy of photos/2019 leaving' });
     expect(existsSync(join(h.folder, 'photos', '2020', 'three.jpg'))).toBe(true);
     await expect.poll(async () => (await h.host.handle('activity:list', undefined)).map((a) => `${a.kind} ${a.path}`), { timeout: 20_000 }).toContain('drop-local photos/2019');
     const item = (await h.host.handle('activity:list', undefined)).find((a) => a.kind === 'drop-local')!;
@@ -135,7 +132,7 @@ describe('choosing folders in the host', { timeout: 90_000 }, () => {
     expect(out.excluded).toEqual([photos]);
     expect(out.remove).toEqual({ folders: [{ id: photos, path: 'photos', bytes: 40, files: 2 }], bytes: 40, files: 2 });
     expect(selective(h)).toEqual({ excluded: [photos] });
-    await until('the copy of photos leaving', () => !existsSync(join(h.folder, 'photos')));
+    await eventually(() => !existsSync(join(h.folder, 'photos')), { what: 'the copy of photos leaving' });
 
     const client = new DriveClient({ origin: server.url, token: h.token });
     const expected = withIncluded(await loadDriveTree(client, new Set([photos])), new Set([photos]), id2019);
@@ -146,7 +143,7 @@ describe('choosing folders in the host', { timeout: 90_000 }, () => {
     // What comes down: photos itself (its cover) and 2019, said as one part; 2020 stays on the drive only.
     expect(back.download).toEqual({ folders: [{ id: photos, path: 'photos', bytes: 160, files: 3 }], bytes: 160, files: 3 });
     expect(back.remove).toEqual({ folders: [], bytes: 0, files: 0 });
-    await until('photos/2019 coming back', () => existsSync(join(h.folder, 'photos', '2019', 'two.jpg')) && existsSync(join(h.folder, 'photos', 'cover.jpg')));
+    await eventually(() => existsSync(join(h.folder, 'photos', '2019', 'two.jpg')) && existsSync(join(h.folder, 'photos', 'cover.jpg')), { what: 'photos/2019 coming back' });
     await untilStatus(h.host, inSync);
     expect(existsSync(join(h.folder, 'photos', '2020'))).toBe(false);
     const now = await h.host.handle('selection:tree', { root: h.folder });
@@ -167,7 +164,7 @@ describe('choosing folders in the host', { timeout: 90_000 }, () => {
     const made = await client.entries.createFolder('shared-later', null);
     expect((await server.call(h.token, 'POST', '/api/v1/uploads', uploadForm('inside.txt', 'made elsewhere', { parentId: made.id }))).status).toBe(201);
     await h.host.handle('sync:now', undefined);
-    await until('the new folder kept out in the config', () => selective(h)?.excluded.includes(made.id) === true);
+    await eventually(() => selective(h)?.excluded.includes(made.id) === true, { what: 'the new folder kept out in the config' });
     await untilStatus(h.host, inSync);
     expect(existsSync(join(h.folder, 'shared-later'))).toBe(false);
 
@@ -175,7 +172,7 @@ describe('choosing folders in the host', { timeout: 90_000 }, () => {
     const again = await h.host.handle('selection:apply', { root: h.folder, changes: [{ id: made.id, include: true }], newFolders: 'sync' });
     expect(again).toMatchObject({ newFolders: 'sync', excluded: [], download: { bytes: 14, files: 1 } });
     expect(selective(h)).toBeUndefined();
-    await until('the new folder coming down', () => existsSync(join(h.folder, 'shared-later', 'inside.txt')));
+    await eventually(() => existsSync(join(h.folder, 'shared-later', 'inside.txt')), { what: 'the new folder coming down' });
   });
 
   it('refuses bad arguments in one line, and changes nothing', async () => {

@@ -13,6 +13,7 @@ import { addList } from '../../server/lists.js';
 import { DriveClient } from '../../main/api/client.js';
 import { PROFILES, startTestServer, type TestServer } from '../helpers/server.js';
 import { inSync, newHost, untilStatus, write, type TestHost } from './helpers.js';
+import { eventually } from '../helpers/eventually.js';
 
 const PASSWORD = 'pass-word-1';
 
@@ -78,7 +79,7 @@ describe.each(PROFILES)('who has access and what others share (%s profile)', { t
     // The deployed versions name the owner: what the owner shares is grouped under their address.
     const place = profile === 'deployed' ? `Shared with me/${OLGA}/Pictures` : 'Shared with me/Pictures';
     await rita.host.handle('sync:now', undefined);
-    await until(async () => (await rita.host.handle('entries:browse', { root: rita.folder, path: place })).total === 1);
+    await eventually(async () => (await rita.host.handle('entries:browse', { root: rita.folder, path: place })).total === 1);
     expect(existsSync(join(rita.folder, ...place.split('/'), 'beach.jpg'))).toBe(true);
 
     const top = await rita.host.handle('entries:markers', { root: rita.folder, path: '' });
@@ -142,10 +143,3 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-async function until(check: () => Promise<boolean>, ms = 40_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('it never happened');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

@@ -8,13 +8,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { DriveClient } from '../../main/api/client.js';
 import { SyncEngine } from '../../main/sync/engine/engine.js';
+import { tempDir as newTempDir } from '../helpers/temp.js';
 
 export const PROJECT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BENCH_DIR = join(PROJECT, 'test', 'bench');
@@ -193,7 +193,7 @@ export function scratchRoot(): string {
     return shared;
   }
   if (ownScratch === null) {
-    const dir = mkdtempSync(join(tmpdir(), 'drivesync-bench-'));
+    const dir = newTempDir('bench');
     ownScratch = dir;
     cleanups.unshift(() => rmSync(dir, { recursive: true, force: true })); // runs last
   }

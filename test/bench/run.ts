@@ -21,11 +21,12 @@
  *   BENCH_TIMEOUT_MIN      per-benchmark time limit in minutes (default 30)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { rmSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { BENCH_DIR, PROJECT, QUICK, SIZES, count, parseResultLine, secs, tsxArgs, type BenchResult } from './common.js';
+import { tempDir } from '../helpers/temp.js';
 
 interface Benchmark {
   id: string;
@@ -61,7 +62,7 @@ if (only) {
 const selected = BENCHMARKS.filter((b) => !only || only.includes(b.id));
 const timeoutMs = Number(process.env.BENCH_TIMEOUT_MIN ?? 30) * 60_000;
 
-const scratch = mkdtempSync(join(tmpdir(), 'drivesync-bench-'));
+const scratch = tempDir('bench');
 let current: ChildProcess | null = null;
 let interrupted = false;
 

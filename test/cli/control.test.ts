@@ -8,7 +8,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   cleanUp,
   cli,
-  eventually,
   expectNoStack,
   expectOneLineError,
   makeTree,
@@ -21,6 +20,7 @@ import {
   useCliTestServer,
 } from './helpers.js';
 import { parseDuration } from '../../main/cli/commands/control.js';
+import { eventually } from '../helpers/eventually.js';
 
 afterAll(() => cleanUp());
 const server = useCliTestServer();
@@ -62,7 +62,7 @@ describe.concurrent('pause, resume, remove', () => {
 
       const resumed = await cli(['resume', join(dir, 'held.txt')], { home });
       expect(resumed.stdout).toMatch(/^resumed .*Drive; the sync in process \d+ goes on now$/m);
-      await eventually(() => remoteTree(server, account.token), (tree) => tree['held.txt'] === 'held', 20_000);
+      await eventually(() => remoteTree(server, account.token), (tree) => tree['held.txt'] === 'held', { within: 20_000 });
       expect(running.stdout()).toMatch(/^resumed$/m);
 
       // For two seconds: it goes on by itself, with nothing written to the config.
@@ -70,7 +70,7 @@ describe.concurrent('pause, resume, remove', () => {
       expect(timed.stdout).toMatch(/^paused .*Drive until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d; the sync in process \d+ pauses now$/m);
       await running.waitFor(/^paused until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d: /m, 10_000);
       writeFileSync(join(dir, 'later.txt'), 'later');
-      await eventually(() => remoteTree(server, account.token), (tree) => tree['later.txt'] === 'later', 20_000);
+      await eventually(() => remoteTree(server, account.token), (tree) => tree['later.txt'] === 'later', { within: 20_000 });
       expect(running.stdout().match(/^resumed$/gm)).toHaveLength(2);
     } finally {
       expectNoStack(await running.stop('SIGINT'));
@@ -93,7 +93,7 @@ describe.concurrent('pause, resume, remove', () => {
       expect(Object.keys(await remoteTree(server, account.token))).toEqual(['a.txt']);
       expect(running.stdout()).not.toMatch(/^in sync/m);
       await cli(['resume', dir], { home });
-      await eventually(() => remoteTree(server, account.token), (tree) => tree['b.txt'] === 'b', 20_000);
+      await eventually(() => remoteTree(server, account.token), (tree) => tree['b.txt'] === 'b', { within: 20_000 });
     } finally {
       expectNoStack(await running.stop('SIGINT'));
     }

@@ -54,7 +54,7 @@ const FILES = { 'hello.txt': 'hello', 'docs/a.md': '# A', 'docs/deep/b.txt': 'b'
 async function syncedFolder(name: string) {
   drip = false;
   const account = await newAccount(server, name);
-  const home = tempDir('drivesync-home-');
+  const home = tempDir('home');
   const env = { DRIVESYNC_TOKEN: account.token, DRIVESYNC_SERVER: proxyUrl };
   const dir = join(tempDir(), 'Drive');
   makeTree(dir, FILES);
@@ -109,7 +109,7 @@ describe('drivesync sync --once against a server that drips its answers', () => 
   });
 
   it('a deadline that is not a number of seconds is a one-line error', async () => {
-    const home = tempDir('drivesync-home-');
+    const home = tempDir('home');
     const dir = join(tempDir(), 'Drive');
     makeTree(dir, FILES);
     for (const [name, value] of [['DRIVESYNC_REQUEST_TIMEOUT', 'soon'], ['DRIVESYNC_STALL_TIMEOUT', '0']] as const) {

@@ -59,7 +59,7 @@ describe('what a running engine loads', () => {
     makeTree(folder, { 'a.txt': 'a', 'sub/b.txt': 'b' });
     const account = await newAccount(server);
     const result = await cli(['sync', folder, '--once'], {
-      home: tempDir('drivesync-home-'),
+      home: tempDir('home'),
       env: { DRIVESYNC_SERVER: server.url, DRIVESYNC_TOKEN: account.token, NODE_OPTIONS: record.flag },
       timeoutMs: 60_000,
     });

@@ -6,7 +6,8 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanUp, cli, eventually, expectNoStack, newAccount, remoteTree, ROOT, signedInHome, spawnCli, tempDir, useCliTestServer } from './helpers.js';
+import { cleanUp, cli, expectNoStack, newAccount, remoteTree, ROOT, signedInHome, spawnCli, tempDir, useCliTestServer } from './helpers.js';
+import { eventually } from '../helpers/eventually.js';
 
 const PRELOAD = join(ROOT, 'test', 'helpers', 'nemesis-preload.mjs');
 const server = useCliTestServer();
@@ -29,7 +30,7 @@ describe('sync DIR started on a full disk', () => {
     expect(await remoteTree(server, account.token)).toEqual({});
 
     const running = spawnCli(['sync', dir], { home, env });
-    await eventually(() => running.stderr(), (err) => /is full: drivesync cannot write its state there; trying again every \d+ s/.test(err), 20_000);
+    await eventually(() => running.stderr(), (err) => /is full: drivesync cannot write its state there; trying again every \d+ s/.test(err), { within: 20_000 });
     rmSync(full);
     await running.waitFor(/watching .* for changes/, 60_000);
     expect(await remoteTree(server, account.token)).toEqual({ 'kept.txt': 'kept' });

@@ -4,12 +4,12 @@
  * `inKeyring` runs commands inside a private `dbus-run-session` with an unlocked gnome-keyring.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { useTestServer, wholeDrive, type ProfileName, type TestServer } from '../helpers/server.js';
+import { tempDir as makeTempDir } from '../helpers/temp.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = join(ROOT, 'bin', 'drivesync.js');
@@ -28,8 +28,9 @@ export interface Finished {
 const temps: string[] = [];
 const children = new Set<ChildProcess>();
 
-export function tempDir(prefix = 'drivesync-cli-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+/** A temp folder (helpers/temp.ts) that cleanUp removes after the file's tests. */
+export function tempDir(name = 'cli'): string {
+  const dir = makeTempDir(name);
   temps.push(dir);
   return dir;
 }
@@ -225,7 +226,7 @@ export function spawnCli(args: readonly string[], options: RunOptions): Running 
  * keytar has a real Secret Service to talk to. `ds` in the script is the drivesync command.
  */
 export function inKeyring(script: string, options: RunOptions): Promise<Finished> {
-  const keyringHome = tempDir('drivesync-keyring-');
+  const keyringHome = tempDir('keyring');
   const setup = [
     'printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1 || exit 97',
     'ds() { "$DS_NODE" "$DS_BIN" "$@"; }',
@@ -273,7 +274,7 @@ export async function newAccount(server: TestServer, name = 'user'): Promise<Tes
 
 /** A state dir signed in to the account through `drivesync login` (the token lands in the fallback file). */
 export async function signedInHome(server: TestServer, account: TestAccount): Promise<string> {
-  const home = tempDir('drivesync-home-');
+  const home = tempDir('home');
   const result = await cli(['login', '--server', server.url, '--email', account.email, '--password-stdin'], { home, input: `${account.password}\n` });
   expect(result.code, result.stderr).toBe(0);
   return home;
@@ -349,14 +350,3 @@ export async function remoteTree(server: TestServer, token: string): Promise<Rec
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
-/** Waits until `check` holds (polling), or fails with what it last saw. */
-export async function eventually<T>(read: () => Promise<T> | T, check: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const start = Date.now();
-  let last: T;
-  for (;;) {
-    last = await read();
-    if (check(last)) return last;
-    if (Date.now() - start > timeoutMs) throw new Error(`condition not met in ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}

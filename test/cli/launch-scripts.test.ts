@@ -21,7 +21,7 @@ const errorLines = (stderr: string) => stderr.split('\n').filter((l) => l.trim()
  * it ran, then records the stamp as `npm run build` does; it fails when FAIL_BUILD is set.
  */
 function smallProject(): string {
-  const dir = tempDir('drivesync-project-');
+  const dir = tempDir('project');
   mkdirSync(join(dir, 'main'));
   writeFileSync(join(dir, 'main', 'a.ts'), 'export const a = 1;\n');
   writeFileSync(
@@ -90,7 +90,7 @@ describe('building only what changed', () => {
 
 describe('the Electron binary', () => {
   it('missing: npm start and npm run dist say so at once in one line, with how to get it, before building anything', () => {
-    const empty = tempDir('drivesync-electron-');
+    const empty = tempDir('electron');
     for (const [script, args] of [
       ['npm start', ['start']],
       ['npm run dist', ['run', 'dist']],
@@ -115,7 +115,7 @@ describe('the Electron binary', () => {
   });
 
   it('the check passes once the binary is where electron looks for it', () => {
-    const dist = tempDir('drivesync-electron-');
+    const dist = tempDir('electron');
     const check = () => spawnSync(process.execPath, [CHECK_ELECTRON, 'start'], { env: { ...process.env, ELECTRON_OVERRIDE_DIST_PATH: dist }, encoding: 'utf8' });
     expect(check().status).toBe(1);
     writeFileSync(join(dist, 'electron'), '#!/bin/sh\n', { mode: 0o755 });

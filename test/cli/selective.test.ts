@@ -6,7 +6,8 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanUp, cli, eventually, expectNoStack, expectOneLineError, makeTree, newAccount, remoteTree, signedInHome, spawnCli, tempDir, useCliTestServer } from './helpers.js';
+import { cleanUp, cli, expectNoStack, expectOneLineError, makeTree, newAccount, remoteTree, signedInHome, spawnCli, tempDir, useCliTestServer } from './helpers.js';
+import { eventually } from '../helpers/eventually.js';
 
 afterAll(() => cleanUp());
 const server = useCliTestServer();
@@ -106,12 +107,12 @@ describe.concurrent('selective sync on the command line', () => {
       expect(existsSync(join(dir, 'Photos'))).toBe(false);
       // A local folder made again with its name is left out, not uploaded.
       makeTree(dir, { 'Photos/mine.jpg': 'mine' });
-      await eventually(() => running.stderr(), (text) => /Photos: has the place of Photos, a folder of the drive this computer leaves out/.test(text), 20_000);
+      await eventually(() => running.stderr(), (text) => /Photos: has the place of Photos, a folder of the drive this computer leaves out/.test(text), { within: 20_000 });
       const include = await cli(['include', join(dir, 'Photos')], { home });
       expect(include.code, include.stderr).toBe(0);
-      await eventually(() => existsSync(join(dir, 'Photos', '2019', 'b.jpg')), (there) => there, 20_000);
+      await eventually(() => existsSync(join(dir, 'Photos', '2019', 'b.jpg')), (there) => there, { within: 20_000 });
       // Included: the local folder is merged with the drive's, and what was only here goes up.
-      await eventually(() => remoteTree(server, account.token), (tree) => tree['Photos/mine.jpg'] === 'mine', 20_000);
+      await eventually(() => remoteTree(server, account.token), (tree) => tree['Photos/mine.jpg'] === 'mine', { within: 20_000 });
     } finally {
       expectNoStack(await running.stop('SIGINT'));
     }

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/temp.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = join(ROOT, 'bin', 'drivesync.js');
@@ -57,8 +57,9 @@ interface Spawned {
 const running = new Set<ChildProcess>();
 const tempDirs: string[] = [];
 
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'drivesync-cli-test-'));
+/** A temp folder removed after the file's tests. */
+const folderOfTest = () => {
+  const dir = tempDir('cli-test');
   tempDirs.push(dir);
   return dir;
 };
@@ -161,7 +162,7 @@ afterAll(() => {
 
 describe.concurrent('drivesync server', () => {
   it('prints its address, serves requests and exits cleanly on SIGTERM', async () => {
-    const data = tempDir();
+    const data = folderOfTest();
     const server = await startServerProcess(['--port', '0', '--data', data]);
     const port = Number(/:(\d+)$/.exec(server.url)![1]);
     expect(port).toBeGreaterThan(0);
@@ -187,7 +188,7 @@ describe.concurrent('drivesync server', () => {
   });
 
   it('a partial upload a killed server left in data/tmp is cleaned at the next start', async () => {
-    const data = tempDir();
+    const data = folderOfTest();
     const first = await startServerProcess(['--port', '0', '--data', data]);
     const token = await registerThrough(first.url, 'partial@example.com');
     // An upload whose body is still arriving when the server dies.
@@ -217,7 +218,7 @@ describe.concurrent('drivesync server', () => {
   });
 
   it('exits cleanly on SIGINT too', async () => {
-    const server = await startServerProcess(['--port', '0', '--data', tempDir()]);
+    const server = await startServerProcess(['--port', '0', '--data', folderOfTest()]);
     expect((await request(`${server.url}/api/v1/drive/file-entries`, 'GET')).status).toBe(401);
     const exited = new Promise<number | null>((done) => server.child.once('close', (code) => done(code)));
     server.child.kill('SIGINT');
@@ -225,7 +226,7 @@ describe.concurrent('drivesync server', () => {
   });
 
   it('--list-format array answers the listing as a bare array', async () => {
-    const server = await startServerProcess(['--port', '0', '--data', tempDir(), '--list-format', 'array']);
+    const server = await startServerProcess(['--port', '0', '--data', folderOfTest(), '--list-format', 'array']);
     const token = await registerThrough(server.url, 'array@example.com');
     const folder = await request(`${server.url}/api/v1/folders`, 'POST', { name: 'Array folder', parentId: null }, token);
     expect(folder.status).toBe(200);
@@ -237,14 +238,14 @@ describe.concurrent('drivesync server', () => {
   });
 
   it('--list-format with an unknown value exits 2 with one line', async () => {
-    const result = await run(['server', '--port', '0', '--data', tempDir(), '--list-format', 'table']);
+    const result = await run(['server', '--port', '0', '--data', folderOfTest(), '--list-format', 'table']);
     expect(result.code).toBe(2);
     expect(result.stdout).not.toMatch(LISTENING);
     expectOneLineError(result);
   });
 
   it('--profile deployed answers as deployed versions: the root’s children only, 50 a page, the user under bootstrapData', async () => {
-    const server = await startServerProcess(['--port', '0', '--data', tempDir(), '--profile', 'deployed']);
+    const server = await startServerProcess(['--port', '0', '--data', folderOfTest(), '--profile', 'deployed']);
     const registered = await request(`${server.url}/api/v1/auth/register`, 'POST', {
       email: 'deployed@example.com',
       password: 'secret-password',
@@ -265,8 +266,8 @@ describe.concurrent('drivesync server', () => {
 
   it('--profile with an unknown value, or deployed with --list-format array, exits 2 with one line', async () => {
     const results = await Promise.all([
-      run(['server', '--port', '0', '--data', tempDir(), '--profile', 'staging']),
-      run(['server', '--port', '0', '--data', tempDir(), '--profile', 'deployed', '--list-format', 'array']),
+      run(['server', '--port', '0', '--data', folderOfTest(), '--profile', 'staging']),
+      run(['server', '--port', '0', '--data', folderOfTest(), '--profile', 'deployed', '--list-format', 'array']),
     ]);
     for (const result of results) {
       expect(result.code, result.stderr).toBe(2);
@@ -281,7 +282,7 @@ describe.concurrent('drivesync server', () => {
       '--port',
       '0',
       '--data',
-      tempDir(),
+      folderOfTest(),
       '--faults',
       '500=1,match=GET:/api/v1/drive/file-entries',
     ]);
@@ -293,7 +294,7 @@ describe.concurrent('drivesync server', () => {
 
   it('--faults with a bad spec exits 2 with one line on stderr and no stack trace', async () => {
     const specs = ['500=2', 'bogus=1', 'match=nope'];
-    const results = await Promise.all(specs.map((spec) => run(['server', '--port', '0', '--data', tempDir(), '--faults', spec])));
+    const results = await Promise.all(specs.map((spec) => run(['server', '--port', '0', '--data', folderOfTest(), '--faults', spec])));
     for (const [i, result] of results.entries()) {
       const spec = specs[i];
       expect(result.code, `${spec}: ${result.stderr}`).toBe(2);
@@ -305,7 +306,7 @@ describe.concurrent('drivesync server', () => {
 
   it('--port abc exits 2 with one line', async () => {
     const ports = ['abc', '70000'];
-    const results = await Promise.all(ports.map((port) => run(['server', '--port', port, '--data', tempDir()])));
+    const results = await Promise.all(ports.map((port) => run(['server', '--port', port, '--data', folderOfTest()])));
     for (const [i, result] of results.entries()) {
       const port = ports[i];
       expect(result.code, `${port}: ${result.stderr}`).toBe(2);
@@ -327,7 +328,7 @@ describe.concurrent('drivesync server', () => {
 
 describe.concurrent('drivesync server add-list', () => {
   it('prints a 13-hex id of a list the owner then reaches through the server', async () => {
-    const data = tempDir();
+    const data = folderOfTest();
     const server = await startServerProcess(['--port', '0', '--data', data]);
     const owner = await registerThrough(server.url, 'list-owner@example.com');
     const stranger = await registerThrough(server.url, 'list-stranger@example.com');
@@ -380,7 +381,7 @@ describe.concurrent('drivesync server add-list', () => {
   });
 
   it('exits 1 with one line for an unknown owner', async () => {
-    const data = tempDir();
+    const data = folderOfTest();
     const server = await startServerProcess(['--port', '0', '--data', data]);
     await registerThrough(server.url, 'someone@example.com');
     expect((await stopWithin(server)).code).toBe(0);
@@ -393,7 +394,7 @@ describe.concurrent('drivesync server add-list', () => {
   });
 
   it('takes --data before add-list too', async () => {
-    const data = tempDir();
+    const data = folderOfTest();
     const server = await startServerProcess(['--port', '0', '--data', data]);
     const owner = await registerThrough(server.url, 'early-data@example.com');
     const result = await run(['server', '--data', data, 'add-list', 'Early', '--owner', 'early-data@example.com']);
@@ -405,7 +406,7 @@ describe.concurrent('drivesync server add-list', () => {
   });
 
   it('exits 1 with one line for a --data that holds no server, and creates nothing there', async () => {
-    const missing = join(tempDir(), 'no-such-server');
+    const missing = join(folderOfTest(), 'no-such-server');
     const result = await run(['server', 'add-list', 'News', '--owner', 'someone@example.com', '--data', missing]);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
@@ -414,7 +415,7 @@ describe.concurrent('drivesync server add-list', () => {
   });
 
   it('exits 2 without --owner', async () => {
-    const result = await run(['server', 'add-list', 'News', '--data', tempDir()]);
+    const result = await run(['server', 'add-list', 'News', '--data', folderOfTest()]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expectOneLineError(result);

@@ -14,7 +14,6 @@ import {
   cleanUp,
   cli,
   cliOnTty,
-  eventually,
   expectNoStack,
   expectOneLineError,
   makeTree,
@@ -26,6 +25,7 @@ import {
   tempDir,
   type TestAccount,
 } from './helpers.js';
+import { eventually } from '../helpers/eventually.js';
 
 afterAll(() => cleanUp());
 
@@ -42,7 +42,7 @@ const count = (text: string, pattern: RegExp) => (text.match(new RegExp(pattern.
 
 describe.concurrent('offline', () => {
   it('sync --once against a server that went away exits 1 with one plain line; status says so, and not in sync', async () => {
-    const dataDir = tempDir('drivesync-data-');
+    const dataDir = tempDir('data');
     let server = await startTestServer({ dataDir });
     const port = Number(new URL(server.url).port);
     try {
@@ -75,7 +75,7 @@ describe.concurrent('offline', () => {
   });
 
   it('a running sync says offline once when the server goes away and once when it is back, with no failure per poll', async () => {
-    const dataDir = tempDir('drivesync-data-');
+    const dataDir = tempDir('data');
     let server = await startTestServer({ dataDir });
     const port = Number(new URL(server.url).port);
     try {
@@ -98,7 +98,7 @@ describe.concurrent('offline', () => {
       await eventually(
         () => readFileSync(join(home, 'logs', 'drivesync.log'), 'utf8'),
         (log) => count(log, /"state":"offline"/) >= 3,
-        20_000,
+        { within: 20_000 },
       );
       // A file saved meanwhile: its pass cannot reach the server either; it is offline, not a failed item.
       const offlineBefore = count(readFileSync(join(home, 'logs', 'drivesync.log'), 'utf8'), /"state":"offline"/);
@@ -106,7 +106,7 @@ describe.concurrent('offline', () => {
       await eventually(
         () => readFileSync(join(home, 'logs', 'drivesync.log'), 'utf8'),
         (log) => count(log, /"state":"offline"/) >= offlineBefore + 2,
-        20_000,
+        { within: 20_000 },
       );
       expect(readFileSync(join(home, 'logs', 'drivesync.log'), 'utf8')).not.toMatch(/"msg":"item error"/);
       // What waits to go up is said once it changes, and status says it too.
@@ -140,7 +140,7 @@ describe.concurrent('offline', () => {
 
 describe.concurrent('offline, then failing for another reason', () => {
   it('an item that fails once the server is back is told, after back online', async () => {
-    const dataDir = tempDir('drivesync-data-');
+    const dataDir = tempDir('data');
     let server = await startTestServer({ dataDir });
     const port = Number(new URL(server.url).port);
     try {
@@ -156,14 +156,14 @@ describe.concurrent('offline, then failing for another reason', () => {
       await eventually(
         () => readFileSync(join(home, 'logs', 'drivesync.log'), 'utf8'),
         (log) => count(log, /"state":"offline"/) >= offlineBefore + 2,
-        20_000,
+        { within: 20_000 },
       );
       expect(running.stderr()).toBe('');
 
       // Back, but refusing every upload: that failure is no longer the server being away.
       server = await startTestServer({ dataDir, port, faults: '500=1,match=POST:/api/v1/uploads' });
       await running.waitFor(/^back online after /m);
-      await eventually(running.stderr, (stderr) => /^drivesync: b\.txt: .*server error 500/m.test(stderr), 20_000);
+      await eventually(running.stderr, (stderr) => /^drivesync: b\.txt: .*server error 500/m.test(stderr), { within: 20_000 });
       await running.waitFor(/^not in sync: 1 item failed/m);
       expect(count(running.stdout(), /^offline: cannot reach/)).toBe(1);
       expect((await running.stop('SIGTERM')).code).toBe(0);
@@ -256,14 +256,14 @@ describe.concurrent('what the pass could not do', () => {
       expect(running.stderr()).not.toMatch(/EACCES|POST \/uploads|\/tmp\//);
       // Everything else still syncs while the two wait.
       writeFileSync(join(dir, 'later.txt'), 'later');
-      await eventually(() => remoteTree(server, account.token), (tree) => tree['later.txt'] === 'later', 20_000);
+      await eventually(() => remoteTree(server, account.token), (tree) => tree['later.txt'] === 'later', { within: 20_000 });
       const text = await cli(['status'], { home });
       expect(text.stdout).toMatch(/state:\s+idle \(2 items not synced\)/);
       expect(text.stdout).toMatch(/error:\s+big\.bin: cannot be read: permission denied/);
       // Readable again: it syncs, and the folder is in sync.
       chmodSync(join(dir, 'unreadable.txt'), 0o644);
       chmodSync(join(dir, 'big.bin'), 0o644);
-      await eventually(() => statusJson(home), (s) => s.roots[0]?.inSync === true && s.roots[0]!.errors.length === 0, 30_000);
+      await eventually(() => statusJson(home), (s) => s.roots[0]?.inSync === true && s.roots[0]!.errors.length === 0, { within: 30_000 });
       expect(await remoteTree(server, account.token)).toMatchObject({ 'unreadable.txt': 'small', 'ok.txt': 'ok' });
       expectNoStack(await running.stop('SIGINT'));
     } finally {
@@ -508,7 +508,7 @@ describe.concurrent('status after a running sync', () => {
       await running.waitFor(/^in sync \(3 changes\)$/m, 30_000);
       // The passes after it (the look at what was sent, the scan once the folder settled) change nothing.
       const passes = () => readFileSync(join(home, 'logs', 'drivesync.log'), 'utf8').split('\n').filter((l) => l.includes('"msg":"pass"'));
-      await eventually(passes, (lines) => lines.findIndex((l) => l.includes('"done":3')) < lines.length - 1, 30_000);
+      await eventually(passes, (lines) => lines.findIndex((l) => l.includes('"done":3')) < lines.length - 1, { within: 30_000 });
       expect(running.stdout()).not.toMatch(/^in sync \(0 changes\)$/m);
       const text = (await cli(['status'], { home })).stdout;
       expect(text).toMatch(/last sync:\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d, in sync \(3 changes\)$/m);

@@ -6,7 +6,6 @@ import { localTree, sorted } from '../helpers/sync.js';
 import {
   cli,
   cliOnTty,
-  eventually,
   expectNoStack,
   expectOneLineError,
   makeTree,
@@ -18,6 +17,7 @@ import {
   tempDir,
   useCliTestServer,
 } from './helpers.js';
+import { eventually } from '../helpers/eventually.js';
 
 // Against both profiles of the reference server: as the documents say, and as deployed versions answer.
 describe.each(PROFILES)('sync against the %s profile', (profile) => {
@@ -390,10 +390,10 @@ describe.each(PROFILES)('sync against the %s profile', (profile) => {
       // Polls at 0.5 s; a full listing, every few seconds on a drive this small, shows the move's new state. Against a
       // deployed server, whose move answers no entry, the engine then records the new time stamp: wait for that.
       const log = () => readFileSync(join(home, 'logs', 'drivesync.log'), 'utf8');
-      if (profile === 'deployed') await eventually(log, (text) => /"kind":"record","path":"archive\/start\.txt"/.test(text), 30_000);
+      if (profile === 'deployed') await eventually(log, (text) => /"kind":"record","path":"archive\/start\.txt"/.test(text), { within: 30_000 });
       // Passes after it that had nothing to tell (full listings come some seconds apart, more under load).
       const after = passes();
-      await eventually(passes, (n) => n >= after + 2, 45_000);
+      await eventually(passes, (n) => n >= after + 2, { within: 45_000 });
       const finished = await running.stop('SIGTERM');
       const told = finished.stdout.slice(finished.stdout.indexOf('moved on the drive'));
       expect(told.match(/^in sync/gm), finished.stdout).toEqual(['in sync']);

@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { startServer, type RunningServer, type ServerOptions } from '../../server/app.js';
 import { PROFILE_NAMES, type ProfileName } from '../../server/profile.js';
+import { tempDir } from './temp.js';
 
 /** The server's profiles, for `describe.each(PROFILES)`: the documents' answers and the deployed versions'. */
 export const PROFILES: readonly ProfileName[] = PROFILE_NAMES;
@@ -118,7 +118,7 @@ export function useTestServer(options: TestServerOptions = {}): TestServer {
   let started: TestServer | undefined;
   let dataDir: string | undefined;
   beforeAll(async () => {
-    if (tempDataDir !== undefined) dataDir = mkdtempSync(join(tmpdir(), tempDataDir));
+    if (tempDataDir !== undefined) dataDir = tempDir(tempDataDir);
     started = await startTestServer(dataDir === undefined ? serverOptions : { ...serverOptions, dataDir });
   });
   afterAll(async () => {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DriveClient } from '../../main/api/client.js';
 import type { HttpOptions as DriveClientOptions } from '../../main/api/http.js';
@@ -10,6 +9,7 @@ import { moveToOsTrash } from '../../main/sync/execute/trash.js';
 import { STATE_DIR } from '../../main/sync/local/state-dir.js';
 import { PROFILES, startTestServer, type ProfileName, type TestServer } from './server.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { tempDir } from './temp.js';
 
 /**
  * How a scenario's computers sync: `once`, a full pass each time (`sync --once`); `live`, the engine started and
@@ -98,7 +98,7 @@ export async function newAccount(server?: TestServer, options: { mode?: SyncMode
   const computers: Computer[] = [];
   const scratch: string[] = [];
   const computer = (name: string, options: Partial<EngineOptions> = {}): Computer => {
-    const home = mkdtempSync(join(tmpdir(), `drivesync-${name}-`));
+    const home = tempDir(`${name}`);
     scratch.push(home);
     const root = join(home, 'Drive');
     mkdirSync(root);
@@ -183,7 +183,7 @@ export async function newAccount(server?: TestServer, options: { mode?: SyncMode
     for (const [id, e] of byId) {
       if (e.type === 'folder') out.set(pathOf(id), '/');
       else {
-        const dir = mkdtempSync(join(tmpdir(), 'drivesync-dl-'));
+        const dir = tempDir('dl');
         try {
           const dest = join(dir, 'f');
           await client.transfers.download({ id, url: null }, dest);

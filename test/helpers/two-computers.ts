@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { givenNames, LINUX_NAMES } from '../../main/sync/model/names.js';
 import type { TestServer } from './server.js';
 import { localTree } from './sync.js';
+import { holds } from './eventually.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = join(ROOT, 'bin', 'drivesync.js');
@@ -199,15 +200,6 @@ export function startSync(server: TestServer, token: string, home: string, dir: 
   return { child, out: () => out, err: () => err, exited };
 }
 
-/** Whether `check` holds within `ms`, looked at every 100 ms. */
-export async function until(check: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await sleep(100);
-  }
-  return false;
-}
 
 /** The drive's files as path → content, and the contents of its trash (read from the server's own storage). */
 export async function drive(server: TestServer, userId: number): Promise<{ tree: Map<string, string>; trash: Set<string> }> {
@@ -268,10 +260,10 @@ export async function eachSeed(seeds: readonly number[], parallel: number, run: 
 /** Whether everyone agrees three looks in a row, a second apart, within `ms` (false when not by then). */
 export function untilAgreed(same: () => Promise<boolean>, ms: number): Promise<boolean> {
   let agreeing = 0;
-  return until(async () => {
+  return holds(async () => {
     agreeing = (await same()) ? agreeing + 1 : 0;
     if (agreeing >= 3) return true;
     await sleep(900);
     return false;
-  }, ms);
+  }, { within: ms });
 }

@@ -4,14 +4,13 @@
  * folder's row in Settings says since when too; once the server answers again, the window says so once — for how
  * long it was away and what it syncs — on Status (until dismissed) and in Activity. Screenshots and axe scans.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { inSync, newHost, untilStatus, write, type TestHost } from '../app/helpers.js';
 import { openWindow, type TestWindow } from './setup.js';
+import { tempDir } from '../helpers/temp.js';
 
 const EMAIL = 'otto@example.com';
 const PASSWORD = 'pass-word-1';
@@ -24,7 +23,7 @@ let page: Page;
 let keys: TestWindow['keys'];
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'drivesync-offline-window-'));
+  dataDir = tempDir('offline-window');
   server = await startTestServer({ dataDir });
   await server.register(EMAIL, PASSWORD);
   h = newHost('offline-window');

@@ -6,8 +6,7 @@
  * (screenshots under test-artifacts/renderer/, and an axe-core scan that fails on serious or critical violations).
  */
 import { createRequire } from 'node:module';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build as viteBuild } from 'vite';
@@ -19,6 +18,7 @@ import { bundleBridge, callOfIpcChannel, relayEvents, serveWindow, type WindowSe
 import { rendererConfig } from '../../vite.renderer.config.js';
 import { REPO } from '../app/fake-electron.js';
 import { keyboard } from './keyboard.js';
+import { tempDir } from '../helpers/temp.js';
 
 export const ARTIFACTS = join(REPO, 'test-artifacts', 'renderer');
 export const SIZES = [
@@ -36,7 +36,7 @@ export function launchChromium(): Promise<Browser> {
 
 /** The renderer built by Vite into a temp folder (the tests do not depend on a stale dist/). */
 export async function buildRenderer(): Promise<string> {
-  const out = join(mkdtempSync(join(tmpdir(), 'drivesync-renderer-')), 'renderer');
+  const out = join(tempDir('renderer'), 'renderer');
   await viteBuild(rendererConfig(out));
   return out;
 }

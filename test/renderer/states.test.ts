@@ -4,8 +4,6 @@
  * and the window read in one go each time: on Status the status line, the folder row and the transfers panel; on
  * Settings the top bar's badge and the folder row. Each is saved as a screenshot and scanned with axe.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +11,7 @@ import type { OverallState } from '../../main/contract/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { inSync, newHost, untilStatus, write, type TestHost } from '../app/helpers.js';
 import { openWindow, type TestWindow } from './setup.js';
+import { tempDir } from '../helpers/temp.js';
 
 const EMAIL = 'stella@example.com';
 const PASSWORD = 'pass-word-1';
@@ -27,7 +26,7 @@ let w: TestWindow;
 let page: Page;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'drivesync-states-server-'));
+  dataDir = tempDir('states-server');
   server = await startTestServer({ dataDir });
   await server.register(EMAIL, PASSWORD);
   h = newHost('states');

@@ -5,8 +5,7 @@
  * scanned with axe-core (serious and critical violations fail). Every step is done with the keyboard only where
  * a person would (Tab to the control, Enter or Space), so each view is proven reachable and operable without a mouse.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import { addList } from '../../server/lists.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { inSync, newHost, untilStatus, write, type TestHost } from '../app/helpers.js';
 import { openWindow, SIZES, type TestWindow } from './setup.js';
+import { tempDir } from '../helpers/temp.js';
 
 const EMAIL = 'renata@example.com';
 const PASSWORD = 'pass-word-1';
@@ -387,7 +387,7 @@ describe('the window', { timeout: 90_000 }, () => {
 
   it('shows a conflict in plain words, with Open and Show in folder for both versions', async () => {
     // A second computer on the same account.
-    const home = mkdtempSync(join(tmpdir(), 'drivesync-beta-'));
+    const home = tempDir('beta');
     const root = join(home, 'Drive');
     mkdirSync(root);
     const login = await server.call(null, 'POST', '/api/v1/auth/login', { email: EMAIL, password: PASSWORD, token_name: 'beta' });

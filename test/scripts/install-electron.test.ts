@@ -5,14 +5,14 @@
  * and nothing is put into node_modules, whatever the network.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/temp.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const SCRIPT = join(ROOT, 'scripts', 'install-electron.mjs');
-const cache = mkdtempSync(join(tmpdir(), 'drivesync-electron-cache-'));
+const cache = tempDir('electron-cache');
 afterAll(() => rmSync(cache, { recursive: true, force: true }));
 
 const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');

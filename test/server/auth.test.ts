@@ -9,7 +9,7 @@ const LOGIN = '/api/v1/auth/login';
 const LISTING = '/api/v1/drive/file-entries';
 
 describe('accounts and tokens', () => {
-  const server = useTestServer({ tempDataDir: 'drivesync-auth-test-' });
+  const server = useTestServer({ tempDataDir: 'auth-test' });
 
   const register = (body: Record<string, unknown>) => server.call(null, 'POST', REGISTER, body);
   const login = (body: Record<string, unknown>) => server.call(null, 'POST', LOGIN, body);

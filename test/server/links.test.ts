@@ -24,7 +24,7 @@ interface Entry {
 const FUTURE = '2099-06-01T12:00:00.000Z';
 
 describe('shareable links', () => {
-  const server = useTestServer({ tempDataDir: 'drivesync-links-test-' });
+  const server = useTestServer({ tempDataDir: 'links-test' });
 
   const account = (name: string) => freshAccount(server, name);
 

@@ -21,7 +21,7 @@ interface Subscriber {
 }
 
 describe('mailing lists', () => {
-  const server = useTestServer({ tempDataDir: 'drivesync-lists-test-' });
+  const server = useTestServer({ tempDataDir: 'lists-test' });
   let seq = 0;
 
   /** A fresh owner with a fresh list (FIRST_NAME, LAST_NAME unless told otherwise). */

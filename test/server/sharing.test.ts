@@ -11,7 +11,7 @@ interface SharedUser {
 }
 
 describe('sharing', () => {
-  const server = useTestServer({ tempDataDir: 'drivesync-sharing-test-' });
+  const server = useTestServer({ tempDataDir: 'sharing-test' });
 
   /** A fresh account per test, so tests do not depend on each other. */
   const account = (name: string) => freshAccount(server, name);

@@ -4,8 +4,7 @@
  * result: the trees, the rows and the cleared intent in one transaction.
  */
 import Database from 'better-sqlite3';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commitOutcome } from '../../main/sync/trees/apply.js';
@@ -13,10 +12,11 @@ import { Mirror, MIRROR_SCHEMA_VERSION, WARM_START } from '../../main/sync/trees
 import { readMirror, syncedChildrenOf, syncedItemAt } from '../../main/sync/trees/mirror-read.js';
 import { LocalTree, RemoteTree } from '../../main/sync/trees/trees.js';
 import type { BaseItem, LocalItem, RemoteItem } from '../../main/sync/model/types.js';
+import { tempDir } from '../helpers/temp.js';
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'mirror-'));
+  dir = tempDir('mirror');
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 

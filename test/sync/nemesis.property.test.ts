@@ -20,8 +20,7 @@
  * `DRIVESYNC_NEMESIS_SEED=N` replays that seed alone.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +29,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startProxy, type TestProxy } from '../helpers/proxy.js';
 import { localTree, sorted } from '../helpers/sync.js';
-import { abs, apply, drive, eachSeed, untilAgreed, random, startSync, stepsOf, until, type Running, type Step, type Versions } from '../helpers/two-computers.js';
+import { abs, apply, drive, eachSeed, untilAgreed, random, startSync, stepsOf, type Running, type Step, type Versions } from '../helpers/two-computers.js';
+import { tempDir } from '../helpers/temp.js';
+import { holds } from '../helpers/eventually.js';
 
 const PRELOAD = join(dirname(fileURLToPath(import.meta.url)), '..', 'helpers', 'nemesis-preload.mjs');
 const RUNS = Number(process.env.DRIVESYNC_NEMESIS_RUNS ?? 5);
@@ -151,7 +152,7 @@ function statusOf(home: string): { state: string; inSync: boolean | null } | nul
 }
 
 describe('nemesis: two computers live under network cuts, kills, a server restart, a full disk and clock jumps', () => {
-  const scratch = mkdtempSync(join(tmpdir(), 'drivesync-nemesis-'));
+  const scratch = tempDir('nemesis');
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
   async function runSeed(seed: number): Promise<void> {
@@ -316,7 +317,7 @@ describe('nemesis: two computers live under network cuts, kills, a server restar
     const faults: Array<Promise<void>> = [];
     try {
       const watchingBoth = () => sides.A.runs.every((r) => /^watching /m.test(r.out())) && sides.B.runs.every((r) => /^watching /m.test(r.out()));
-      if (!(await until(async () => watchingBoth() && (await same()), 30_000))) throw new Error(await report('the first sync did not converge'));
+      if (!(await holds(async () => watchingBoth() && (await same()), { within: 30_000 }))) throw new Error(await report('the first sync did not converge'));
       for (const [index, step] of schedule.steps.entries()) {
         for (const fault of schedule.faults.filter((f) => f.at === index)) {
           done.push(`${fault.on}: ${fault.kind} ${fault.ms} ms`);

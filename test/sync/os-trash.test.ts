@@ -3,11 +3,11 @@
  * naming the place it had in the synced folder (not `.drivesync/trashing/`, where it waited on its way out), so that
  * a file manager's "Restore" puts it back there.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { localTree, newAccount, sorted, type Account } from '../helpers/sync.js';
+import { tempDir } from '../helpers/temp.js';
 
 /** A trash record: the name of its item in `files/`, and its `Path=` as written and decoded. */
 interface TrashRecord {
@@ -36,7 +36,7 @@ describe.skipIf(process.platform !== 'linux')('the OS trash (freedesktop)', () =
   beforeAll(() => {
     // The package reads HOME and XDG_DATA_HOME when it is first loaded (on the first trash). HOME on the file system of
     // the synced folders (temp dirs too) makes it choose the home trash, under XDG_DATA_HOME, not a volume's.
-    const home = mkdtempSync(join(tmpdir(), 'drivesync-trash-home-'));
+    const home = tempDir('trash-home');
     process.env.HOME = home;
     process.env.XDG_DATA_HOME = join(home, '.local', 'share');
     trash = join(home, '.local', 'share', 'Trash');

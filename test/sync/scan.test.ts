@@ -2,11 +2,11 @@
  * The local scan's walk: it stats names relative to the folder it reads (the process's working directory for the
  * moment), and must leave the tree whole and the process somewhere sane even when its working directory vanishes.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, parse } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { refreshPaths, scanLocal, type ScanOptions } from '../../main/sync/local/scan.js';
+import { tempDir } from '../helpers/temp.js';
 
 const options: ScanOptions = { isIgnored: () => false, isSynced: () => true, needsHash: () => false };
 
@@ -15,7 +15,7 @@ describe('the local scan', () => {
   afterEach(() => process.chdir(cwd));
 
   it('finds every entry and leaves the working directory as it was', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'drivesync-scan-'));
+    const root = tempDir('scan');
     mkdirSync(join(root, 'a', 'b'), { recursive: true });
     writeFileSync(join(root, 'a', 'b', 'f.txt'), 'f');
     writeFileSync(join(root, 'top.txt'), 'top');
@@ -27,12 +27,12 @@ describe('the local scan', () => {
   });
 
   it('a working directory deleted meanwhile: the tree comes back whole, and the process is left at the root of the file system', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'drivesync-scan-'));
+    const root = tempDir('scan');
     mkdirSync(join(root, 'A', 'B'), { recursive: true });
     writeFileSync(join(root, 'A', 'B', 'f'), 'x');
     writeFileSync(join(root, 'A', 'g'), 'x');
     const { items } = await scanLocal(root, options);
-    const home = mkdtempSync(join(tmpdir(), 'drivesync-home-'));
+    const home = tempDir('home');
     process.chdir(home);
     process.cwd(); // Node caches it: the scan will try to return there
     rmSync(home, { recursive: true });

@@ -2,16 +2,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { localTree, newAccount, sorted, type Account, SCENARIO_CASES } from '../helpers/sync.js';
-
-async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { eventually } from '../helpers/eventually.js';
 
 async function findRemote(account: Account, name: string): Promise<number | undefined> {
   for await (const entry of account.client.entries.tree()) if (entry.name === name) return entry.id;

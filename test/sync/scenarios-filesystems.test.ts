@@ -3,8 +3,7 @@
  * watcher still sees them): macOS (case- and normalisation-insensitive), Windows (case-insensitive, its name rules,
  * MAX_PATH, files locked while open). A Linux computer beside it makes what those volumes cannot hold twice.
  */
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EngineOptions } from '../../main/sync/engine/engine.js';
@@ -13,6 +12,7 @@ import { nodeFileSystem, probeVolume } from '../../main/sync/local/ports.js';
 import type { LocalItem } from '../../main/sync/model/types.js';
 import { HFS_PLUS, MACOS, SimulatedVolume, WINDOWS, type VolumeRules } from '../helpers/simulated-fs.js';
 import { localTree, newAccount, sorted, type Account, SCENARIO_CASES } from '../helpers/sync.js';
+import { tempDir } from '../helpers/temp.js';
 
 const NFC = 'caf\u00e9.txt';
 const NFD = 'cafe\u0301.txt';
@@ -426,7 +426,7 @@ describe('file systems other than ext4, live only', () => {
 
 describe('the scan on a volume that folds names', () => {
   it("node's port asks the real volume: this Linux folder tells case and NFC/NFD apart, takes Win32's refused names, and the probe leaves nothing", async () => {
-    const root = mkdtempSync(join(tmpdir(), 'drivesync-probe-'));
+    const root = tempDir('probe');
     try {
       expect(nodeFileSystem.volume).toBe(probeVolume);
       expect(await probeVolume(root)).toEqual({ caseInsensitive: false, normalisesUnicode: false, windowsNames: false });
@@ -439,7 +439,7 @@ describe('the scan on a volume that folds names', () => {
   });
 
   it('a path the watcher names in another spelling than its folder lists is not an item (a case-only rename is not two files)', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'drivesync-folding-'));
+    const root = tempDir('folding');
     try {
       const volume = new SimulatedVolume(MACOS).mount(root);
       volume.write('notes.txt', 'notes');

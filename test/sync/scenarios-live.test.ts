@@ -4,13 +4,12 @@
  * the same entry ids, nothing uploaded again — and the outcome is the same in both modes.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { localTree, SCENARIO_CASES, newAccount, sorted, type Account, type Computer } from '../helpers/sync.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-
+import { tempDir } from '../helpers/temp.js';
 
 describe.each(SCENARIO_CASES)('what people do to a watched folder (%s, %s)', (mode, profile) => {
   let account: Account;
@@ -159,7 +158,7 @@ describe.each(SCENARIO_CASES)('what people do to a watched folder (%s, %s)', (mo
     write(a, 'keep.txt', 'keep');
     await a.sync();
     const before = await ids();
-    const trash = mkdtempSync(join(tmpdir(), 'drivesync-os-trash-'));
+    const trash = tempDir('os-trash');
     // Deleted to the OS trash (a move out of the folder), restored at once (a move back in): nothing happened.
     let mark = account.requests.length;
     renameSync(join(a.root, 'album'), join(trash, 'album'));
@@ -188,7 +187,7 @@ describe.each(SCENARIO_CASES)('what people do to a watched folder (%s, %s)', (mo
     write(a, 'pad2.txt', 'padding');
     write(a, 'pad3.txt', 'padding');
     await a.sync();
-    const outside = mkdtempSync(join(tmpdir(), 'drivesync-outside-'));
+    const outside = tempDir('outside');
     mkdirSync(join(outside, 'arriving'));
     writeFileSync(join(outside, 'arriving', 'r.txt'), 'arriving');
     rmSync(join(a.root, 'build'), { recursive: true });

@@ -4,16 +4,16 @@
  * selection is the engine's `selection` option, as openFolder gives it from the config; a change of it reaches a
  * running engine through `selectionChanged()`.
  */
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeletionQuestion } from '../../main/sync/engine/deletions.js';
 import { nodeFileSystem, type FileSystem } from '../../main/sync/local/ports.js';
 import { LEFT_OUT_PLACE, type Selection } from '../../main/sync/plan/selective.js';
 import { PROFILES } from '../helpers/server.js';
 import { localTree, newAccount, sorted, type Account, type Computer, SCENARIO_CASES } from '../helpers/sync.js';
+import { tempDir } from '../helpers/temp.js';
+import { eventually } from '../helpers/eventually.js';
 
 /** A selection a test changes as it goes, and the engine options that follow it. */
 function selectable(initial: number[] = [], newFolders: Selection['newFolders'] = 'sync') {
@@ -46,7 +46,7 @@ describe.each(SCENARIO_CASES)('selective sync (%s, %s)', (mode, profile) => {
 
   /** Another client of the account puts a file on the drive. */
   async function uploadElsewhere(name: string, parentId: number, content: string): Promise<void> {
-    const dir = mkdtempSync(join(tmpdir(), 'drivesync-elsewhere-'));
+    const dir = tempDir('elsewhere');
     try {
       writeFileSync(join(dir, name), content);
       await account.client.transfers.upload(join(dir, name), { name, parentId });
@@ -281,14 +281,6 @@ describe.each(PROFILES)('selective sync, two computers live at once (%s)', (prof
 
   const LIVE = { pollIntervalMs: 250, stabilityMs: 80, hold: { settleMs: 400, maxMs: 10_000 } } as const;
 
-  async function until(check: () => boolean | Promise<boolean>, what: () => Promise<string> | string, ms = 30_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out: ${await what()}`);
-      await sleep(50);
-    }
-  }
-
   it('one computer excludes a folder while the other keeps working in it: nothing is lost, and including it brings the other\'s work', async () => {
     const pick = selectable();
     const laptop = account.computer('laptop', { ...LIVE, ...pick.options });
@@ -302,7 +294,7 @@ describe.each(PROFILES)('selective sync, two computers live at once (%s)', (prof
       desktop.engine.isQuiet() &&
       JSON.stringify(sorted(localTree(laptop.root))) === JSON.stringify(sorted(localTree(desktop.root)));
     const show = async () => JSON.stringify({ laptop: sorted(localTree(laptop.root)), desktop: sorted(localTree(desktop.root)), drive: sorted(await account.remoteTree()) });
-    await until(same, show);
+    await eventually(same, { what: show });
     const photos = (await account.entryIds()).get('Photos')!;
     // The laptop edits a photo and excludes the folder at once; the desktop adds and renames in it meanwhile.
     writeFileSync(join(laptop.root, 'Photos', 'a.jpg'), 'edited on the laptop');
@@ -313,13 +305,13 @@ describe.each(PROFILES)('selective sync, two computers live at once (%s)', (prof
       const drive = await account.remoteTree();
       return drive.get('Photos/a.jpg') === 'edited on the laptop' && drive.get('Photos/b.jpg') === 'bbbb' && drive.has('top-renamed.txt');
     };
-    await until(async () => !existsSync(join(laptop.root, 'Photos')) && laptop.engine.isQuiet() && desktop.engine.isQuiet() && (await driveHas()), show);
-    await until(async () => localTree(desktop.root).get('Photos/a.jpg') === 'edited on the laptop', show);
+    await eventually(async () => !existsSync(join(laptop.root, 'Photos')) && laptop.engine.isQuiet() && desktop.engine.isQuiet() && (await driveHas()), { what: show });
+    await eventually(async () => localTree(desktop.root).get('Photos/a.jpg') === 'edited on the laptop', { what: show });
     expect(sorted(localTree(laptop.root))).toEqual({ 'top-renamed.txt': 'top' });
     expect(laptop.trashed).toEqual([]);
     // Included again: the laptop holds what the desktop holds.
     pick.set(laptop, []);
-    await until(same, show);
+    await eventually(same, { what: show });
     expect(sorted(localTree(laptop.root))).toEqual(sorted(await account.remoteTree()));
   });
 });

@@ -9,8 +9,7 @@
  * The same cases run once (`sync --once` on each computer in turn, the race made inside a pass) where they can arise.
  * Both server profiles.
  */
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -18,6 +17,8 @@ import { DriveClient } from '../../main/api/client.js';
 import { nodeFileSystem, type FileSystem } from '../../main/sync/local/ports.js';
 import { PROFILES } from '../helpers/server.js';
 import { localTree, newAccount, settleEngine, sorted, type Account, type Computer } from '../helpers/sync.js';
+import { tempDir } from '../helpers/temp.js';
+import { eventually } from '../helpers/eventually.js';
 
 /** A poll of a fraction of a second: the computers see each other's changes at once, as two live clients do. */
 const LIVE = { pollIntervalMs: 250, stabilityMs: 80, hold: { settleMs: 400, maxMs: 10_000 } } as const;
@@ -42,15 +43,6 @@ function hookedClient(
     return client.transfers.upload(...args);
   };
   return Object.assign(Object.create(client) as DriveClient, { entries, transfers });
-}
-
-/** Waits until `check` holds, looking every 50 ms, for at most `ms`. */
-async function until(check: () => boolean | Promise<boolean>, what: string | (() => Promise<string> | string), ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : await what()}`);
-    await sleep(50);
-  }
 }
 
 describe.each(PROFILES)('two computers live at once (%s)', (profile) => {
@@ -97,11 +89,11 @@ describe.each(PROFILES)('two computers live at once (%s)', (profile) => {
     writeFileSync(join(a.root, 'notes.txt'), 'first');
     writeFileSync(join(a.root, 'other.txt'), 'keeps the guard quiet');
     await bothRunning(a, b);
-    await until(() => converged(a, b), 'the first sync');
+    await eventually(() => converged(a, b), { what: 'the first sync' });
     armed = true;
     rmSync(join(a.root, 'notes.txt'));
-    await until(() => edited, "beta's plan to trash notes.txt");
-    await until(() => converged(a, b), () => trees(a, b));
+    await eventually(() => edited, { what: "beta's plan to trash notes.txt" });
+    await eventually(() => converged(a, b), { what: () => trees(a, b) });
     expect(localTree(a.root).get('notes.txt')).toBe('edited on beta at the last moment');
     expect(localTree(b.root).get('notes.txt')).toBe('edited on beta at the last moment');
     expect(b.trashed).toEqual([]);
@@ -128,11 +120,11 @@ describe.each(PROFILES)('two computers live at once (%s)', (profile) => {
     writeFileSync(join(a.root, 'docs', 'plan.txt'), 'the plan');
     writeFileSync(join(a.root, 'other.txt'), 'keeps the guard quiet');
     await bothRunning(a, b);
-    await until(() => converged(a, b), 'the first sync');
+    await eventually(() => converged(a, b), { what: 'the first sync' });
     armed = true;
     rmSync(join(a.root, 'docs'), { recursive: true });
-    await until(() => saved, "beta's trash of docs");
-    await until(() => converged(a, b), () => trees(a, b));
+    await eventually(() => saved, { what: "beta's trash of docs" });
+    await eventually(() => converged(a, b), { what: () => trees(a, b) });
     expect(localTree(a.root).get('docs/saved-just-now.txt')).toBe('saved on beta as docs went');
     // What alpha deleted and beta had not touched goes; the folder stays for the file saved in it.
     expect(localTree(a.root).has('docs/plan.txt')).toBe(false);
@@ -145,14 +137,14 @@ describe.each(PROFILES)('two computers live at once (%s)', (profile) => {
     writeFileSync(join(a.root, 'notes.txt'), 'first');
     writeFileSync(join(a.root, 'other.txt'), 'keeps the guard quiet');
     await bothRunning(a, b);
-    await until(() => converged(a, b), 'the first sync');
+    await eventually(() => converged(a, b), { what: 'the first sync' });
     // B is paused: A's deletion reaches the drive, B's edit is made before B looks again.
     b.engine.pause();
     rmSync(join(a.root, 'notes.txt'));
-    await until(async () => !(await account.remoteTree()).has('notes.txt'), "alpha's trash");
+    await eventually(async () => !(await account.remoteTree()).has('notes.txt'), { what: "alpha's trash" });
     writeFileSync(join(b.root, 'notes.txt'), 'edited on beta');
     await b.engine.resume();
-    await until(() => converged(a, b), () => trees(a, b));
+    await eventually(() => converged(a, b), { what: () => trees(a, b) });
     expect(localTree(a.root).get('notes.txt')).toBe('edited on beta');
     expect(b.trashed).toEqual([]);
   });
@@ -176,7 +168,7 @@ describe.each(PROFILES)('two computers live at once (%s)', (profile) => {
     b.engine.on('conflict', (copy) => told.beta!.push(copy));
     writeFileSync(join(a.root, 'plan.txt'), 'v0');
     await bothRunning(a, b);
-    await until(() => converged(a, b), 'the first sync');
+    await eventually(() => converged(a, b), { what: 'the first sync' });
     // Each saves from a listing that does not show the other's save yet: two new entries of one name on the drive.
     let open!: () => void;
     barrier = { waiting: 0, open: () => open(), opened: new Promise<void>((resolve) => (open = resolve)) };
@@ -187,7 +179,7 @@ describe.each(PROFILES)('two computers live at once (%s)', (profile) => {
     // The watchers report the saves meanwhile (paused engines keep what they report for the resume).
     await sleep(600);
     await Promise.all([a.engine.resume(), b.engine.resume()]);
-    await until(() => converged(a, b), () => trees(a, b));
+    await eventually(() => converged(a, b), { what: () => trees(a, b) });
     expect(barrier).toBeNull();
     const tree = localTree(a.root);
     const copies = [...tree.keys()].filter((path) => path.startsWith('plan (conflicted copy '));
@@ -218,7 +210,7 @@ describe.each(PROFILES)('two computers live at once (%s)', (profile) => {
       ...LIVE,
       client: hookedClient(account.client, {
         beforeRename: async () => {
-          if (armed && first === 'edit') await until(async () => (await original()) !== originalId, "beta's new version on the drive");
+          if (armed && first === 'edit') await eventually(async () => (await original()) !== originalId, { what: "beta's new version on the drive" });
         },
       }),
     });
@@ -226,18 +218,18 @@ describe.each(PROFILES)('two computers live at once (%s)', (profile) => {
       ...LIVE,
       client: hookedClient(account.client, {
         beforeUpload: async () => {
-          if (armed && first === 'rename') await until(async () => (await account.entryIds()).has('fifth.txt'), "alpha's rename on the drive");
+          if (armed && first === 'rename') await eventually(async () => (await account.entryIds()).has('fifth.txt'), { what: "alpha's rename on the drive" });
         },
       }),
     });
     writeFileSync(join(a.root, 'f5.txt'), 'v0');
     await bothRunning(a, b);
-    await until(() => converged(a, b), 'the first sync');
+    await eventually(() => converged(a, b), { what: 'the first sync' });
     originalId = await original();
     armed = true;
     renameSync(join(a.root, 'f5.txt'), join(a.root, 'fifth.txt'));
     writeFileSync(join(b.root, 'f5.txt'), 'edited on beta');
-    await until(async () => (await converged(a, b)) && localTree(a.root).get('fifth.txt') === 'edited on beta', () => trees(a, b));
+    await eventually(async () => (await converged(a, b)) && localTree(a.root).get('fifth.txt') === 'edited on beta', { what: () => trees(a, b) });
     expect(sorted(localTree(a.root))).toEqual({ 'fifth.txt': 'edited on beta' });
     // Alpha may have polled between beta's upload and its trash of the old entry (two entries of one name for a
     // moment): then the old version, v0, goes to alpha's OS trash when the old entry leaves the drive. Nothing else.
@@ -259,7 +251,7 @@ describe.each(PROFILES)('two computers live at once (%s)', (profile) => {
           if (!armed) return;
           armed = false;
           renameSync(join(a.root, 'f5.txt'), join(a.root, ...to.split('/')));
-          await until(async () => (await account.entryIds()).has(to), "alpha's change on the drive");
+          await eventually(async () => (await account.entryIds()).has(to), { what: "alpha's change on the drive" });
         },
       }),
     });
@@ -267,11 +259,11 @@ describe.each(PROFILES)('two computers live at once (%s)', (profile) => {
     writeFileSync(join(a.root, 'docs', 'keep.txt'), 'k');
     writeFileSync(join(a.root, 'f5.txt'), 'v0');
     await bothRunning(a, b);
-    await until(() => converged(a, b), 'the first sync');
+    await eventually(() => converged(a, b), { what: 'the first sync' });
     armed = true;
     writeFileSync(join(b.root, 'f5.txt'), 'edited on beta');
     const expected = { docs: '/', 'docs/keep.txt': 'k', [to]: 'edited on beta' };
-    await until(async () => (await converged(a, b)) && localTree(a.root).get(to) === 'edited on beta', () => trees(a, b));
+    await eventually(async () => (await converged(a, b)) && localTree(a.root).get(to) === 'edited on beta', { what: () => trees(a, b) });
     expect(sorted(localTree(a.root))).toEqual(sorted(new Map(Object.entries(expected))));
     expect(sorted(localTree(b.root))).toEqual(sorted(new Map(Object.entries(expected))));
     expect(b.trashed).toEqual([]);
@@ -285,10 +277,10 @@ describe.each(PROFILES)('two computers live at once (%s)', (profile) => {
     writeFileSync(join(a.root, 'notes.txt'), 'notes');
     writeFileSync(join(a.root, 'old.txt'), 'old');
     await bothRunning(a, b);
-    await until(() => converged(a, b), 'the first sync');
+    await eventually(() => converged(a, b), { what: 'the first sync' });
     await a.restart();
     // What alpha kept while in sync: its next start trusts it instead of listing the drive first.
-    expect((a.engine as unknown as { kept: unknown }).kept).not.toBeNull();
+    expect((a.engine as unknown as { pacing: { kept: unknown } }).pacing.kept).not.toBeNull();
     const folderInode = statSync(join(a.root, 'docs')).ino;
     const fileInode = statSync(join(a.root, 'notes.txt')).ino;
     renameSync(join(b.root, 'docs'), join(b.root, 'documents'));
@@ -296,10 +288,10 @@ describe.each(PROFILES)('two computers live at once (%s)', (profile) => {
     rmSync(join(b.root, 'old.txt'));
     writeFileSync(join(b.root, 'from-beta.txt'), 'beta');
     writeFileSync(join(a.root, 'from-alpha.txt'), 'alpha, while stopped');
-    await until(async () => (await account.entryIds()).has('documents') && (await account.entryIds()).has('from-beta.txt') && !(await account.entryIds()).has('old.txt'), "beta's changes on the drive");
+    await eventually(async () => (await account.entryIds()).has('documents') && (await account.entryIds()).has('from-beta.txt') && !(await account.entryIds()).has('old.txt'), { what: "beta's changes on the drive" });
     await a.engine.start();
     const expected = { documents: '/', 'documents/d1.txt': 'one', 'notes-renamed.txt': 'notes', 'from-beta.txt': 'beta', 'from-alpha.txt': 'alpha, while stopped' };
-    await until(async () => (await converged(a, b)) && localTree(b.root).has('from-alpha.txt'), () => trees(a, b));
+    await eventually(async () => (await converged(a, b)) && localTree(b.root).has('from-alpha.txt'), { what: () => trees(a, b) });
     expect(sorted(localTree(a.root))).toEqual(sorted(new Map(Object.entries(expected))));
     expect(statSync(join(a.root, 'documents')).ino).toBe(folderInode);
     expect(statSync(join(a.root, 'notes-renamed.txt')).ino).toBe(fileInode);
@@ -317,18 +309,18 @@ describe.each(PROFILES)('two computers live at once (%s)', (profile) => {
         beforeTrash: async () => {
           if (!holdTrash) return;
           holdTrash = false;
-          await until(() => readdirSync(a.root).includes('report (2).txt'), "alpha's download of the new version beside the old");
+          await eventually(() => readdirSync(a.root).includes('report (2).txt'), { what: "alpha's download of the new version beside the old" });
           seen = true;
         },
       }),
     });
     writeFileSync(join(a.root, 'report.txt'), 'v0');
     await bothRunning(a, b);
-    await until(() => converged(a, b), 'the first sync');
+    await eventually(() => converged(a, b), { what: 'the first sync' });
     holdTrash = true;
     writeFileSync(join(b.root, 'report.txt'), 'v1, edited on beta only');
-    await until(() => seen, 'the poll in between');
-    await until(() => converged(a, b), () => trees(a, b));
+    await eventually(() => seen, { what: 'the poll in between' });
+    await eventually(() => converged(a, b), { what: () => trees(a, b) });
     expect(sorted(localTree(a.root))).toEqual({ 'report.txt': 'v1, edited on beta only' });
   });
 });
@@ -490,7 +482,7 @@ describe.each(PROFILES)('two computers in turn, the race inside a pass (once, %s
   it('duplicate names another client made are named by entry id on every computer, and the number goes when the clash does', async () => {
     const a = account.computer('alpha');
     const b = account.computer('beta');
-    const scratch = mkdtempSync(join(tmpdir(), 'drivesync-web-'));
+    const scratch = tempDir('web');
     const upload = async (content: string) => {
       writeFileSync(join(scratch, 'f'), content);
       return (await account.client.transfers.upload(join(scratch, 'f'), { name: 'a.txt', parentId: null })).id;

@@ -7,33 +7,17 @@
  * - the trash sorted into deletions and earlier versions;
  * - retention deletes for good only earlier versions past their days, never a file's newest version.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FileEntry } from '../../main/api/schemas.js';
 import { listTrash, pruneVersions, restoreEntries, restoreVersion, sortTrash, versionsOf } from '../../main/api/versions.js';
 import { PROFILES } from '../helpers/server.js';
 import { localTree, newAccount, sorted, type Account, type Computer } from '../helpers/sync.js';
+import { tempDir } from '../helpers/temp.js';
+import { eventually } from '../helpers/eventually.js';
 
 const LIVE = { pollIntervalMs: 250, stabilityMs: 80, hold: { settleMs: 400, maxMs: 10_000 } } as const;
-
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  // A check that cannot be made yet (a file not downloaded yet) is not met yet.
-  const met = async () => {
-    try {
-      return await check();
-    } catch {
-      return false;
-    }
-  };
-  while (!(await met())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 // Two engines live at once, and a version restored or pruned on each: on two busy cores a case takes more than 30 s.
 describe.each(PROFILES)('versions with two computers live (%s)', { timeout: 90_000 }, (profile) => {
@@ -56,14 +40,14 @@ describe.each(PROFILES)('versions with two computers live (%s)', { timeout: 90_0
   /** Both folders and the drive hold `expected` (path → content, '/' for a folder), and both engines are quiet. */
   const everywhere = async (expected: Record<string, string>) => {
     const want = JSON.stringify(sorted(new Map(Object.entries(expected))));
-    await until(
+    await eventually(
       async () =>
         JSON.stringify(sorted(localTree(a.root))) === want &&
         JSON.stringify(sorted(localTree(b.root))) === want &&
         a.engine.isQuiet() &&
         b.engine.isQuiet() &&
         JSON.stringify(sorted(await account.remoteTree())) === want,
-      `both computers and the drive to hold ${want}`,
+      { what: `both computers and the drive to hold ${want}` },
     );
   };
   /** The entry at a path of the drive, as listed now. */
@@ -74,7 +58,7 @@ describe.each(PROFILES)('versions with two computers live (%s)', { timeout: 90_0
     throw new Error(`${path} not listed`);
   };
   const contentOf = async (entry: FileEntry): Promise<string> => {
-    const dir = mkdtempSync(join(tmpdir(), 'drivesync-version-test-'));
+    const dir = tempDir('version-test');
     try {
       await account.client.transfers.download(entry, join(dir, 'f'));
       return readFileSync(join(dir, 'f'), 'utf8');
@@ -184,11 +168,11 @@ describe.each(PROFILES)('versions with two computers live (%s)', { timeout: 90_0
     // to wait for: what shows it was made is the drive holding the new content, and what shows it was deleted for good
     // is a trash that holds nothing of report.txt afterwards.
     // The new entry is made before the old one is trashed: the second computer's pass has ended when it is quiet.
-    await until(async () => (await contentOf(await entryAt('report.txt'))) === 'final, again' && b.engine.isQuiet(), 'the edit on the drive');
-    await until(async () => (await listTrash(account.client)).every((e) => e.name !== 'report.txt'), 'the engine to delete it for good');
+    await eventually(async () => (await contentOf(await entryAt('report.txt'))) === 'final, again' && b.engine.isQuiet(), { what: 'the edit on the drive' });
+    await eventually(async () => (await listTrash(account.client)).every((e) => e.name !== 'report.txt'), { what: 'the engine to delete it for good' });
     expect((await sortTrash(account.client)).versions).toEqual([]);
     expect((await listTrash(account.client)).map((e) => e.name)).toEqual(['gone.txt']);
     // The third computer has the file as it is now; the version deleted for good was only ever an earlier one.
-    await until(() => c.file('report.txt') === 'final, again', 'the third computer to have the newest version');
+    await eventually(() => c.file('report.txt') === 'final, again', { what: 'the third computer to have the newest version' });
   });
 });

@@ -3,8 +3,7 @@
  * selection's own questions. Built with the simulator, planned by the selective planner (`planSelected`), and run to
  * the end in both orders: nothing is lost, and the trees end as the selection says.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { itemOfStats } from '../../main/sync/execute/aside.js';
@@ -15,6 +14,7 @@ import { nodeFileSystem, randomId } from '../../main/sync/local/ports.js';
 import { entriesOutside, excludedTakenBy, LEFT_OUT_PLACE, newTopFolders, planSelected, type Selection } from '../../main/sync/plan/selective.js';
 import type { BaseItem, Operation, RemoteId } from '../../main/sync/model/types.js';
 import { Sim, contentsKept, convergenceProblems, syncUntilQuiet } from './sim.js';
+import { tempDir } from '../helpers/temp.js';
 
 const excluding = (...ids: RemoteId[]): Selection => ({ excluded: new Set(ids) });
 const opsOf = (sim: Sim, selection: Selection, options: PlanOptions = {}): Operation[] => planSelected(sim.snapshot(), selection, options).operations;
@@ -158,7 +158,7 @@ describe('E1: an excluded folder whose local copy is as synced → drop-local', 
  * scan leaves out), files with their content; returns E1's notice and what is left in the folder.
  */
 async function dropOnDisk(synced: Record<string, string>, unsynced: Record<string, string>): Promise<{ notice: string; left: string[] }> {
-  const root = mkdtempSync(join(tmpdir(), 'drivesync-drop-'));
+  const root = tempDir('drop');
   const abs = (path: string) => join(root, ...path.split('/'));
   try {
     for (const [path, content] of Object.entries({ ...synced, ...unsynced })) {

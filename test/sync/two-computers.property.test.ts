@@ -11,14 +11,15 @@
  * `DRIVESYNC_TWO_RUNS` sets the number of seeds (10 in `npm test`, 200 in `npm run soak`); a failure prints its seed
  * and its changes, and `DRIVESYNC_TWO_SEED=N` replays that seed alone.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { localTree, sorted } from '../helpers/sync.js';
-import { abs, apply, drive, eachSeed, untilAgreed, startSync, stepsOf, until, type Versions } from '../helpers/two-computers.js';
+import { abs, apply, drive, eachSeed, untilAgreed, startSync, stepsOf, type Versions } from '../helpers/two-computers.js';
+import { tempDir } from '../helpers/temp.js';
+import { holds } from '../helpers/eventually.js';
 const RUNS = Number(process.env.DRIVESYNC_TWO_RUNS ?? 10);
 const REPLAY = process.env.DRIVESYNC_TWO_SEED === undefined ? undefined : Number(process.env.DRIVESYNC_TWO_SEED);
 /** Seeds run at once (each its own account, folders and processes). */
@@ -26,7 +27,7 @@ const PARALLEL = 2;
 
 describe('two computers live at once: random changes on both, then both settle', () => {
   let server: TestServer;
-  const scratch = mkdtempSync(join(tmpdir(), 'drivesync-two-'));
+  const scratch = tempDir('two');
   beforeAll(async () => {
     server = await startTestServer();
   });
@@ -74,7 +75,7 @@ describe('two computers live at once: random changes on both, then both settle',
         const here = JSON.stringify(sorted(localTree(A)));
         return here === JSON.stringify(sorted(localTree(B))) && here === JSON.stringify(sorted((await drive(server, userId)).tree));
       };
-      if (!(await until(async () => /^watching /m.test(a.out()) && /^watching /m.test(b.out()) && (await same()), 30_000))) {
+      if (!(await holds(async () => /^watching /m.test(a.out()) && /^watching /m.test(b.out()) && (await same()), { within: 30_000 }))) {
         throw new Error(await report('the first sync did not converge'));
       }
       for (const step of steps) {

@@ -1,5 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, mkdirSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import parcel from '@parcel/watcher';
@@ -8,21 +7,12 @@ import { createWatchTree, parcelWatcher, watchTree, type NativeWatcher, type Wat
 import { folderWatches } from '../../main/sync/local/folder-watches.js';
 import { newAccount, type Account } from '../helpers/sync.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-
-
-async function until<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await sleep(20);
-  }
-}
+import { tempDir } from '../helpers/temp.js';
+import { eventually } from '../helpers/eventually.js';
 
 const roots: string[] = [];
 const newRoot = (): string => {
-  const root = mkdtempSync(join(tmpdir(), 'drivesync-watch-'));
+  const root = tempDir('watch');
   roots.push(root);
   return root;
 };
@@ -62,7 +52,7 @@ describe.each(BACKENDS)('the watcher port (%s)', (_, watchTree) => {
       await sleep(60);
     }
     const lastWrite = Date.now();
-    await until(() => (batches.some((b) => b.paths.includes('growing.txt')) ? true : undefined));
+    await eventually(() => batches.some((b) => b.paths.includes('growing.txt')));
     const reported = batches.filter((b) => b.paths.includes('growing.txt'));
     expect(reported).toHaveLength(1);
     // Writes came every 60 ms for ~300 ms: the file is reported only after they stopped.
@@ -71,7 +61,7 @@ describe.each(BACKENDS)('the watcher port (%s)', (_, watchTree) => {
     expect(batches.flatMap((b) => b.paths).some((p) => p.startsWith('.drivesync'))).toBe(false);
 
     rmSync(join(root, 'growing.txt'));
-    await until(() => (batches.filter((b) => b.paths.includes('growing.txt')).length === 2 ? true : undefined));
+    await eventually(() => batches.filter((b) => b.paths.includes('growing.txt')).length === 2);
   });
 });
 
@@ -92,7 +82,7 @@ describe.each(BACKENDS)('the watcher on folders (%s)', (_, watchTree) => {
       onChange: (paths) => paths.forEach((p) => seen.add(p)),
       onError: (error) => errors.push(error),
     });
-    const sees = (path: string) => until(() => (seen.has(path) ? true : undefined));
+    const sees = (path: string) => eventually(() => seen.has(path));
     return { root, seen, errors, sees };
   };
 
@@ -102,10 +92,10 @@ describe.each(BACKENDS)('the watcher on folders (%s)', (_, watchTree) => {
     writeFileSync(join(root, 'a', 'b', 'c', 'early.txt'), 'written before any watch could be on c');
     await sees('a'); // the engine rescans a reported folder, which finds early.txt
     // Watches reach the new folders: a later write three levels down is named by its own path.
-    await until(async () => {
+    await eventually(async () => {
       writeFileSync(join(root, 'a', 'b', 'c', 'late.txt'), String(Date.now()));
       await sleep(100);
-      return seen.has('a/b/c/late.txt') ? true : undefined;
+      return seen.has('a/b/c/late.txt');
     });
     expect(errors).toEqual([]);
   });
@@ -114,10 +104,10 @@ describe.each(BACKENDS)('the watcher on folders (%s)', (_, watchTree) => {
     const { root, seen, errors, sees } = await start();
     mkdirSync(join(root, 'old', 'sub'), { recursive: true });
     await sees('old');
-    await until(async () => {
+    await eventually(async () => {
       writeFileSync(join(root, 'old', 'sub', 'probe.txt'), String(Date.now()));
       await sleep(100);
-      return seen.has('old/sub/probe.txt') ? true : undefined;
+      return seen.has('old/sub/probe.txt');
     });
     renameSync(join(root, 'old'), join(root, 'new'));
     await sees('old'); // gone from its old path
@@ -131,10 +121,10 @@ describe.each(BACKENDS)('the watcher on folders (%s)', (_, watchTree) => {
     await sees('new');
     // A folder of the same name made at once, before the deletion was even looked at, is watched anew.
     mkdirSync(join(root, 'new'));
-    await until(async () => {
+    await eventually(async () => {
       writeFileSync(join(root, 'new', 'again.txt'), String(Date.now()));
       await sleep(100);
-      return seen.has('new/again.txt') ? true : undefined;
+      return seen.has('new/again.txt');
     });
     expect(errors).toEqual([]);
   });
@@ -148,10 +138,10 @@ describe.each(BACKENDS)('the watcher on folders (%s)', (_, watchTree) => {
     rmdirSync(join(root, 'again'));
     mkdirSync(join(root, 'again'));
     const reused = statSync(join(root, 'again')).ino === before;
-    await until(() => (seen.has('again') ? true : undefined));
+    await eventually(() => seen.has('again'));
     await sleep(300); // the deletion and the creation have both been looked at
     writeFileSync(join(root, 'again', 'inside.txt'), 'one write, no retries');
-    await until(() => (seen.has('again/inside.txt') ? true : undefined));
+    await eventually(() => seen.has('again/inside.txt'));
     // On ext4 and tmpfs the inode number comes back at once: the case this test is for.
     if (!reused) console.warn('the file system gave the new folder another inode; the reuse case was not exercised');
   });
@@ -164,10 +154,10 @@ describe.each(BACKENDS)('the watcher on folders (%s)', (_, watchTree) => {
     renameSync(join(outside, 'album'), join(root, 'album'));
     await sees('album'); // the engine rescans it, which finds before.jpg
     // Linux's backend watches only the folder moved in; the folders below it are watched all the same.
-    await until(async () => {
+    await eventually(async () => {
       writeFileSync(join(root, 'album', '2026', 'june', 'after.jpg'), String(Date.now()));
       await sleep(100);
-      return seen.has('album/2026/june/after.jpg') ? true : undefined;
+      return seen.has('album/2026/june/after.jpg');
     });
     expect(errors).toEqual([]);
   });
@@ -219,11 +209,11 @@ describe('the stability wait on the Clock port', () => {
     const w = await watchTree(root, { ignoreDirs: [], stabilityMs: 1234, clock, onChange: (paths) => batches.push(paths), onError: () => undefined });
     try {
       writeFileSync(join(root, 'quiet.txt'), 'x');
-      await until(() => (w.pending() > 0 && timers.length > 0 ? true : undefined));
+      await eventually(() => w.pending() > 0 && timers.length > 0);
       await sleep(200); // real time passes; only the clock given may end the wait
       expect(batches).toEqual([]);
       expect(fire()).toContain(1234);
-      await until(() => (timers.some((t) => !t.cancelled) ? true : undefined)); // the size and mtime held: a batch is due
+      await eventually(() => timers.some((t) => !t.cancelled)); // the size and mtime held: a batch is due
       fire();
       expect(batches).toEqual([['quiet.txt']]);
       expect(w.pending()).toBe(0);
@@ -306,13 +296,12 @@ describe('when watching fails', () => {
       oneSentence(errors[0]!.error);
       expect(errors[0]!.error.message).toMatch(/Error reading from inotify/);
       writeFileSync(join(root, 'still.txt'), 'x');
-      await until(() => (seen.has('still.txt') ? true : undefined));
+      await eventually(() => seen.has('still.txt'));
     } finally {
       await w.close();
     }
   });
 });
-
 
 describe('the running engine', () => {
   let account: Account | undefined;
@@ -335,7 +324,7 @@ describe('the running engine', () => {
     await a.engine.start();
     for (const name of ['first.txt', 'second.txt']) {
       writeFileSync(join(a.root, name), `${name}, found by a rescan`);
-      await until(async () => ((await account!.remoteTree()).get(name) === `${name}, found by a rescan` ? true : undefined));
+      await eventually(async () => (await account!.remoteTree()).get(name) === `${name}, found by a rescan`);
     }
     expect(notices).toEqual(['the folder watcher could not be loaded on this system; changes in the folder are found by rescanning it regularly instead']);
   });
@@ -357,7 +346,7 @@ describe('the running engine', () => {
     await sleep(300);
     expect((await account.remoteTree()).has('while-asleep.txt')).toBe(false); // no event, no poll: unseen so far
     offset += 10 * 60_000; // ten minutes pass at once: the machine slept
-    await until(async () => ((await account!.remoteTree()).get('while-asleep.txt') === 'made while the machine slept' ? true : undefined));
+    await eventually(async () => (await account!.remoteTree()).get('while-asleep.txt') === 'made while the machine slept');
     expect(notices).toContain('the computer woke up: looking for changes made meanwhile');
   });
 
@@ -366,7 +355,7 @@ describe('the running engine', () => {
     const a = account.computer('alpha', { pollIntervalMs: 60_000 });
     await a.engine.start();
     writeFileSync(join(a.root, 'saved.txt'), 'saved while running');
-    const tree = await until(async () => {
+    const tree = await eventually(async () => {
       const remote = await account!.remoteTree();
       return remote.get('saved.txt') === 'saved while running' ? remote : undefined;
     });
