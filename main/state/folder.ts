@@ -28,6 +28,8 @@ export type FolderEvents = EngineEvents;
 export { type Activity, type ItemError, ITEMS_NOT_SYNCED, type PassSummary, resultLine } from '../sync/engine/pass/summary.js';
 export type { DeletionQuestion } from '../sync/engine/deletions.js';
 export type { EngineState } from '../sync/model/states.js';
+export { PATH_STATES, type PathState } from '../sync/engine/path-states.js';
+import type { PathState } from '../sync/engine/path-states.js';
 export type { TransferEvent } from '../sync/execute/executor.js';
 export type { OsTrash } from '../sync/local/ports.js';
 export { conflictOriginal } from '../sync/model/names.js';
@@ -87,6 +89,10 @@ export interface SyncedFolder {
   keepDeletions(): void;
   /** The user opened the window or the tray menu: a cheap look at the drive now. */
   lookNow(): void;
+  /** What the file manager shows of a path inside the folder ('/'-separated, relative), from memory. */
+  pathState(path: string): PathState;
+  /** Tells `listener` the paths whose state may have changed, with the folders holding them; returns its end. */
+  onPathStates(listener: (paths: readonly string[]) => void): () => void;
   /** Stops the engine, writes the final status, releases the lock. */
   close(): Promise<void>;
 }
@@ -314,6 +320,14 @@ class OpenedFolder implements SyncedFolder {
 
   lookNow(): void {
     this.engine.lookNow();
+  }
+
+  pathState(path: string): PathState {
+    return this.engine.pathState(path);
+  }
+
+  onPathStates(listener: (paths: readonly string[]) => void): () => void {
+    return this.engine.onPathStates(listener);
   }
 
   async close(): Promise<void> {

@@ -9,6 +9,8 @@ import { loadConfig, saveConfig, type Config } from '../../state/config.js';
 import { controlOf, followConfig, forgetFolder } from '../../state/control.js';
 import { openFolder, resultLine, type Activity, type DeletionQuestion, type EngineState, type PassSummary, type SyncedFolder } from '../../state/folder.js';
 import { canonicalPath, checkFolder } from '../../state/roots.js';
+import { FileManagerSocket } from '../../state/file-manager-socket.js';
+import { socketFolderOf } from '../../state/file-manager-folder.js';
 import { ApiError } from '../../api/errors.js';
 import { ANSWERS, askedLine, describeDeletions } from '../deletions.js';
 import { CliError, failure, SilentExit, usageError } from '../errors.js';
@@ -160,9 +162,11 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   let unfollow: () => void = () => undefined;
+  let socket: FileManagerSocket | null = null;
   try {
     if (options.once) await syncOnce(view, run);
     else {
+      socket = await serveFileManager(run, session, reporter);
       view.offline.watch(run);
       tellPasses(view, run);
       unfollow = followControl(view, run);
@@ -171,6 +175,7 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
     await view.finished;
   } finally {
     unfollow();
+    await socket?.close().catch(() => undefined);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await run.close().catch(() => undefined);
@@ -181,6 +186,20 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
     }
   }
   finishWith(view.exitCode);
+}
+
+/** The file manager's socket for this folder (docs/file-manager.md); without it the folder syncs all the same. */
+async function serveFileManager(run: SyncedFolder, session: Session, reporter: Reporter): Promise<FileManagerSocket | null> {
+  try {
+    const folder = socketFolderOf(run, session.client);
+    const socket = await FileManagerSocket.serve(() => [folder]);
+    log().info({ socket: socket.path }, 'file manager socket');
+    return socket;
+  } catch (error) {
+    log().warn({ err: (error as Error).message }, 'no file manager socket');
+    reporter.problem(`the file manager will show no emblems for this folder: ${safe((error as Error).message)}`);
+    return null;
+  }
 }
 
 /**

@@ -22,13 +22,15 @@ import { VersionPruning } from './version-pruning.js';
 import { keepWarmStart, readWarmStart } from './warm-start.js';
 import { FolderWatch } from './folder-watch.js';
 import { Pacing } from './pacing.js';
+import { excludedPlaces, PathStates, type Marks, type PathState } from './path-states.js';
 import { answersAfter, NO_ANSWERS } from './pass/guard.js';
 import type { DeletionAnswers, PassEnd, PassEvent, PassOptions, PassPorts, PassResult } from './pass/inputs.js';
 import { emptySummary, itemsNotSynced, type Activity, type ItemError, type PassSummary, type SharedWithMe } from './pass/summary.js';
 import type { DeletionQuestion } from './deletions.js';
 import type { WatchTree } from '../local/watcher.js';
 import { checkFolderIdentity, type FolderProblem } from '../local/folder-identity.js';
-import type { RemoteId } from '../model/types.js';
+import type { RelPath, RemoteId } from '../model/types.js';
+import { isConflictedCopy } from '../model/names.js';
 import type { EngineState } from '../model/states.js';
 
 export interface SyncOptions {
@@ -88,6 +90,8 @@ type TimerName = 'poll' | 'rescan' | 'wake' | 'hold' | 'fallback' | 'verify' | '
 
 /** A gap this much longer than the wake check's interval means the machine slept (a busy loop is not that late). */
 const WAKE_SLACK_MS = 60_000;
+/** What an activity leaves of its path here: nothing. */
+const GONE: ReadonlySet<Activity['kind']> = new Set<Activity['kind']>(['trash-local', 'trash-remote', 'drop-local']);
 /** How long a folder is left alone before its engine keeps base in the mirror only. */
 const RELEASE_BASE_AFTER_MS = 60_000;
 
@@ -123,6 +127,8 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
   private answers: DeletionAnswers = { ...NO_ANSWERS };
   /** When the next full listing, the verifying scan and a look the user asked for are due; the warm start kept. */
   private readonly pacing: Pacing;
+  /** What the file manager shows of each path: marks set as the engine works (path-states.ts). */
+  private readonly paths: PathStates;
   private lastSyncValue: Date | null = null;
   /** Every request for work goes through it: one job (a pass, a look at the drive) at a time. */
   private readonly loop: FolderLoop<PassSummary>;
@@ -138,6 +144,10 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     this.mirror = new Mirror(options.mirrorPath);
     if (options.settleChecked) this.mirror.settleChecked(options.settleChecked.changedOnBoth, options.settleChecked.forget);
     this.hold = new DisappearanceHold(options.hold ?? DEFAULT_HOLD);
+    this.paths = new PathStates({
+      symlink: (path) => this.folder.local.symlinks.has(path),
+      ignored: (path) => this.folder.local.isIgnored(path, this.folder.trees.local.get(path)?.type ?? 'file'),
+    });
     this.watch = new FolderWatch({
       root: this.root,
       clock: this.clock,
@@ -215,11 +225,15 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       case 'notice':
         return void this.emit('notice', event.message);
       case 'conflict':
+        this.mark(this.paths.conflicts, [event.copyPath], true);
         return void this.emit('conflict', event.copyPath, event.path);
       case 'item-error':
         this.errors.unshift(event.error);
         this.errors.length = Math.min(this.errors.length, 200);
+        this.mark(event.error.leftOut ? this.paths.leftOut : this.paths.failed, [event.error.path], true);
         return void this.emit('item-error', event.error);
+      case 'planned':
+        return this.mark(this.paths.syncing, event.paths, true);
     }
   }
 
@@ -237,6 +251,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     const result = await runPass(this.folder, { ...request, paths: this.watch.take(), live: this.live, answers }, this.ports);
     this.answers = answersAfter(answers, result.answers, result.guarded, this.answers);
     this.takeUp(result);
+    this.marksAfter(result);
     return result.summary;
   }
 
@@ -326,11 +341,49 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     this.emit('state', state, detail);
   }
 
+  /** What the file manager shows of a path here (path-states.ts), from memory. */
+  pathState(path: RelPath): PathState {
+    return this.paths.stateOf(path);
+  }
+
+  /** Tells `listener` the paths whose state may have changed, with the folders holding them. */
+  onPathStates(listener: (paths: readonly RelPath[]) => void): () => void {
+    return this.paths.onChange(listener);
+  }
+
+  /** Marks or unmarks paths, and tells the file manager's listeners of those that changed. */
+  private mark(marks: Marks, paths: readonly RelPath[], on: boolean): void {
+    const changed = paths.filter((path) => path !== '' && (on ? marks.add(path) : marks.delete(path)));
+    this.paths.changed(changed);
+  }
+
+  /**
+   * After a pass: syncing is what the watcher named since (the rest is done or failed), failed is what the pass left
+   * failed, and a full scan says which conflicted copies are here.
+   */
+  private marksAfter(result: PassResult): void {
+    const changed = [
+      ...this.paths.syncing.set(this.watch.waiting),
+      ...this.paths.failed.set(result.summary.failed.flatMap((f) => (f.path === '' ? [] : [f.path]))),
+      ...(result.conflictCopies ? this.paths.conflicts.set(result.conflictCopies) : []),
+    ];
+    const excluded = this.options.selection?.().excluded;
+    // Placed while the trees are whole (a quiet folder keeps its remote tree as base: the places stay as they were).
+    if (!excluded || excluded.size === 0) changed.push(...this.paths.exclude([]));
+    else if (this.folder.trees.remote.size > 0) changed.push(...this.paths.exclude(excludedPlaces(this.folder.trees, excluded, this.folder.local.names)));
+    this.paths.changed(changed);
+  }
+
   private record(activity: Omit<Activity, 'at'>): void {
     const entry = { at: this.clock.now().toISOString(), ...activity };
     this.recent.unshift(entry);
     this.recent.length = Math.min(this.recent.length, 200);
     this.emit('activity', entry);
+    // Done: no longer syncing nor failed; a conflicted copy that went is no longer one.
+    this.mark(this.paths.syncing, [activity.path], false);
+    this.mark(this.paths.failed, [activity.path], false);
+    this.mark(this.paths.leftOut, [activity.path], false);
+    if (isConflictedCopy(activity.path)) this.mark(this.paths.conflicts, [activity.path], GONE.has(activity.kind) ? false : true);
   }
 
   /**
@@ -365,6 +418,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
     switch (request.kind) {
       case 'local-change':
         this.watch.add(request.paths);
+        this.mark(this.paths.syncing, request.paths, true);
         this.hold.changed(this.clock.now().getTime());
         this.verifyWhenSettled();
         return { pass: { fullScan: false, listRemote: false } };

@@ -85,6 +85,11 @@ export class FolderWatch {
     for (const path of paths) this.named.add(path);
   }
 
+  /** The paths named that no pass has taken yet. */
+  get waiting(): ReadonlySet<RelPath> {
+    return this.named;
+  }
+
   /** The paths named since a pass last took them, as data. */
   take(): ReadonlySet<RelPath> {
     const paths = new Set(this.named);

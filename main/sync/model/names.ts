@@ -205,6 +205,9 @@ export function conflictOriginal(copyPath: string): string {
   return copyPath.replace(/ \(conflicted copy \d{4}-\d{2}-\d{2} \d{6} [^)/]*\)(?=(\.[^./]*)?$)/, '');
 }
 
+/** Whether a path names a conflicted copy (`name (conflicted copy DATE TIME host).ext`). */
+export const isConflictedCopy = (path: string): boolean => conflictOriginal(path) !== path;
+
 /** What safeLocalName changes in a name under Win32's rules, character for character (a path's separators kept). */
 const UNSAFE_CHARACTERS = /[\\\0-\x1f\x7f<>:"|?*]/g;
 const UNSAFE_ENDINGS = /[. ]+(?=\/|$)/g;

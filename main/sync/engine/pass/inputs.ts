@@ -69,7 +69,9 @@ export type PassEvent =
   | { kind: 'transfers-ended' }
   | { kind: 'notice'; message: string }
   | { kind: 'conflict'; copyPath: RelPath; path: RelPath }
-  | { kind: 'item-error'; error: ItemError };
+  | { kind: 'item-error'; error: ItemError }
+  /** Operations planned (held ones too): their paths are syncing until done. */
+  | { kind: 'planned'; paths: RelPath[] };
 
 /** The folder's watcher, as a pass reads it (the engine owns it, and starts and stops it). */
 export interface PassWatcher {
@@ -143,6 +145,8 @@ export interface PassResult {
   fullListingDue?: number;
   /** How long the pass's full scan took (absent: it made none). */
   fullScanMs?: number;
+  /** The conflicted copies its full scan found (absent: it made none). */
+  conflictCopies?: RelPath[];
   /** When it reached its end (absent: it did not). */
   ended?: Date;
   /** Look at the drive at once: to see what this pass sent, and what others changed meanwhile. */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { putBackStaged } from '../../execute/executor.js';
 import { loadIgnoreRules, refreshPaths, scanLocal, type IgnoreRule, type ScanOptions, type ScanResult } from '../../local/scan.js';
 import { STATE_DIR } from '../../local/state-dir.js';
-import { isWithin, LINUX_NAMES, type NameRules } from '../../model/names.js';
+import { isConflictedCopy, isWithin, LINUX_NAMES, type NameRules } from '../../model/names.js';
 import type { Clock, FileSystem, VolumeTraits } from '../../local/ports.js';
 import type { LocalItem, RelPath } from '../../model/types.js';
 import type { FolderTrees } from './inputs.js';
@@ -31,6 +31,8 @@ export class LocalStage {
   private volume: VolumeTraits | null = null;
   /** How long the last full scan took, when this pass made one. */
   fullScanMs: number | undefined;
+  /** The conflicted copies the full scan of this pass found (undefined: it made none). */
+  conflictCopies: RelPath[] | undefined;
 
   constructor(
     private readonly root: string,
@@ -61,6 +63,7 @@ export class LocalStage {
   /** What an earlier pass left half done is put back, and the volume asked how it compares names. */
   async prepare(): Promise<void> {
     this.fullScanMs = undefined;
+    this.conflictCopies = undefined;
     await this.fs.rm(join(this.root, STATE_DIR, 'tmp'), { recursive: true, force: true });
     await putBackStaged(this.root, this.fs);
     this.volume ??= await this.askVolume().catch(() => null);
@@ -93,6 +96,8 @@ export class LocalStage {
       const result = await scanLocal(this.root, options, this.trees.local);
       this.fullScanMs = this.clock.now().getTime() - started;
       this.trees.local = result.items;
+      this.conflictCopies = [];
+      for (const path of result.items.keys()) if (isConflictedCopy(path)) this.conflictCopies.push(path);
       this.scanned = true;
       this.named.clear();
       this.unreadable.clear();

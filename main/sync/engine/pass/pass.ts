@@ -17,7 +17,7 @@ import { newTopFolders, NO_SELECTION, type SelectedPlan, type Selection } from '
 import { applyRemoteDelta, listRemote } from '../../remote/listing.js';
 import { FULL_LISTING_SHARE, fullListingInterval, listingBudget, type RemoteDelta, type RemoteSignals } from '../../remote/changes.js';
 import { changesHere } from '../../trees/changes-here.js';
-import type { Operation, RemoteId } from '../../model/types.js';
+import type { Operation, RelPath, RemoteId } from '../../model/types.js';
 import { DEFAULT_HOLD, uploadMayBeMoved } from '../hold.js';
 import { wholeInBase, type FolderState } from '../folder-state.js';
 import { isUnreachable, opPath, passExecutor, PassFailures, type PassTelling } from './execute-stage.js';
@@ -134,6 +134,7 @@ class Pass {
       guarded: run.guarded,
       ...(run.fullListingDue !== undefined ? { fullListingDue: run.fullListingDue } : {}),
       ...(this.folder.local.fullScanMs !== undefined ? { fullScanMs: this.folder.local.fullScanMs } : {}),
+      ...(this.folder.local.conflictCopies !== undefined ? { conflictCopies: this.folder.local.conflictCopies } : {}),
       ...(run.ended ? { ended: run.ended } : {}),
       ...(run.checkDrive ? { checkDrive: true as const } : {}),
       ...(run.retryInMs !== undefined ? { retryInMs: run.retryInMs } : {}),
@@ -367,6 +368,8 @@ class Pass {
       if (this.ports.halted() !== null) break;
       const step = await this.nextStep(telling, failures);
       last = step.plan;
+      // Planned, held or about to be done: what the file manager shows as syncing until it is done.
+      if (step.plan.operations.length > 0) this.ports.tell({ kind: 'planned', paths: step.plan.operations.flatMap((op) => plannedPaths(op, this.folder.trees.base)) });
       if (step.operations.length === 0) break;
       run.guarded = true;
       const verdict = await this.folder.guard.check(
@@ -502,4 +505,10 @@ class Pass {
   private watcherBusy(): boolean {
     return (this.ports.watcher.pending() ?? 0) > 0 || this.folder.local.named.size > 0;
   }
+}
+
+/** The paths an operation changes: where it acts, and where a move takes an item from. */
+function plannedPaths(op: Operation, base: FolderState['trees']['base']): RelPath[] {
+  const at = opPath(op, base);
+  return 'from' in op && typeof op.from === 'string' && op.from !== at ? [at, op.from] : [at];
 }
