@@ -14,6 +14,7 @@ import { registerEntryCommands } from './commands/entries.js';
 import { registerVersionCommands } from './commands/versions.js';
 import { registerListCommands } from './commands/lists.js';
 import { registerDemoCommand } from './commands/demo.js';
+import { registerFileManagerCommands } from './commands/file-manager.js';
 import { log, openLog } from './log.js';
 import { statePaths } from '../state/paths.js';
 import { VERSION } from '../api/version.js';
@@ -37,6 +38,7 @@ function buildProgram(): Command {
   registerEntryCommands(program);
   registerVersionCommands(program);
   registerListCommands(program);
+  registerFileManagerCommands(program);
   registerDemoCommand(program);
   registerServerCommand(program);
   program.addHelpText(

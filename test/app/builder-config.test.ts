@@ -26,6 +26,19 @@ describe('electron-builder.yml', () => {
     expect(validate({ ...config, mac: { ...config.mac, category: 7 } })).toBe(false);
   });
 
+  it('puts the file manager extension system-wide in the deb, and in the app for `file-manager install`', () => {
+    const mapped = (config.deb.fpm as string[]).map((arg) => arg.split('='));
+    expect(mapped.map(([, to]) => to)).toEqual([
+      '/usr/share/nautilus-python/extensions/drivesync_file_manager.py',
+      '/usr/share/nemo-python/extensions/drivesync_file_manager.py',
+      '/usr/share/caja-python/extensions/drivesync_file_manager.py',
+      '/usr/share/icons/hicolor/scalable/emblems/',
+    ]);
+    for (const [from] of mapped) expect(existsSync(join(REPO, from!)), from).toBe(true);
+    expect(config.extraResources).toEqual([{ from: 'extensions/file-manager', to: 'file-manager' }]);
+    expect(JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).files).toContain('extensions');
+  });
+
   it('builds an AppImage and a deb that depends on libsecret, with the native modules outside the asar', () => {
     expect(config.linux.target).toEqual(['AppImage', 'deb']);
     expect(config.deb.depends).toContain('libsecret-1-0');
