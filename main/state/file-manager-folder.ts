@@ -17,7 +17,7 @@ export interface FolderActions {
 }
 
 /** Said beside a file's link: the service cannot replace a file's content, so a save makes a new entry. */
-export const FILE_LINK_CHANGES = "a file's link changes when the file is saved; the folder's link does not";
+export const FILE_LINK_CHANGES = 'changes when the file is saved';
 
 const quoted = (path: string) => (/[\s'"\\$`]/.test(path) ? `'${path.replace(/'/g, "'\\''")}'` : path);
 
@@ -58,7 +58,7 @@ export function socketFolderOf(folder: SyncedFolder, client: DriveClient, action
       const file = item.type === 'file';
       const parent = parentFolder(path);
       const items: MenuItem[] = [{ action: 'copy-link', enabled: true, label: file ? `Copy link (${FILE_LINK_CHANGES})` : 'Copy link' }];
-      if (file && parent !== '') items.push({ action: 'copy-folder-link', enabled: true, label: "Copy the folder's link (it does not change)" });
+      if (file && parent !== '') items.push({ action: 'copy-folder-link', enabled: true, label: "Copy the folder's link (stays the same)" });
       items.push({ action: 'share', enabled: true, label: 'Share…' });
       if (file) items.push({ action: 'versions', enabled: true, label: 'Version history…' });
       const star = await starred(item.remoteId).catch(() => null);
