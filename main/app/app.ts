@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ENGINE_ENV, ENGINE_V8_FLAGS } from '../state/engine-process.js';
 import { autostartDir, startedAtLogin, writeAutostart } from './autostart.js';
-import { describeState, type ActivityItem, type StatusSnapshot } from '../contract/index.js';
+import { describeState, ipcEventChannel, type ActivityItem, type StatusSnapshot } from '../contract/index.js';
 import type { HostPlatform } from './host/host.js';
 import { HostProxy, type Port } from './host/rpc.js';
 import { forwardEvents, registerIpc } from './ipc.js';
@@ -198,6 +198,13 @@ function connectWindows(host: HostProxy, mainWindow: MainWindow, layout: AppLayo
     console.warn(`drivesync: refused ${channel} from ${event.senderFrame?.url ?? 'an unknown frame'}`);
   });
   forwardEvents(host, () => mainWindow.all().map((w) => w.webContents));
+  // The file manager's "Share…" or "Version history…": the window comes up on it. A window made for it hears of it
+  // once its page has loaded (the forwarding above reaches only the windows open now).
+  host.on('open', (request) => {
+    const had = mainWindow.all().length > 0;
+    const window = mainWindow.show();
+    if (!had) window.webContents.once('did-finish-load', () => window.webContents.send(ipcEventChannel('open'), request));
+  });
 }
 
 /** The desktop's notifications of what the host tells; a click opens the window. */

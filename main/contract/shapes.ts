@@ -209,6 +209,12 @@ export interface ErrorItem {
   technical?: string;
 }
 
+/** The file manager's menu asked for a view of an item (docs/file-manager.md): the window opens on it. */
+export interface OpenView {
+  view: 'share' | 'versions';
+  entry: SyncedEntry;
+}
+
 export interface Notice {
   at: string;
   root: string | null;

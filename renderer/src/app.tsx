@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { ActivityItem, Progress, StatusSnapshot } from '../../main/contract/index.js';
+import type { ActivityItem, OpenView, Progress, StatusSnapshot } from '../../main/contract/index.js';
 import { call, subscribe } from './api.js';
 import { shownState } from './folder-state.js';
 import { ActivityView } from './views/activity.js';
@@ -28,6 +28,7 @@ export function App() {
   const [problemCount, setProblemCount] = useState(0);
   /** The drive was reached again after it could not be: said once, on Status, until dismissed or offline again. */
   const [backOnline, setBackOnline] = useState<ActivityItem | null>(null);
+  const [opened, setOpened] = useState<OpenView | null>(null);
   const mainRef = useRef<HTMLElement>(null);
 
   useEffect(() => {
@@ -38,6 +39,11 @@ export function App() {
       subscribe('item-error', () => setProblemCount((n) => n + 1)),
       subscribe('activity', (item) => {
         if (item.kind === 'back-online') setBackOnline(item);
+      }),
+      // The file manager's "Share…" or "Version history…": the Files view opens its dialog on the item.
+      subscribe('open', (request) => {
+        setOpened(request);
+        setView('files');
       }),
     ];
     void call('status:get').then(setStatus);
@@ -104,7 +110,7 @@ export function App() {
         )}
         {view === 'activity' && <ActivityView />}
         {view === 'problems' && <ProblemsView folders={status.folders} />}
-        {view === 'files' && <FilesView folders={status.folders.map((f) => f.root)} />}
+        {view === 'files' && <FilesView folders={status.folders.map((f) => f.root)} opened={opened} />}
         {view === 'settings' && <SettingsView folderStates={status.folders} shown={shown} />}
       </main>
       <DeletionPrompt pending={status.pendingDeletions} />

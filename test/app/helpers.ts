@@ -57,6 +57,8 @@ export function newHost(name = 'host', desktop?: HostPlatform): TestHost {
     retry: { limit: 1, baseDelayMs: 10 },
     env: {},
     progressIntervalMs: 20,
+    // The file manager's socket of each host in a folder of its own (several hosts share a test process and its id).
+    socketDir: join(home, 'runtime'),
   });
   return { host, platform, desktop: desktop ?? platform, paths, folder, home, trashed };
 }

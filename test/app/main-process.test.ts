@@ -242,6 +242,24 @@ describe('the main process', () => {
     expect(shell.showItemInFolder).toHaveBeenCalledWith('/home/me/Drive/report.txt');
   });
 
+  it("shows the window on the file manager's Share… or Version history…, and tells a window made for it once it has loaded", async () => {
+    const entry = { root: '/home/me/Drive', path: 'docs/plan.txt', name: 'plan.txt', type: 'file' as const, remoteId: 7, size: 4, modifiedAt: null };
+    const window = fake.windows[0]!;
+    window.hide();
+    h.host.emit('open', { view: 'share', entry });
+    await eventually(() => window.visible && window.webContents.sent.some(([c]) => c === ipcEventChannel('open')));
+    // No window (it was destroyed): one is made, and hears of it once its page has loaded.
+    window.destroyed = true;
+    const windows = fake.windows.length;
+    h.host.emit('open', { view: 'versions', entry });
+    await eventually(() => fake.windows.length === windows + 1);
+    const made = fake.windows.at(-1)!;
+    expect(made.webContents.sent.filter(([c]) => c === ipcEventChannel('open'))).toEqual([]);
+    made.webContents.emit('did-finish-load');
+    expect(made.webContents.sent.filter(([c]) => c === ipcEventChannel('open'))).toEqual([[ipcEventChannel('open'), { view: 'versions', entry }]]);
+    window.destroyed = false;
+  });
+
   it('quits cleanly: the host stops its engines and ends before the app does', async () => {
     const child = fake.children[0]!;
     app.quit.mockClear();

@@ -638,6 +638,29 @@ describe('the window', { timeout: 90_000 }, () => {
     expect((await h.host.handle('settings:get', undefined)).folders).toEqual([h.folder]);
   });
 
+  it("opens on the file manager's Share… and Version history… of an item, in its folder", async () => {
+    // The dialog the last case left open is closed first.
+    if ((await page.locator('dialog[open]').count()) > 0) await page.keyboard.press('Escape');
+    await expect.poll(() => page.locator('dialog[open]').count()).toBe(0);
+    await openView('Status');
+    const page0 = await h.host.handle('entries:browse', { root: h.folder, path: 'photos', from: 0, count: 10 });
+    const entry = page0.entries.find((e) => e.name === 'beach.jpg')!;
+    await emit('open', { view: 'share', entry });
+    const dialog = page.getByRole('dialog', { name: 'Share “beach.jpg”' });
+    await dialog.waitFor();
+    expect(await tab('Files').getAttribute('aria-current')).toBe('page');
+    await look('file-manager-share', { dialog: true });
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog.count()).toBe(0);
+    // The Files view shows the item's folder.
+    await expect.poll(() => page.getByRole('button', { name: 'Share beach.jpg' }).count()).toBe(1);
+    await emit('open', { view: 'versions', entry });
+    const history = page.getByTestId('versions-dialog');
+    await expect.poll(() => history.textContent()).toContain('Version history of “beach.jpg”');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.locator('dialog[open]').count()).toBe(0);
+  });
+
   it('signs out back to the sign-in form, and no listener is left behind by the views it closed', async () => {
     await keys.press('Sign out');
     await page.getByRole('heading', { name: 'Sign in to your drive' }).waitFor();

@@ -36,6 +36,8 @@ export interface HostOptions {
   env?: NodeJS.ProcessEnv;
   /** Least time between two progress events while transfers run. */
   progressIntervalMs?: number;
+  /** Where the file manager's socket is served (docs/file-manager.md); `$XDG_RUNTIME_DIR/drivesync` by default. */
+  socketDir?: string;
   now?: () => number;
 }
 

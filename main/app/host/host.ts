@@ -7,7 +7,8 @@
  * It is made of one job per area, each answering its own calls: account.ts (sign-in and out), folders.ts (the synced
  * folders and their engines), sharing.ts (people, mailing lists, links), versions.ts (earlier versions of files),
  * selection.ts (the folders of the drive each synced folder leaves out), settings.ts, check.ts (a synced folder's files
- * compared with the drive's), and feed.ts (status, progress, activity, conflicts and errors). This class only puts them together.
+ * compared with the drive's), feed.ts (status, progress, activity, conflicts and errors) and file-manager.ts (the file
+ * manager's socket). This class only puts them together.
  */
 import { EventEmitter } from 'node:events';
 import type { ActivityItem, InvokeArg, InvokeChannel, InvokeResult, StatusSnapshot } from '../../contract/index.js';
@@ -17,6 +18,7 @@ import { HostContext, type Handlers, type HostOptions } from './context.js';
 import { loadDesktopSettings } from './desktop-settings.js';
 import type { HostEvents } from './events.js';
 import { Feed } from './feed.js';
+import { FileManagerJob } from './file-manager.js';
 import { Folders } from './folders.js';
 import { SelectionJob } from './selection.js';
 import { SettingsJob } from './settings.js';
@@ -32,6 +34,7 @@ export class DesktopHost extends EventEmitter<HostEvents> {
   private readonly feed: Feed;
   private readonly account: AccountJob;
   private readonly check: CheckJob;
+  private readonly fileManager: FileManagerJob;
   private readonly handlers: Handlers;
 
   constructor(options: HostOptions) {
@@ -46,6 +49,7 @@ export class DesktopHost extends EventEmitter<HostEvents> {
     const versions = new VersionsJob(this.context, this.folders);
     const selection = new SelectionJob(this.context, this.folders);
     this.check = new CheckJob(this.context, this.folders);
+    this.fileManager = new FileManagerJob(this.context, this.folders, this);
     // Every call of the contract is answered by exactly one job (a missing one does not compile).
     this.handlers = {
       ...this.account.handlers,
@@ -65,8 +69,14 @@ export class DesktopHost extends EventEmitter<HostEvents> {
       this.context.desktop = loadDesktopSettings(this.context.paths);
       this.context.config = this.context.readConfig();
       await this.account.resume();
+      await this.fileManager.start(this.context.options.socketDir);
       this.feed.emitState();
     });
+  }
+
+  /** The file manager's socket this host serves (null: none). */
+  get socketPath(): string | null {
+    return this.fileManager.path;
   }
 
   /** Stops every engine and releases the folders. */
@@ -74,6 +84,7 @@ export class DesktopHost extends EventEmitter<HostEvents> {
     return this.context.exclusive(async () => {
       this.context.disposed = true;
       this.check.stopAll();
+      await this.fileManager.stop();
       await this.folders.stop();
       this.feed.dispose();
     });

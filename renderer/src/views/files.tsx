@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import type { EntryMarkers, EntryPage, SyncedEntry } from '../../../main/contract/index.js';
+import type { EntryMarkers, EntryPage, OpenView, SyncedEntry } from '../../../main/contract/index.js';
 import { call, messageOf } from '../api.js';
 import { folderName, formatBytes, formatWhen } from '../format.js';
 import { Icon } from '../icons.js';
@@ -50,7 +50,8 @@ function useRowWindow(count: number, list: string) {
   return { box, windowed, first, last, rowPx, onScroll: (e: Event) => setScrollTop((e.currentTarget as HTMLElement).scrollTop) };
 }
 
-export function FilesView({ folders }: { folders: string[] }) {
+/** `opened`: the file manager asked for an item's share dialog or version history; the view shows its folder and opens it. */
+export function FilesView({ folders, opened = null }: { folders: string[]; opened?: OpenView | null }) {
   const [root, setRoot] = useState(folders[0] ?? '');
   const [path, setPath] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -150,6 +151,16 @@ export function FilesView({ folders }: { folders: string[] }) {
       setError(messageOf(e));
     }
   };
+
+  useEffect(() => {
+    if (!opened) return;
+    const { entry } = opened;
+    setRoot(entry.root);
+    setPath(entry.path.includes('/') ? entry.path.slice(0, entry.path.lastIndexOf('/')) : '');
+    opener.current = null;
+    if (opened.view === 'share') setSharing(entry);
+    else setHistory(entry);
+  }, [opened]);
 
   const crumbs = path === '' ? [] : path.split('/');
   const openShare = (entry: SyncedEntry, event: Event) => {
