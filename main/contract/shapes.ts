@@ -5,7 +5,7 @@
  * Entries are named by `EntryRef` — a synced folder and a path inside it — never by a bare remote id: the host turns a
  * path into its remote entry through that folder's mirror, so the window can only act on what is actually synced.
  */
-import type { EngineState } from '../sync/model/states.js';
+import type { EngineState, PathState } from '../sync/model/states.js';
 import type { EntryRef } from './arguments.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -221,6 +221,9 @@ export interface Notice {
   message: string;
 }
 
+/** A path's state as the file manager's emblems say it (docs/file-manager.md). */
+export type ItemState = PathState;
+
 export interface SyncedEntry extends EntryRef {
   name: string;
   type: 'file' | 'folder';
@@ -228,6 +231,8 @@ export interface SyncedEntry extends EntryRef {
   size: number;
   /** Last change of the local copy as synced (ISO), null when unknown. */
   modifiedAt: string | null;
+  /** Its state as the emblems say it; absent when its folder's engine does not run in this app. */
+  state?: ItemState;
 }
 
 /** A page of a synced folder's children (`entries:browse`). */
@@ -311,8 +316,9 @@ export interface RecentFile extends EntryRef {
   at: string;
   /** What happened last, in words ("Uploaded"). */
   description: string;
-  state: 'synced' | 'conflict' | 'failed';
-  /** Why, when the state is not `synced`. */
+  /** As the emblems say it: `error` when it failed, `conflict` when two versions were kept, else the engine's. */
+  state: ItemState;
+  /** Why, when the state is `error` or `conflict`. */
   problem: string | null;
 }
 

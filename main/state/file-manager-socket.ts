@@ -9,7 +9,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync } from
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join, relative, sep } from 'node:path';
-import type { PathState } from '../sync/engine/path-states.js';
+import type { PathState } from '../sync/model/states.js';
 import { isAlive } from './lock.js';
 
 export const PROTOCOL_VERSION = 1;

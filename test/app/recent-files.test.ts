@@ -27,12 +27,22 @@ describe('recent files', () => {
     const conflicts: ConflictItem[] = [{ id: 5, at: '2026-01-01T10:02:00Z', root, path: 'c.txt', copyPath: 'c (conflicted copy 2026-01-01 100200 beta).txt' }];
     const files = recentFiles(activity, conflicts, errors);
     expect(files.map((f) => [f.path, f.state])).toEqual([
-      ['never/uploaded.bin', 'failed'],
-      ['e.txt', 'failed'],
+      ['never/uploaded.bin', 'error'],
+      ['e.txt', 'error'],
       ['c.txt', 'conflict'],
     ]);
     expect(files[1]!.problem).toBe('The disk is full.');
     expect(files[2]!.problem).toContain('c (conflicted copy 2026-01-01 100200 beta).txt');
+  });
+
+  it("says what the emblems say of a file when its engine runs here, and the problem's state over it", () => {
+    const activity = [act(2, '2026-01-01T10:02:00Z', 'again.txt'), act(1, '2026-01-01T10:01:00Z', 'bad.txt')];
+    const errors: ErrorItem[] = [{ id: 9, at: '2026-01-01T10:05:00Z', root, path: 'bad.txt', message: 'The disk is full.' }];
+    const files = recentFiles(activity, [], errors, (r, path) => (r === root ? (path === 'again.txt' ? 'syncing' : 'synced') : undefined));
+    expect(files.map((f) => [f.path, f.state])).toEqual([
+      ['bad.txt', 'error'],
+      ['again.txt', 'syncing'],
+    ]);
   });
 
   it('leaves out a file moved to the trash since', () => {
@@ -49,6 +59,6 @@ describe('recent files', () => {
 
   it('keeps to the limit', () => {
     const activity = Array.from({ length: 50 }, (_, i) => act(i, new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), `f${i}.txt`));
-    expect(recentFiles(activity, [], [], 10)).toHaveLength(10);
+    expect(recentFiles(activity, [], [], undefined, 10)).toHaveLength(10);
   });
 });

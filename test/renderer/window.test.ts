@@ -190,6 +190,10 @@ describe('the window', { timeout: 90_000 }, () => {
     expect(text).toContain('17 B');
     const modified = await page.locator('td.col-modified').first().textContent();
     expect(modified).not.toBe('—');
+    // Each entry says its state in the emblems' words (from the engine's memory, as the file manager's socket does).
+    const reportRow = page.locator('tr.entry', { hasText: 'report.txt' });
+    await expect.poll(() => reportRow.locator('.item-state').getAttribute('data-state')).toBe('synced');
+    expect(await reportRow.locator('.item-state .sr-only').textContent()).toBe('Synced');
     // Into a folder and back, by the path above the list.
     await keys.press('photos (folder)');
     await expect.poll(() => entries.textContent()).toContain('beach.jpg');

@@ -10,6 +10,7 @@ import type {
   ErrorItem,
   FolderState,
   FolderStatus,
+  ItemState,
   OverallState,
   StatusSnapshot,
 } from '../../contract/index.js';
@@ -76,6 +77,12 @@ export class Feed {
     this.progress = new ProgressTracker(host.now);
   }
 
+  /** What the emblems say of a path, from its folder's engine when it runs here. */
+  private itemState(root: string, path: string): ItemState | undefined {
+    for (const run of this.runs()) if (run.root === root) return run.folder?.pathState(path);
+    return undefined;
+  }
+
   readonly handlers: HandlersOf<'status:get' | 'progress:get' | 'activity:list' | 'conflicts:list' | 'errors:list' | 'errors:clear' | 'recent:list'> = {
     'status:get': async () => this.status(),
     'progress:get': async () => this.progress.snapshot(),
@@ -85,7 +92,7 @@ export class Feed {
     'errors:clear': async () => {
       this.errors = [];
     },
-    'recent:list': async () => recentFiles(this.activity, this.conflicts, this.errors),
+    'recent:list': async () => recentFiles(this.activity, this.conflicts, this.errors, (root, path) => this.itemState(root, path)),
   };
 
   /** The state, as the tray and the window show it. */

@@ -109,7 +109,8 @@ export class Folders {
       const run = this.require(root);
       // The page only, read in SQL with the folder's count: never the whole folder for a window of it.
       const page = syncedChildrenOf(run.mirror, path, { from, count: Math.min(count, ENTRY_PAGE_MAX) });
-      return { total: page.total, from, entries: page.entries.map((row) => toEntry(run.root, row)) };
+      const stateOf = run.folder ? (path: string) => run.folder!.pathState(path) : null;
+      return { total: page.total, from, entries: page.entries.map((row) => ({ ...toEntry(run.root, row), ...(stateOf ? { state: stateOf(row.path) } : {}) })) };
     },
     'folder:open': async (arg) => {
       const root = arg.root ?? this.host.config.roots[0];

@@ -1,8 +1,8 @@
 /**
- * "Recent files": the latest distinct files the engines touched, each with its state now — a conflict kept two
- * versions, an error stopped it, or it is synced. Made from the host's activity, conflicts and errors (newest first).
+ * "Recent files": the latest distinct files the engines touched, each with its state now, in the emblems' words — a
+ * conflict kept two versions, an error stopped it, or what the engine says of it (synced, syncing again…). Made from the host's activity, conflicts and errors (newest first).
  */
-import type { ActivityItem, ConflictItem, ErrorItem, RecentFile } from '../../contract/index.js';
+import type { ActivityItem, ConflictItem, ErrorItem, ItemState, RecentFile } from '../../contract/index.js';
 
 const FILE_KINDS = new Set<ActivityItem['kind']>(['upload', 'download', 'replace-remote', 'conflict', 'move-local', 'move-remote', 'rename-remote']);
 
@@ -12,7 +12,14 @@ const TRASH_KINDS = new Set<ActivityItem['kind']>(['trash-local', 'trash-remote'
 const keyOf = (root: string, path: string) => `${root}\u0000${path}`;
 const nameOf = (path: string) => path.slice(path.lastIndexOf('/') + 1) || path;
 
-export function recentFiles(activity: readonly ActivityItem[], conflicts: readonly ConflictItem[], errors: readonly ErrorItem[], limit = 30): RecentFile[] {
+/** `stateOf`: what the emblems say of a path now (absent: the folder's engine is not open here). */
+export function recentFiles(
+  activity: readonly ActivityItem[],
+  conflicts: readonly ConflictItem[],
+  errors: readonly ErrorItem[],
+  stateOf: (root: string, path: string) => ItemState | undefined = () => undefined,
+  limit = 30,
+): RecentFile[] {
   const failed = new Map<string, ErrorItem>();
   for (const error of errors) if (error.path !== '' && !failed.has(keyOf(error.root, error.path))) failed.set(keyOf(error.root, error.path), error);
   const conflicted = new Map<string, ConflictItem>();
@@ -37,16 +44,16 @@ export function recentFiles(activity: readonly ActivityItem[], conflicts: readon
     }
     if (settled.has(key) || !FILE_KINDS.has(item.kind) || trashedFolders.some((folder) => key.startsWith(folder))) continue;
     settled.add(key);
-    add({ root: item.root, path: item.path, name: nameOf(item.path), at: item.at, description: item.description, state: 'synced', problem: null });
+    add({ root: item.root, path: item.path, name: nameOf(item.path), at: item.at, description: item.description, state: stateOf(item.root, item.path) ?? 'synced', problem: null });
   }
   for (const error of failed.values()) {
-    add({ root: error.root, path: error.path, name: nameOf(error.path), at: error.at, description: 'Not synced', state: 'failed', problem: error.message });
+    add({ root: error.root, path: error.path, name: nameOf(error.path), at: error.at, description: 'Not synced', state: 'error', problem: error.message });
   }
   const files = [...out.values()].map((file) => {
     const key = keyOf(file.root, file.path);
     const error = failed.get(key);
     // An error newer than the last thing that went through is the file's state; an older one was overcome.
-    if (error && error.at >= file.at) return { ...file, state: 'failed' as const, problem: error.message };
+    if (error && error.at >= file.at) return { ...file, state: 'error' as const, problem: error.message };
     const conflict = conflicted.get(key);
     if (conflict) {
       return { ...file, state: 'conflict' as const, problem: `Changed here and on the drive: this is the drive’s version, yours is kept as ${nameOf(conflict.copyPath)}.` };

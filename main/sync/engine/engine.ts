@@ -22,7 +22,8 @@ import { VersionPruning } from './version-pruning.js';
 import { keepWarmStart, readWarmStart } from './warm-start.js';
 import { FolderWatch } from './folder-watch.js';
 import { Pacing } from './pacing.js';
-import { excludedPlaces, PathStates, type Marks, type PathState } from './path-states.js';
+import { excludedPlaces, PathStates, type Marks } from './path-states.js';
+import type { EngineState, PathState } from '../model/states.js';
 import { answersAfter, NO_ANSWERS } from './pass/guard.js';
 import type { DeletionAnswers, PassEnd, PassEvent, PassOptions, PassPorts, PassResult } from './pass/inputs.js';
 import { emptySummary, itemsNotSynced, type Activity, type ItemError, type PassSummary, type SharedWithMe } from './pass/summary.js';
@@ -31,7 +32,6 @@ import type { WatchTree } from '../local/watcher.js';
 import { checkFolderIdentity, type FolderProblem } from '../local/folder-identity.js';
 import type { RelPath, RemoteId } from '../model/types.js';
 import { isConflictedCopy } from '../model/names.js';
-import type { EngineState } from '../model/states.js';
 
 export interface SyncOptions {
   /** Scan the whole folder instead of only the paths the watcher named. */

@@ -7,10 +7,8 @@
 import { isWithin, joinPath, parentOf, safeLocalName, type NameRules } from '../model/names.js';
 import type { RelPath, RemoteId, Trees } from '../model/types.js';
 import { STATE_DIR } from '../local/state-dir.js';
+import type { PathState } from '../model/states.js';
 
-/** The states a path can be in, as docs/file-manager.md names them. */
-export const PATH_STATES = ['synced', 'syncing', 'error', 'conflict', 'ignored', 'excluded', 'online-only', 'none'] as const;
-export type PathState = (typeof PATH_STATES)[number];
 
 /** Paths marked with one state, and how many marked paths each folder holds (at any depth). */
 export class Marks {

@@ -9,3 +9,10 @@
  */
 export const ENGINE_STATES = ['starting', 'idle', 'scanning', 'syncing', 'paused', 'waiting-for-consent', 'offline', 'error', 'stopped'] as const;
 export type EngineState = (typeof ENGINE_STATES)[number];
+
+/**
+ * What a path inside a synced folder is, as the file manager's emblems and the window's file lists say it
+ * (docs/file-manager.md): the engine answers it from memory (engine/path-states.ts).
+ */
+export const PATH_STATES = ['synced', 'syncing', 'error', 'conflict', 'ignored', 'excluded', 'online-only', 'none'] as const;
+export type PathState = (typeof PATH_STATES)[number];

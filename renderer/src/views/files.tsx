@@ -3,6 +3,7 @@ import type { EntryMarkers, EntryPage, OpenView, SyncedEntry } from '../../../ma
 import { call, messageOf } from '../api.js';
 import { folderName, formatBytes, formatWhen } from '../format.js';
 import { Icon } from '../icons.js';
+import { ItemStateMark } from '../item-state.js';
 import { ShareDialog } from './share-dialog.js';
 import { VersionsDialog } from './versions-dialog.js';
 import { ViewMessages } from '../view-messages.js';
@@ -289,6 +290,7 @@ export function FilesView({ folders, opened = null }: { folders: string[]; opene
                         {entry.name}
                       </span>
                     )}
+                    {entry.state ? <ItemStateMark state={entry.state} /> : null}
                     <span class="markers">
                       {m?.shared ? (
                         <span class="marker" title="Shared with people">

@@ -6,11 +6,11 @@ import { Icon } from '../icons.js';
 import { PathText } from '../path-text.js';
 import { ViewMessages } from '../view-messages.js';
 import { VersionsDialog } from './versions-dialog.js';
+import { ITEM_STATE_WORDS, itemStateIcon } from '../item-state.js';
 
 /** Files listed before "Show all". */
 const SHOWN = 8;
 
-const STATE_WORDS: Record<RecentFile['state'], string> = { synced: 'Synced', conflict: 'Conflict', failed: 'Not synced' };
 
 /** The files the engines touched lately, each with its state, Copy link and Show in folder. */
 export function RecentFiles({ multipleFolders }: { multipleFolders: boolean }) {
@@ -72,11 +72,11 @@ export function RecentFiles({ multipleFolders }: { multipleFolders: boolean }) {
             const where = [multipleFolders ? folderName(f.root) : '', parentOf(f.path)].filter(Boolean).join('/');
             return (
               <li key={`${f.root}\u0000${f.path}`} class={`recent-item state-${f.state}`}>
-                <Icon name={f.state === 'synced' ? 'check' : f.state === 'conflict' ? 'both' : 'warn'} class={`state-icon state-${f.state}`} />
+                <Icon name={itemStateIcon(f.state)} class={`state-icon state-${f.state}`} />
                 <div class="recent-main">
                   <span class="file-title">{f.name}</span>
                   <span class="muted small">
-                    <span class={`state-word state-${f.state}`}>{STATE_WORDS[f.state]}</span>
+                    <span class={`state-word state-${f.state}`}>{ITEM_STATE_WORDS[f.state]}</span>
                     {' · '}
                     {f.description} · {formatWhen(f.at)}
                     {where ? (
@@ -89,7 +89,7 @@ export function RecentFiles({ multipleFolders }: { multipleFolders: boolean }) {
                   {f.problem ? <span class="problem small">{f.problem}</span> : null}
                 </div>
                 <div class="row-actions">
-                  <button type="button" onClick={() => copyLink(f)} aria-label={`Copy link to ${f.name}`} disabled={f.state === 'failed'}>
+                  <button type="button" onClick={() => copyLink(f)} aria-label={`Copy link to ${f.name}`} disabled={f.state === 'error'}>
                     Copy link
                   </button>
                   <button type="button" onClick={() => show(f)} aria-label={`Show in folder: ${f.name}`}>
@@ -102,7 +102,7 @@ export function RecentFiles({ multipleFolders }: { multipleFolders: boolean }) {
                       setHistory(f);
                     }}
                     aria-label={`Version history of ${f.name}`}
-                    disabled={f.state === 'failed'}
+                    disabled={f.state === 'error'}
                   >
                     Version history…
                   </button>
