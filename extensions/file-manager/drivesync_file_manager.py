@@ -7,6 +7,7 @@ on the main loop as answers come (no thread), with short timeouts. With no socke
 import os
 import socket
 import subprocess
+import sys
 import time
 
 import gi
@@ -30,8 +31,20 @@ EMBLEMS = {
 
 
 def _host():
-    """The file manager this runs in, its module, and the GTK major version it uses."""
-    for name, versions in (("Nautilus", ("4.0", "3.0")), ("Nemo", ("3.0",)), ("Caja", ("2.0",))):
+    """
+    The file manager this runs in, its module, and the GTK major version it uses: the one whose Python binding loaded
+    this (it imported its own module first), else the one the process is; never merely the first whose introspection
+    data is installed (a machine may have Nautilus's and run Nemo).
+    """
+    candidates = (("Nautilus", ("4.0", "3.0")), ("Nemo", ("3.0",)), ("Caja", ("2.0",)))
+    try:
+        with open("/proc/self/comm", encoding="utf-8") as comm:
+            process = comm.read().strip().lower()
+    except OSError:
+        process = ""
+    loaded = [c for c in candidates if "gi.repository." + c[0] in sys.modules]
+    named = [c for c in candidates if c[0].lower() in process]
+    for name, versions in loaded or named or candidates:
         for version in versions:
             try:
                 gi.require_version(name, version)

@@ -28,7 +28,7 @@ function harness(args: string[], env: Record<string, string>): Promise<{ code: n
 }
 
 describe('the file manager extension', () => {
-  it('puts an emblem on each file from the socket without blocking, and copies a link from its menu', { timeout: 120_000 }, async () => {
+  it('in Nautilus, Nemo and Caja: an emblem on each file from the socket without blocking, and a link copied from its menu', { timeout: 120_000 }, async () => {
     const account = await newAccount(server, 'fm-extension');
     const home = await signedInHome(server, account);
     const runtime = tempDir('runtime');
@@ -41,31 +41,34 @@ describe('the file manager extension', () => {
       const copy = join(dir, 'report (conflicted copy 2026-01-01 120000 laptop).txt');
       writeFileSync(copy, 'theirs');
       await running.waitFor(/uploaded report \(conflicted copy/m, 20_000);
-      const log = join(tempDir('fm-log'), 'extension.log');
-      writeFileSync(log, '');
       const files = [join(dir, 'report.txt'), join(dir, 'docs'), join(dir, 'elsewhere'), copy, '/etc/hostname'];
-      const result = await harness([...files, '--', join(dir, 'report.txt')], { XDG_RUNTIME_DIR: runtime, DRIVESYNC_FM_LOG: log });
-      expect(result.code, result.err).toBe(0);
-      const seen = JSON.parse(result.out) as { emblems: Record<string, string | null>; menu: Array<[string, string, boolean]>; log: string[] };
-      expect(seen.emblems).toEqual({
-        [join(dir, 'report.txt')]: 'drivesync-synced',
-        [join(dir, 'docs')]: 'drivesync-synced',
-        [join(dir, 'elsewhere')]: 'drivesync-ignored',
-        [copy]: 'drivesync-conflict',
-        // Outside every synced folder: no emblem.
-        '/etc/hostname': null,
-      });
-      expect(seen.menu.map(([name, , sensitive]) => [name, sensitive])).toEqual([
-        ['Drivesync::copy-link', true],
-        ['Drivesync::share', true],
-        ['Drivesync::versions', true],
-        ['Drivesync::star', true],
-      ]);
-      expect(seen.log[0]).toBe('loaded in Nautilus (GTK 4)');
-      const copied = seen.log.find((l) => l.startsWith('copying '));
-      expect(copied).toMatch(/^copying http:\/\/127\.0\.0\.1:\d+\/drive\/s\/\S+$/);
-      const page = await fetch(copied!.slice('copying '.length));
-      expect(await page.text()).toBe('report');
+      // One source for the three file managers, each with its own introspection data (GTK 4 for Nautilus, 3 for the others).
+      for (const [fm, gtk] of [['Nautilus', 4], ['Nemo', 3], ['Caja', 3]] as const) {
+        const log = join(tempDir('fm-log'), 'extension.log');
+        writeFileSync(log, '');
+        const result = await harness([...files, '--', join(dir, 'report.txt')], { XDG_RUNTIME_DIR: runtime, DRIVESYNC_FM_LOG: log, HARNESS_FM: fm });
+        expect(result.code, result.err).toBe(0);
+        const seen = JSON.parse(result.out) as { emblems: Record<string, string | null>; menu: Array<[string, string, boolean]>; log: string[] };
+        expect(seen.emblems, fm).toEqual({
+          [join(dir, 'report.txt')]: 'drivesync-synced',
+          [join(dir, 'docs')]: 'drivesync-synced',
+          [join(dir, 'elsewhere')]: 'drivesync-ignored',
+          [copy]: 'drivesync-conflict',
+          // Outside every synced folder: no emblem.
+          '/etc/hostname': null,
+        });
+        expect(seen.menu.map(([name, , sensitive]) => [name, sensitive]), fm).toEqual([
+          ['Drivesync::copy-link', true],
+          ['Drivesync::share', true],
+          ['Drivesync::versions', true],
+          ['Drivesync::star', true],
+        ]);
+        expect(seen.log[0]).toBe(`loaded in ${fm} (GTK ${gtk})`);
+        const copied = seen.log.find((l) => l.startsWith('copying '));
+        expect(copied, fm).toMatch(/^copying http:\/\/127\.0\.0\.1:\d+\/drive\/s\/\S+$/);
+        const page = await fetch(copied!.slice('copying '.length));
+        expect(await page.text()).toBe('report');
+      }
     } finally {
       await running.stop('SIGINT');
     }

@@ -1,5 +1,6 @@
 """
-The extension (extensions/file-manager) driven as Nautilus drives it, with the real Nautilus 4.0 introspection data:
+The extension (extensions/file-manager) driven as Nautilus drives it (Nemo or Caja with HARNESS_FM), with their real
+introspection data:
 files handed to update_file_info until their emblems come, the right-click menu of one file, and its "Copy link"
 activated. Prints one JSON object. Usage: harness.py FILE... -- MENU_FILE
 """
@@ -8,16 +9,23 @@ import os
 import sys
 import time
 
-import gi
+# Read before GTK 3 is imported (with Nemo's or Caja's module): its initialisation takes options, and "--", from argv.
+ARGS = sys.argv[1:]
 
-gi.require_version("Nautilus", "4.0")
-from gi.repository import Gio, GLib, GObject, Nautilus  # noqa: E402
+import gi  # noqa: E402
+
+# The file manager to be, as its Python binding does: its module imported before the extension is.
+HOST, VERSION = {"Nautilus": ("Nautilus", "4.0"), "Nemo": ("Nemo", "3.0"), "Caja": ("Caja", "2.0")}[os.environ.get("HARNESS_FM", "Nautilus")]
+gi.require_version(HOST, VERSION)
+from gi.repository import Gio, GLib, GObject  # noqa: E402
+
+FM = getattr(__import__("gi.repository", fromlist=[HOST]), HOST)
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "extensions", "file-manager"))
 import drivesync_file_manager as extension  # noqa: E402
 
 
-class File(GObject.Object, Nautilus.FileInfo):
+class File(GObject.Object, FM.FileInfo):
     """What Nautilus hands an extension: a location, emblems added, extension info invalidated."""
 
     def __init__(self, path):
@@ -53,7 +61,7 @@ def spin(until, seconds):
     return until()
 
 
-args = sys.argv[1:]
+args = ARGS
 split = args.index("--")
 paths, menu_path = args[:split], args[split + 1]
 provider = extension.DrivesyncExtension()
@@ -64,11 +72,12 @@ for f in files:
     t = time.monotonic()
     provider.update_file_info(f)
     assert time.monotonic() - t < 0.05, "update_file_info blocked"
-spin(lambda: all(f.emblems for f in files), 10)
+# Until every file has its answer, and those in a synced folder their emblem.
+spin(lambda: all(f.path in provider.states and (provider.states[f.path] == "none" or f.emblems) for f in files), 10)
 result = {"emblems": {f.path: f.emblems[-1] if f.emblems else None for f in files}, "seconds": round(time.monotonic() - started, 3)}
 
 menu_file = next(f for f in files if f.path == menu_path)
-items = provider.get_file_items([menu_file])
+items = provider.get_file_items([menu_file]) if HOST == "Nautilus" else provider.get_file_items(None, [menu_file])
 entries = items[0].get_property("menu").get_items() if items else []
 result["menu"] = [(e.get_property("name"), e.get_property("label"), e.get_property("sensitive")) for e in entries]
 copy = next((e for e in entries if e.get_property("name") == "Drivesync::copy-link"), None)
