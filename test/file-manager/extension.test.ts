@@ -77,7 +77,7 @@ describe('the file manager extension', () => {
   it('with no drivesync running, shows nothing and answers at once', { timeout: 60_000 }, async () => {
     const log = join(tempDir('fm-log'), 'extension.log');
     writeFileSync(log, '');
-    const result = await harness(['/etc/hostname', '--', '/etc/hostname'], { XDG_RUNTIME_DIR: tempDir('runtime-empty'), DRIVESYNC_FM_LOG: log });
+    const result = await harness(['/etc/hostname', '--', '/etc/hostname'], { XDG_RUNTIME_DIR: tempDir('runtime-empty'), DRIVESYNC_FM_LOG: log, HARNESS_WAIT_S: '1' });
     expect(result.code, result.err).toBe(0);
     const seen = JSON.parse(result.out) as { emblems: Record<string, string | null>; menu: unknown[]; seconds: number };
     expect(seen).toMatchObject({ emblems: { '/etc/hostname': null }, menu: [] });
