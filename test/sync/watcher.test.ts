@@ -65,6 +65,33 @@ describe.each(BACKENDS)('the watcher port (%s)', (_, watchTree) => {
   });
 });
 
+describe.each(BACKENDS)('the watcher tells a path seen changing at once (%s)', (_, watchTree) => {
+  it('before its stability wait ends, and names it only after', async () => {
+    const root = newRoot();
+    const seen: Array<{ at: number; path: string }> = [];
+    const named: Array<{ at: number; paths: string[] }> = [];
+    const watcher = await watchTree(root, {
+      ignoreDirs: ['.drivesync'],
+      stabilityMs: 400,
+      onSeen: (path) => seen.push({ at: Date.now(), path }),
+      onChange: (paths) => named.push({ at: Date.now(), paths }),
+      onError: (error) => {
+        throw error;
+      },
+    });
+    try {
+      writeFileSync(join(root, 'new.txt'), 'new');
+      await eventually(() => named.some((b) => b.paths.includes('new.txt')));
+      const first = seen.find((s) => s.path === 'new.txt')!;
+      const reported = named.find((b) => b.paths.includes('new.txt'))!;
+      expect(first).toBeDefined();
+      expect(reported.at - first.at).toBeGreaterThanOrEqual(300);
+    } finally {
+      await watcher.close();
+    }
+  });
+});
+
 describe.each(BACKENDS)('the watcher on folders (%s)', (_, watchTree) => {
   let watcher: Watcher | undefined;
   afterEach(async () => {

@@ -155,6 +155,7 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
       ...(options.watch ? { watch: options.watch } : {}),
       ...(options.stabilityMs !== undefined ? { stabilityMs: options.stabilityMs } : {}),
       changed: (paths) => void this.loop.submit({ kind: 'local-change', paths }),
+      seen: (path) => this.mark(this.paths.syncing, [path], true),
       quiet: () => void this.loop.submit({ kind: 'quiet' }),
       notice: (message) => void this.emit('notice', message),
       degraded: () => this.rescanWhileBlind(),

@@ -18,6 +18,8 @@ export interface FolderWatchOptions {
   stabilityMs?: number;
   /** Paths changed and held still (the engine queues a local change). */
   changed(paths: RelPath[]): void;
+  /** A path seen changing, before it holds still. */
+  seen(path: RelPath): void;
   /** The watcher has reported every path it saw change. */
   quiet(): void;
   /** A sentence for the person: watching failed, or from now on the folder is rescanned instead. */
@@ -33,6 +35,8 @@ export class FolderWatch {
   private degradedNow = false;
   /** Paths the watcher named since a pass last took them. */
   private readonly named = new Set<RelPath>();
+  /** Paths seen changing and not named yet (in their stability wait). */
+  private readonly settling = new Set<RelPath>();
   /** Passes waiting for the watcher to report every path it saw change. */
   private readonly quietWaiters = new Set<() => void>();
 
@@ -53,7 +57,14 @@ export class FolderWatch {
       ignoreDirs: [STATE_DIR],
       clock: options.clock,
       ...(options.stabilityMs !== undefined ? { stabilityMs: options.stabilityMs } : {}),
-      onChange: (paths) => options.changed(paths),
+      onChange: (paths) => {
+        for (const path of paths) this.settling.delete(path);
+        options.changed(paths);
+      },
+      onSeen: (path) => {
+        if (this.settling.size < 100_000) this.settling.add(path);
+        options.seen(path);
+      },
       onQuiet: () => options.quiet(),
       onError: (error, failure) => {
         if (options.stopped()) return;
@@ -72,6 +83,7 @@ export class FolderWatch {
     const watcher = this.watcher;
     this.watcher = null;
     this.quietNow();
+    this.settling.clear();
     this.degradedNow = false;
     await watcher?.close();
   }
@@ -85,9 +97,9 @@ export class FolderWatch {
     for (const path of paths) this.named.add(path);
   }
 
-  /** The paths named that no pass has taken yet. */
-  get waiting(): ReadonlySet<RelPath> {
-    return this.named;
+  /** The paths named that no pass has taken yet, and those seen changing and not named yet. */
+  get waiting(): RelPath[] {
+    return [...this.named, ...this.settling];
   }
 
   /** The paths named since a pass last took them, as data. */

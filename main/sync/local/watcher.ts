@@ -37,6 +37,8 @@ export interface WatchOptions {
   /** The timers of the stability wait; the system clock by default. */
   clock?: Clock;
   onChange(paths: RelPath[]): void;
+  /** A path seen changing, at once, before its stability wait (what the file manager shows as syncing). */
+  onSeen?(path: RelPath): void;
   /** Every path seen changing has been reported (none waits to hold still or to be looked at): the folder is quiet. */
   onQuiet?(): void;
   /** A failure, as one sentence for the user; with `failure` when the engine must rescan instead. */
@@ -185,6 +187,7 @@ class TreeWatch {
   }
 
   private async look(path: RelPath, seen: number): Promise<void> {
+    this.options.onSeen?.(path);
     const stats = await statAt(this.root, path);
     if (this.closed) return;
     if (stats === null) {
