@@ -68,10 +68,9 @@ provider = extension.DrivesyncExtension()
 files = [File(p) for p in paths]
 started = time.monotonic()
 for f in files:
-    # Nautilus's own call: it must return at once, whatever the socket does.
-    t = time.monotonic()
+    # Nautilus's own call returns before any answer is read: an emblem only ever comes later, from the main loop.
     provider.update_file_info(f)
-    assert time.monotonic() - t < 0.05, "update_file_info blocked"
+assert all(not f.emblems for f in files), "update_file_info waited for the socket"
 # Until every file has its answer, and those in a synced folder their emblem.
 spin(lambda: all(f.path in provider.states and (provider.states[f.path] == "none" or f.emblems) for f in files), float(os.environ.get("HARNESS_WAIT_S", "10")))
 result = {"emblems": {f.path: f.emblems[-1] if f.emblems else None for f in files}, "seconds": round(time.monotonic() - started, 3)}
