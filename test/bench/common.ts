@@ -6,7 +6,7 @@
  * Nothing here asserts a time: a benchmark measures, compares with its target and reports pass or miss.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -14,6 +14,8 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { DriveClient } from '../../main/api/client.js';
 import { SyncEngine } from '../../main/sync/engine/engine.js';
+import { Mirror } from '../../main/sync/trees/mirror.js';
+import type { BaseItem } from '../../main/sync/model/types.js';
 import { tempDir as newTempDir } from '../helpers/temp.js';
 
 export const PROJECT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -498,4 +500,62 @@ export function benchEngine(root: string, origin: string, token: string, client 
       throw new Error('nothing should be trashed');
     },
   });
+}
+
+/**
+ * A folder of SIZES.files files on disk, the same tree on the server (seeded straight into its SQLite) and an engine
+ * mirror whose base says all of it is synced: an engine started on it finds everything in sync without a transfer.
+ */
+export async function seedSyncedFolder(name: string) {
+  const { root, tree } = await sharedTree(SIZES.files);
+  const server = await startBenchServer();
+  const account = await server.register(`${name}@example.com`);
+  const { ms: seedMs, value: ids } = await timed(async () => seedServer(server.dataDir, account.id, tree));
+  log(`seeded ${count(tree.files.length + tree.folders.length)} server entries in ${secs(seedMs)}`);
+
+  const state = tempDir(`${name}-state`);
+  const mirrorPath = join(state, 'mirror.sqlite');
+  const { ms: mirrorMs } = await timed(async () => {
+  const items: BaseItem[] = [];
+  const stats = (path: string) => lstatSync(join(root, ...path.split('/')));
+    for (const folder of tree.folders) {
+    const s = stats(folder.path);
+      items.push({
+        remoteId: ids.folderIds[folder.index]!,
+        parentId: folder.parent === null ? null : ids.folderIds[folder.parent]!,
+        remoteName: folder.name,
+        path: folder.path,
+        type: 'folder',
+        inode: s.ino,
+        size: 0,
+        mtimeMs: s.mtimeMs,
+        hash: null,
+        remoteSize: 0,
+        remoteUpdatedAt: SEED_TIMESTAMP,
+      });
+    }
+    tree.files.forEach((file, i) => {
+    const s = stats(file.path);
+      if (s.size !== file.size) throw new Error(`${file.path} is ${s.size} bytes, the layout says ${file.size}`);
+      items.push({
+        remoteId: ids.fileIds[i]!,
+        parentId: ids.folderIds[file.folder]!,
+        remoteName: file.name,
+        path: file.path,
+        type: 'file',
+        inode: s.ino,
+        size: s.size,
+        mtimeMs: s.mtimeMs,
+        hash: null,
+        remoteSize: file.size,
+        remoteUpdatedAt: SEED_TIMESTAMP,
+      });
+    });
+  const mirror = new Mirror(mirrorPath);
+    mirror.commit(null, items, []);
+    mirror.close();
+  });
+  log(`seeded the engine's mirror in ${secs(mirrorMs)}`);
+
+  return { root, tree, server, account, mirrorPath };
 }

@@ -11,12 +11,9 @@
  * MEM_IDLE_MS (1 s), collects garbage and reports its RSS.
  */
 import { spawn } from 'node:child_process';
-import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { Mirror } from '../../main/sync/trees/mirror.js';
 import { ENGINE_V8_FLAGS } from '../../main/sync/engine/process-flags.js';
-import type { BaseItem } from '../../main/sync/model/types.js';
 import {
   BENCH_DIR,
   benchmarkMain,
@@ -24,14 +21,9 @@ import {
   count,
   log,
   PROJECT,
-  SEED_TIMESTAMP,
   secs,
-  seedServer,
-  sharedTree,
-  SIZES,
-  startBenchServer,
+  seedSyncedFolder,
   tempDir,
-  timed,
   transpileForNode,
   type BenchResult,
 } from './common.js';
@@ -78,56 +70,7 @@ const LIMIT_MB = 120;
 
 benchmarkMain(async (): Promise<BenchResult> => {
   try {
-    const { root, tree } = await sharedTree(SIZES.files);
-    const server = await startBenchServer();
-    const account = await server.register('memory@example.com');
-    const { ms: seedMs, value: ids } = await timed(async () => seedServer(server.dataDir, account.id, tree));
-    log(`seeded ${count(tree.files.length + tree.folders.length)} server entries in ${secs(seedMs)}`);
-
-    const state = tempDir('memory-state');
-    const mirrorPath = join(state, 'mirror.sqlite');
-    const { ms: mirrorMs } = await timed(async () => {
-      const items: BaseItem[] = [];
-      const stats = (path: string) => lstatSync(join(root, ...path.split('/')));
-      for (const folder of tree.folders) {
-        const s = stats(folder.path);
-        items.push({
-          remoteId: ids.folderIds[folder.index]!,
-          parentId: folder.parent === null ? null : ids.folderIds[folder.parent]!,
-          remoteName: folder.name,
-          path: folder.path,
-          type: 'folder',
-          inode: s.ino,
-          size: 0,
-          mtimeMs: s.mtimeMs,
-          hash: null,
-          remoteSize: 0,
-          remoteUpdatedAt: SEED_TIMESTAMP,
-        });
-      }
-      tree.files.forEach((file, i) => {
-        const s = stats(file.path);
-        if (s.size !== file.size) throw new Error(`${file.path} is ${s.size} bytes, the layout says ${file.size}`);
-        items.push({
-          remoteId: ids.fileIds[i]!,
-          parentId: ids.folderIds[file.folder]!,
-          remoteName: file.name,
-          path: file.path,
-          type: 'file',
-          inode: s.ino,
-          size: s.size,
-          mtimeMs: s.mtimeMs,
-          hash: null,
-          remoteSize: file.size,
-          remoteUpdatedAt: SEED_TIMESTAMP,
-        });
-      });
-      const mirror = new Mirror(mirrorPath);
-      mirror.commit(null, items, []);
-      mirror.close();
-    });
-    log(`seeded the engine's mirror in ${secs(mirrorMs)}`);
-
+    const { root, tree, server, account, mirrorPath } = await seedSyncedFolder('memory');
     const [script] = await transpileForNode(tempDir('memory-js'), [join(BENCH_DIR, 'memory-engine.ts')]);
     const runChild = async <T>(mode: string): Promise<T> => {
       const child = spawn(process.execPath, ['--expose-gc', ...ENGINE_V8_FLAGS, script!], {

@@ -17,7 +17,8 @@
  *   BENCH_IDLE_S           seconds it idles after the initial sync (default 120; 20 with BENCH_QUICK)
  *   BENCH_LATENCY_CHANGES  remote changes it times (default 10; 3 with BENCH_QUICK)
  *   BENCH_FILES_VIEW_ENTRIES  entries of the folder the window opens (default 100,000; 2,000 with BENCH_QUICK)
- *   BENCH_ONLY             comma-separated ids to run: rescan,poll,upload,save,rename,memory,watch,bigfile,select,field,files
+ *   BENCH_FM_REQUESTS      STATUS answers the file manager benchmark times (default 1,000,000; 100,000 with BENCH_QUICK)
+ *   BENCH_ONLY             comma-separated ids to run: rescan,poll,upload,save,rename,memory,watch,bigfile,select,field,files,fm
  *   BENCH_TIMEOUT_MIN      per-benchmark time limit in minutes (default 30)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -49,6 +50,7 @@ const BENCHMARKS: Benchmark[] = [
   { id: 'shared', file: 'shared.ts', title: 'what Shared with me adds to an idle minute' },
   { id: 'field', file: 'field.ts', title: 'sync DIR as users run it: initial sync, idle cost, remote-change latency' },
   { id: 'files', file: 'files-view.ts', title: 'the window opens a folder of 100,000 entries' },
+  { id: 'fm', file: 'socket-status.ts', title: "the file manager's STATUS on a folder of 100,000 files" },
 ];
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
