@@ -110,7 +110,7 @@ export function App() {
         )}
         {view === 'activity' && <ActivityView />}
         {view === 'problems' && <ProblemsView folders={status.folders} />}
-        {view === 'files' && <FilesView folders={status.folders.map((f) => f.root)} opened={opened} />}
+        {view === 'files' && <FilesView folders={status.folders.map((f) => f.root)} opened={opened} onOpened={() => setOpened(null)} />}
         {view === 'settings' && <SettingsView folderStates={status.folders} shown={shown} />}
       </main>
       <DeletionPrompt pending={status.pendingDeletions} />

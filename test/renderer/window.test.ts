@@ -661,6 +661,8 @@ describe('the window', { timeout: 90_000 }, () => {
     await emit('open', { view: 'versions', entry });
     const history = page.getByTestId('versions-dialog');
     await expect.poll(() => history.textContent()).toContain('Version history of “beach.jpg”');
+    // Shown as a modal before Escape can close it.
+    await expect.poll(() => page.locator('dialog[open]').count()).toBe(1);
     await page.keyboard.press('Escape');
     await expect.poll(() => page.locator('dialog[open]').count()).toBe(0);
   });

@@ -52,7 +52,7 @@ function useRowWindow(count: number, list: string) {
 }
 
 /** `opened`: the file manager asked for an item's share dialog or version history; the view shows its folder and opens it. */
-export function FilesView({ folders, opened = null }: { folders: string[]; opened?: OpenView | null }) {
+export function FilesView({ folders, opened = null, onOpened }: { folders: string[]; opened?: OpenView | null; onOpened?: () => void }) {
   const [root, setRoot] = useState(folders[0] ?? '');
   const [path, setPath] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -161,6 +161,8 @@ export function FilesView({ folders, opened = null }: { folders: string[]; opene
     opener.current = null;
     if (opened.view === 'share') setSharing(entry);
     else setHistory(entry);
+    // Taken: the view shown again later does not open it again.
+    onOpened?.();
   }, [opened]);
 
   const crumbs = path === '' ? [] : path.split('/');
