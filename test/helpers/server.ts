@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { startServer, type RunningServer, type ServerOptions } from '../../server/app.js';
 import { PROFILE_NAMES, type ProfileName } from '../../server/profile.js';
 import { tempDir } from './temp.js';
@@ -166,4 +166,26 @@ export function servedRoutes(server: RunningServer): Set<string> {
     for (const method of (match[3] ?? '').split(', ').filter((m) => m !== '' && m !== 'HEAD')) served.add(`${method} ${path}`);
   }
   return served;
+}
+
+/** An entry as the server answers it, with what the tests read of it. */
+export interface MadeEntry {
+  id: number;
+  name: string;
+  hash: string;
+  url: string | null;
+}
+
+/** Uploads a file as `token`'s account (201 expected) and answers its entry. */
+export async function uploadAs(server: TestServer, token: string, name: string, content: string, parentId?: number): Promise<MadeEntry> {
+  const answer = await server.call(token, 'POST', '/api/v1/uploads', uploadForm(name, content, { parentId }));
+  expect(answer.status).toBe(201);
+  return (answer.body as { fileEntry: MadeEntry }).fileEntry;
+}
+
+/** Makes a folder as `token`'s account (200 expected) and answers its entry. */
+export async function folderAs(server: TestServer, token: string, name: string, parentId: number | null = null): Promise<MadeEntry> {
+  const answer = await server.call(token, 'POST', '/api/v1/folders', { name, parentId });
+  expect(answer.status).toBe(200);
+  return (answer.body as { folder: MadeEntry }).folder;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freshAccount, uploadForm, useTestServer, type Answer } from '../helpers/server.js';
+import { folderAs, freshAccount, uploadAs, useTestServer, type Answer } from '../helpers/server.js';
 import { prefersHtml } from '../../server/negotiate.js';
 
 /** What Firefox and Chrome send when the user opens an address. */
@@ -17,16 +17,8 @@ const unescapeAttr = (s: string) =>
 describe('the page of a folder link, for browsers', () => {
   const server = useTestServer({ tempDataDir: 'link-page-test' });
 
-  const upload = async (token: string, name: string, content: string, parentId?: number): Promise<Entry> => {
-    const answer = await server.call(token, 'POST', '/api/v1/uploads', uploadForm(name, content, { parentId }));
-    expect(answer.status).toBe(201);
-    return answer.body.fileEntry;
-  };
-  const folder = async (token: string, name: string, parentId: number | null = null): Promise<Entry> => {
-    const answer = await server.call(token, 'POST', '/api/v1/folders', { name, parentId });
-    expect(answer.status).toBe(200);
-    return answer.body.folder;
-  };
+  const upload = (token: string, name: string, content: string, parentId?: number) => uploadAs(server, token, name, content, parentId);
+  const folder = (token: string, name: string, parentId: number | null = null) => folderAs(server, token, name, parentId);
   const rename = async (token: string, id: number, name: string) => {
     const answer = await server.call(token, 'PUT', `/api/v1/file-entries/${id}`, { name });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);

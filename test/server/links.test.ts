@@ -1,7 +1,7 @@
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
 import { ErrorBody, LinkResponse, Status, ValidationErrorBody } from '../../main/api/schemas.js';
-import { freshAccount, uploadForm, useTestServer, type Answer } from '../helpers/server.js';
+import { folderAs, freshAccount, uploadAs, useTestServer, type Answer } from '../helpers/server.js';
 
 interface Link {
   id: number;
@@ -28,17 +28,9 @@ describe('shareable links', () => {
 
   const account = (name: string) => freshAccount(server, name);
 
-  const upload = async (token: string, name: string, content: string, parentId?: number): Promise<Entry> => {
-    const answer = await server.call(token, 'POST', '/api/v1/uploads', uploadForm(name, content, { parentId }));
-    expect(answer.status).toBe(201);
-    return answer.body.fileEntry;
-  };
+  const upload = (token: string, name: string, content: string, parentId?: number) => uploadAs(server, token, name, content, parentId);
 
-  const folder = async (token: string, name: string, parentId: number | null = null): Promise<Entry> => {
-    const answer = await server.call(token, 'POST', '/api/v1/folders', { name, parentId });
-    expect(answer.status).toBe(200);
-    return answer.body.folder;
-  };
+  const folder = (token: string, name: string, parentId: number | null = null) => folderAs(server, token, name, parentId);
 
   // The document's exact paths: hyphen for GET/POST, underscore for PUT/DELETE.
   const getLink = (token: string, id: number | string) => server.call(token, 'GET', `/api/v1/file-entries/${id}/shareable-link`);
