@@ -4,14 +4,14 @@
  * event); the socket is served while the host runs and removed when it stops.
  */
 import type { EventEmitter } from 'node:events';
-import type { OpenView, SyncedEntry } from '../../contract/index.js';
+import type { OpenView } from '../../contract/index.js';
 import type { SyncedFolder } from '../../state/folder.js';
 import { syncedItemAt } from '../../state/mirror-view.js';
 import { socketFolderOf } from '../../state/file-manager-folder.js';
 import { FileManagerSocket, type SocketFolder } from '../../state/file-manager-socket.js';
 import type { HostContext } from './context.js';
 import type { HostEvents } from './events.js';
-import type { Folders } from './folders.js';
+import { toEntry, type Folders } from './folders.js';
 
 export class FileManagerJob {
   private socket: FileManagerSocket | null = null;
@@ -56,8 +56,7 @@ export class FileManagerJob {
         const open = (view: OpenView['view'], path: string) => {
           const item = syncedItemAt(folder.mirror, path);
           if (!item) throw new Error('not on the drive yet: it is synced first');
-          const entry: SyncedEntry = { root: folder.root, path, name: path.slice(path.lastIndexOf('/') + 1), type: item.type, remoteId: item.remoteId, size: item.size, modifiedAt: item.mtimeMs > 0 ? new Date(item.mtimeMs).toISOString() : null };
-          this.events.emit('open', { view, entry });
+          this.events.emit('open', { view, entry: toEntry(folder.root, item) });
         };
         served = socketFolderOf(folder, client, {
           share: async (_root, path) => open('share', path),

@@ -342,7 +342,8 @@ export class Folders {
 /** Whether an entry shows any marker: what `entries:markers` answers. */
 const hasMarker = (m: EntryMarkers): boolean => m.shared || m.starred || m.hasLink || m.sharedWithMe !== undefined || m.sharedFolder === true;
 
-function toEntry(root: string, row: MirrorEntry): SyncedEntry {
+/** A synced item as the window shows it. */
+export function toEntry(root: string, row: MirrorEntry): SyncedEntry {
   const name = row.path.slice(row.path.lastIndexOf('/') + 1);
   const modifiedAt = Number.isFinite(row.mtimeMs) && row.mtimeMs > 0 ? new Date(row.mtimeMs).toISOString() : null;
   return { root, path: row.path, name, type: row.type, remoteId: row.remoteId, size: row.size, modifiedAt };
