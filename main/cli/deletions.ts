@@ -36,4 +36,4 @@ export function describeDeletions(question: DeletionQuestion, shown = 10, head =
 
 /** The three answers, as asked on the terminal. */
 export const ANSWERS =
-  'Delete them? [y] yes, delete them  [n] no, keep them (put back where they were deleted)  [L] later (stop; nothing is deleted)';
+  'Delete them? [y] yes, delete them  [n] no, keep them (put back where they were deleted)  [L] later (nothing is deleted until you answer)';

@@ -1,6 +1,7 @@
 /**
  * What every command that talks to the service needs: the state paths, the config, and a signed-in client.
  */
+import type { BandwidthSettings } from '../api/bandwidth.js';
 import type { DriveClient } from '../api/client.js';
 import { clientTimeouts, loadConfig, type Config } from '../state/config.js';
 import { findToken, type TokenSource } from '../state/credentials.js';
@@ -25,6 +26,7 @@ export async function newClient(
   token: string | undefined,
   retry: { limit: number; baseDelayMs: number } = { limit: 2, baseDelayMs: 300 },
   timeouts: { request?: number; stall?: number } = clientTimeouts({}),
+  bandwidth: BandwidthSettings = {},
 ): Promise<DriveClient> {
   const { DriveClient } = await import('../api/client.js');
   return new DriveClient({
@@ -32,6 +34,7 @@ export async function newClient(
     ...(token ? { token } : {}),
     retry,
     timeouts,
+    bandwidth,
     onRetry: (event) => log().warn({ endpoint: event.endpoint, attempt: event.attempt, delayMs: event.delayMs, reason: event.reason }, 'retrying'),
   });
 }
@@ -45,6 +48,6 @@ export async function openSession(options: { retry?: { limit: number; baseDelayM
   const email = emailFor(config, server);
   const found = await findToken(paths, server, email);
   if (!found) throw new CliError(NOT_SIGNED_IN);
-  const client = await newClient(server, found.token, options.retry, clientTimeouts(config));
+  const client = await newClient(server, found.token, options.retry, clientTimeouts(config), config.bandwidth ?? {});
   return { paths, config, server, email, client, tokenSource: found.source };
 }

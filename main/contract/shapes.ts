@@ -103,6 +103,8 @@ export interface DeletionQuestion {
    * computer, so in none of the groups, but gone from the drive all the same.
    */
   excluded?: { items: number; bytes: number };
+  /** The person chose to decide later: the window does not ask again by itself, and the folder syncs on. */
+  later?: boolean;
 }
 
 /** The three answers to a mass-delete question: delete them, keep them (put back where deleted), decide later (pause). */
@@ -394,8 +396,12 @@ export interface Settings {
   keepVersionsDays: number | null;
   /** Transfers at once per folder. */
   concurrency: number;
-  /** Kilobytes per second, 0 for no limit. Stored; the engine has no throttle yet (see docs/desktop.md). */
-  bandwidthLimitKBps: number;
+  /**
+   * Upload and download limits in kilobytes per second, 0 for none: the config's (`sync --limit-up/--limit-down`),
+   * for every transfer of the account, applied at once.
+   */
+  bandwidthUpKBps: number;
+  bandwidthDownKBps: number;
   /** gitignore-style rules, kept as `.syncignore` at the root of each synced folder. */
   ignoreRules: string;
   startAtLogin: boolean;

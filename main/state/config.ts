@@ -26,10 +26,21 @@ export interface Config {
    */
   keepVersionsDays?: number;
   /**
+   * Transfer limits in bytes per second, for every transfer of the account (`sync --limit-up/--limit-down`, the
+   * window's Settings); absent or 0: no limit. A running sync and the window follow a change at once.
+   */
+  bandwidth?: { upBytesPerSecond?: number; downBytesPerSecond?: number };
+  /**
    * Synced folders paused by `drivesync pause` (or the window), by path: until when (ISO), or null until resumed.
    * Whoever syncs the folder follows it (main/state/control.ts).
    */
   paused?: Record<string, { until: string | null }>;
+  /**
+   * Answers given by `drivesync deletions --delete|--keep` (or the window) to the deletions a synced folder holds for
+   * an answer, by path: the answer and the count of deletions it was given for. Whoever syncs the folder takes it up,
+   * and removes it, when its question is still that count (main/state/control.ts).
+   */
+  deletionAnswers?: Record<string, DeletionAnswer>;
   /** Selective sync, by synced folder (path): what each leaves out of the drive (main/state/selection.ts). */
   selective?: Record<string, FolderSelection>;
   /**
@@ -37,6 +48,12 @@ export interface Config {
    * null for nowhere (not synced). Absent: `Shared with me` (main/state/shared-folder.ts).
    */
   sharedWithMe?: Record<string, string | null>;
+}
+
+/** An answer to a folder's deletion question: delete them, or keep them; given for `count` deletions. */
+export interface DeletionAnswer {
+  answer: 'delete' | 'keep';
+  count: number;
 }
 
 /** One synced folder's selection. */
@@ -87,6 +104,23 @@ export function loadConfig(paths: StatePaths): Config {
       else if (until === null) paused[root] = { until: null };
     }
     if (Object.keys(paused).length > 0) config.paused = paused;
+  }
+  if (r.bandwidth && typeof r.bandwidth === 'object' && !Array.isArray(r.bandwidth)) {
+    const own = r.bandwidth as { upBytesPerSecond?: unknown; downBytesPerSecond?: unknown };
+    const rate = (value: unknown) => (typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined);
+    const up = rate(own.upBytesPerSecond);
+    const down = rate(own.downBytesPerSecond);
+    if (up !== undefined || down !== undefined) config.bandwidth = { ...(up !== undefined ? { upBytesPerSecond: up } : {}), ...(down !== undefined ? { downBytesPerSecond: down } : {}) };
+  }
+  if (r.deletionAnswers && typeof r.deletionAnswers === 'object' && !Array.isArray(r.deletionAnswers)) {
+    const answers: Record<string, DeletionAnswer> = {};
+    for (const [root, value] of Object.entries(r.deletionAnswers as Record<string, unknown>)) {
+      const own = value as { answer?: unknown; count?: unknown } | null;
+      if ((own?.answer === 'delete' || own?.answer === 'keep') && Number.isSafeInteger(own.count) && (own.count as number) > 0) {
+        answers[root] = { answer: own.answer, count: own.count as number };
+      }
+    }
+    if (Object.keys(answers).length > 0) config.deletionAnswers = answers;
   }
   if (r.selective && typeof r.selective === 'object' && !Array.isArray(r.selective)) {
     const selective: Record<string, FolderSelection> = {};
@@ -143,4 +177,17 @@ export function clientTimeouts(
 /** Writes the whole file atomically (temp file + rename). */
 export function saveConfig(paths: StatePaths, config: Config): void {
   writeJsonAtomic(paths.configFile, config, 0o600);
+}
+
+/** The config with these transfer limits (bytes per second; 0 for none), and nothing of a limit set to none. */
+export function withBandwidth(config: Config, limits: { up?: number; down?: number }): Config {
+  const current = { ...config.bandwidth };
+  if (limits.up !== undefined) current.upBytesPerSecond = limits.up;
+  if (limits.down !== undefined) current.downBytesPerSecond = limits.down;
+  const kept = {
+    ...(current.upBytesPerSecond ? { upBytesPerSecond: current.upBytesPerSecond } : {}),
+    ...(current.downBytesPerSecond ? { downBytesPerSecond: current.downBytesPerSecond } : {}),
+  };
+  const { bandwidth: _, ...rest } = config;
+  return Object.keys(kept).length > 0 ? { ...rest, bandwidth: kept } : rest;
 }

@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, rmSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { loadConfig, saveConfig, type Config } from './config.js';
+import { loadConfig, saveConfig, type Config, type DeletionAnswer } from './config.js';
 import type { StatePaths } from './paths.js';
 import { rootOfAccount } from './roots.js';
 import { readStatus } from './status-file.js';
@@ -49,12 +49,35 @@ export function resumeFolders(paths: StatePaths, roots: readonly string[]): stri
   return resumed;
 }
 
+/** Answers a folder's deletion question, given for `count` deletions: whoever syncs the folder takes it up. */
+export function answerDeletions(paths: StatePaths, root: string, answer: DeletionAnswer): void {
+  const config = loadConfig(paths);
+  saveConfig(paths, { ...config, deletionAnswers: { ...config.deletionAnswers, [root]: answer } });
+}
+
+/** Removes a folder's answer (taken up, or no longer for the question the folder holds). */
+export function clearDeletionAnswer(paths: StatePaths, root: string): void {
+  const config = loadConfig(paths);
+  if (!config.deletionAnswers?.[root]) return;
+  const answers = { ...config.deletionAnswers };
+  delete answers[root];
+  const { deletionAnswers: _, ...rest } = config;
+  saveConfig(paths, Object.keys(answers).length > 0 ? { ...rest, deletionAnswers: answers } : rest);
+}
+
 /** Takes a folder off the synced folders (its engine, wherever it runs, stops). */
 export function unlistFolder(paths: StatePaths, root: string): void {
-  const { selective, ...config } = withoutPauses(loadConfig(paths), [root]);
+  const { selective, deletionAnswers, ...config } = withoutPauses(loadConfig(paths), [root]);
+  const answers = { ...deletionAnswers };
+  delete answers[root];
   const kept = { ...selective };
   delete kept[root];
-  saveConfig(paths, { ...config, roots: config.roots.filter((r) => r !== root), ...(Object.keys(kept).length > 0 ? { selective: kept } : {}) });
+  saveConfig(paths, {
+    ...config,
+    roots: config.roots.filter((r) => r !== root),
+    ...(Object.keys(kept).length > 0 ? { selective: kept } : {}),
+    ...(Object.keys(answers).length > 0 ? { deletionAnswers: answers } : {}),
+  });
 }
 
 /** The process that syncs a folder now, on this computer, as its status file says; null when none does. */

@@ -12,8 +12,8 @@ import type { EngineEvents, SyncEngine, SyncOptions } from '../sync/engine/engin
 import type { EngineState } from '../sync/model/states.js';
 import { type ItemError, type PassSummary, resultLine } from '../sync/engine/pass/summary.js';
 import type { OsTrash } from '../sync/local/ports.js';
-import { loadConfig } from './config.js';
-import { followConfig } from './control.js';
+import { type Config, type DeletionAnswer, loadConfig } from './config.js';
+import { clearDeletionAnswer, followConfig } from './control.js';
 import { addExclusions, type Selection, selectionKey, selectionOf } from './selection.js';
 import { FolderRefused } from './errors.js';
 import { DEFAULT_SHARED_FOLDER, sharedFolderOf } from './shared-folder.js';
@@ -21,6 +21,7 @@ import { lockFolder } from './lock.js';
 import type { StatePaths } from './paths.js';
 import { checkFolder, rootOfAccount } from './roots.js';
 import { readStatus, type RootStatus, writeStatus } from './status-file.js';
+import { ActivityLog, activityFile } from './activity-log.js';
 
 /** The engine's events, as a synced folder passes them on. */
 export type FolderEvents = EngineEvents;
@@ -58,8 +59,21 @@ export interface OpenFolderOptions {
    * is on the drive comes down, nothing is deleted. For a folder replaced or made again at its path.
    */
   afresh?: boolean;
+  /**
+   * Told when the folder took up an answer to its deletion question given elsewhere (`drivesync deletions`, the
+   * window of another process), or set one aside that was given for another count.
+   */
+  onAnswer?: (answer: TakenAnswer) => void;
   /** What `drivesync check --repair` settles as the engine opens (EngineOptions.settleChecked). */
   settleChecked?: { changedOnBoth: readonly number[]; forget: readonly number[] };
+}
+
+/** An answer to the deletion question, as the folder took it up: `taken` false when the question had changed. */
+export interface TakenAnswer extends DeletionAnswer {
+  taken: boolean;
+  /** The count of the question the folder held when the answer came. */
+  asked: number;
+  at: string;
 }
 
 /** Items a status file keeps, newest first. */
@@ -161,21 +175,29 @@ export async function openFolder(root: string, options: OpenFolderOptions): Prom
     unlock();
     throw new FolderRefused(`cannot open the sync database ${mirror}: ${(error as Error).message.split('\n')[0]}`);
   }
+  let opened: OpenedFolder | null = null;
   const unfollow = followConfig(paths, (config) => {
-    const folder = sharedFolderOf(config, root);
-    if (folder !== shared.folder) {
-      shared.folder = folder;
-      engine.selectionChanged();
-    }
-    const next = selectionOf(config, root);
-    if (selectionKey(next) === selectionKey(selection.current)) return;
-    selection.current = next;
-    engine.selectionChanged();
+    opened?.takeAnswer(config);
+    followFolderSettings(config, root, engine, selection, shared);
   });
-  return new OpenedFolder(root, key, mirror, engine, () => {
+  opened = new OpenedFolder(root, key, mirror, engine, () => {
     unfollow();
     unlock();
   }, options);
+  return opened;
+}
+
+/** The folder's selection and shared place as the config has them now; the engine told when either changed. */
+function followFolderSettings(config: Config, root: string, engine: SyncEngine, selection: { current: Selection }, shared: { folder: string | null }): void {
+  const folder = sharedFolderOf(config, root);
+  if (folder !== shared.folder) {
+    shared.folder = folder;
+    engine.selectionChanged();
+  }
+  const next = selectionOf(config, root);
+  if (selectionKey(next) === selectionKey(selection.current)) return;
+  selection.current = next;
+  engine.selectionChanged();
 }
 
 function readSharedFolder(paths: StatePaths, root: string): string | null {
@@ -246,39 +268,57 @@ class OpenedFolder implements SyncedFolder {
     engine.on('confirm-deletions', (question) => {
       this.status.deletions = question;
       this.writeSoon();
+      // An answer given while nothing ran (or before this question was asked) is taken up now.
+      this.takeAnswer(this.config());
     });
-    engine.on('pass', (summary) => {
-      const now = new Date().toISOString();
-      if (!summary.needsConfirmation) this.status.deletions = null;
-      this.status.folderProblem = null;
-      if (summary.folder) {
-        // Nothing was compared (folder-identity.ts): said once, as the folder's problem, not as an item's error.
-        this.status.folderProblem = { kind: summary.folder, message: summary.failed[0]?.message ?? '' };
-        this.status.inSync = false;
-      } else if (summary.offline) {
-        // Nothing was compared: the last sync stays what it was, but the folder is no longer known to be in sync.
-        this.status.offline = {
-          since: this.status.offline?.since ?? now,
-          reason: offlineReason ?? 'the server cannot be reached',
-          ...(summary.waitingUp !== undefined ? { waitingUp: summary.waitingUp } : {}),
-        };
-        this.status.inSync = false;
-      } else {
-        this.status.offline = null;
-        this.status.lastSync = now;
-        this.status.inSync = summary.inSync;
-        if (this.toldAnew(summary)) {
-          this.status.counts.done = summary.done;
-          this.status.result = resultLine(summary);
-        }
-        this.status.counts.failed = summary.failed.length;
-        this.status.skipped = { items: summary.skipped.slice(0, MAX_STATUS_ERRORS), ignored: summary.ignored };
-        if (summary.inSync && summary.failed.length === 0) this.status.errors = [];
-        // Failures the pass found without an operation (a folder the scan cannot read, a name the service refuses).
-        else if (!this.closing) this.addErrors(summary.failed);
+    engine.on('pass', (summary) => this.passEnded(summary, offlineReason));
+    // What was done, kept for `drivesync activity` whichever process syncs the folder.
+    const log = new ActivityLog(activityFile(options.paths, key), root);
+    engine.on('activity', (activity) => {
+      try {
+        log.add(activity);
+      } catch (error) {
+        options.onStatusWriteError?.(`cannot write the activity log: ${(error as Error).message}`);
       }
-      this.writeStatus();
     });
+    this.writeStatus();
+  }
+
+  /** What a pass leaves the status with (`offlineReason`: why the server could not be reached, as last told). */
+  private passEnded(summary: PassSummary, offlineReason: string | null): void {
+    const now = new Date().toISOString();
+    if (!summary.needsConfirmation && !summary.offline && !summary.folder) {
+      this.status.deletions = null;
+      // Nothing waits for an answer: one left in the config is for a question that went.
+      if (this.config()?.deletionAnswers?.[this.root]) this.clearAnswer();
+    }
+    this.status.folderProblem = null;
+    if (summary.folder) {
+      // Nothing was compared (folder-identity.ts): said once, as the folder's problem, not as an item's error.
+      this.status.folderProblem = { kind: summary.folder, message: summary.failed[0]?.message ?? '' };
+      this.status.inSync = false;
+    } else if (summary.offline) {
+      // Nothing was compared: the last sync stays what it was, but the folder is no longer known to be in sync.
+      this.status.offline = {
+        since: this.status.offline?.since ?? now,
+        reason: offlineReason ?? 'the server cannot be reached',
+        ...(summary.waitingUp !== undefined ? { waitingUp: summary.waitingUp } : {}),
+      };
+      this.status.inSync = false;
+    } else {
+      this.status.offline = null;
+      this.status.lastSync = now;
+      this.status.inSync = summary.inSync;
+      if (this.toldAnew(summary)) {
+        this.status.counts.done = summary.done;
+        this.status.result = resultLine(summary);
+      }
+      this.status.counts.failed = summary.failed.length;
+      this.status.skipped = { items: summary.skipped.slice(0, MAX_STATUS_ERRORS), ignored: summary.ignored };
+      if (summary.inSync && summary.failed.length === 0) this.status.errors = [];
+      // Failures the pass found without an operation (a folder the scan cannot read, a name the service refuses).
+      else if (!this.closing) this.addErrors(summary.failed);
+    }
     this.writeStatus();
   }
 
@@ -341,6 +381,41 @@ class OpenedFolder implements SyncedFolder {
       this.status.detail = null;
       this.writeStatus();
       this.unlock();
+    }
+  }
+
+  /**
+   * Takes up the answer `drivesync deletions` (or another process's window) wrote to the config for this folder's
+   * question: carried out when it was given for the deletions the folder holds now, set aside otherwise (the
+   * question changed: a person is asked about what is there now, never answered by an older answer).
+   */
+  takeAnswer(config: Config | null): void {
+    const given = config?.deletionAnswers?.[this.root];
+    const question = this.status.deletions;
+    if (!given || !question || this.closing) return;
+    this.clearAnswer();
+    const taken = given.count === question.count;
+    if (taken && given.answer === 'delete') this.engine.confirmDeletions();
+    else if (taken) this.engine.keepDeletions();
+    const answer: TakenAnswer = { ...given, taken, asked: question.count, at: new Date().toISOString() };
+    this.status.answer = answer;
+    this.writeStatus();
+    this.options.onAnswer?.(answer);
+  }
+
+  private config(): Config | null {
+    try {
+      return loadConfig(this.options.paths);
+    } catch {
+      return null;
+    }
+  }
+
+  private clearAnswer(): void {
+    try {
+      clearDeletionAnswer(this.options.paths, this.root);
+    } catch (error) {
+      this.options.onStatusWriteError?.(`cannot remove the answer to the deletions from the config: ${(error as Error).message}`);
     }
   }
 

@@ -46,6 +46,8 @@ export interface RootStatus {
    * items (the first ten thousand of each side).
    */
   deletions?: DeletionQuestion | null;
+  /** The last answer given elsewhere that the folder took up (or set aside, `taken` false, for another count). */
+  answer?: { answer: 'delete' | 'keep'; count: number; taken: boolean; asked: number; at: string } | null;
 }
 
 export function writeStatus(paths: StatePaths, key: string, status: RootStatus): void {

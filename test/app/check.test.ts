@@ -99,7 +99,7 @@ describe('checking a synced folder in the host', { timeout: 120_000 }, () => {
     for (let i = 0; i < 260; i++) files[`f${String(i).padStart(3, '0')}.txt`] = `${i} `.padEnd(300, '.');
     const h = await signedInHost('eva@example.com', files);
     // Under the settings' bandwidth limit the check downloads 300 bytes a file at 8 KB/s: its first 200 files take seconds.
-    await h.host.handle('settings:set', { bandwidthLimitKBps: 8 });
+    await h.host.handle('settings:set', { bandwidthDownKBps: 8 });
     const began = Date.now();
     let pastFirstPage = 0;
     const listener = (p: CheckProgress) => {
@@ -120,7 +120,7 @@ describe('checking a synced folder in the host', { timeout: 120_000 }, () => {
     expect(pastFirstPage - began).toBeGreaterThan(4_000);
     expect(await h.host.handle('folders:check-state', { root: h.folder })).toMatchObject({ running: false, unfinished: { checked: 200, total: 260 } });
 
-    await h.host.handle('settings:set', { bandwidthLimitKBps: 0 });
+    await h.host.handle('settings:set', { bandwidthDownKBps: 0 });
     const again = await h.host.handle('folders:check', { root: h.folder });
     expect(again).toMatchObject({ complete: true, checked: 260, total: 260, resumedAt: 200, startedAt: stopped.startedAt, differences: [] });
     expect(await h.host.handle('folders:check-state', { root: h.folder })).toMatchObject({ unfinished: null });

@@ -9,11 +9,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
 import { dispatch } from '../../main/app/host/dispatch.js';
-import { loadConfig } from '../../main/state/config.js';
+import { loadConfig, saveConfig } from '../../main/state/config.js';
 import { FolderLocked } from '../../main/state/errors.js';
 import { lockFolder } from '../../main/state/lock.js';
 import { rootOfAccount } from '../../main/state/roots.js';
 import { readStatus } from '../../main/state/status-file.js';
+import { eventually } from '../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { inSync, nextEvent, newHost, untilStatus, write, type TestHost } from './helpers.js';
 
@@ -273,17 +274,26 @@ describe('the desktop host', { timeout: 90_000 }, () => {
   it('keeps settings: the shared config, its own file, .syncignore, start at login, pause and resume', async () => {
     const h = await signedInHost('sol@example.com', { 'a.txt': 'a' });
     const before = await h.host.handle('settings:get', undefined);
-    expect(before).toMatchObject({ folders: [h.folder], pollIntervalSeconds: 15, concurrency: 4, bandwidthLimitKBps: 0, ignoreRules: '', startAtLogin: false, paused: false });
+    expect(before).toMatchObject({ folders: [h.folder], pollIntervalSeconds: 15, concurrency: 4, bandwidthUpKBps: 0, bandwidthDownKBps: 0, ignoreRules: '', startAtLogin: false, paused: false });
 
-    const after = await h.host.handle('settings:set', { pollIntervalSeconds: 30, concurrency: 2, bandwidthLimitKBps: 512, ignoreRules: '*.log\nbuild/', startAtLogin: true });
-    expect(after).toMatchObject({ pollIntervalSeconds: 30, concurrency: 2, bandwidthLimitKBps: 512, ignoreRules: '*.log\nbuild/\n', startAtLogin: true });
-    // The limit reaches the account's client at once, for uploads and downloads alike.
+    const after = await h.host.handle('settings:set', { pollIntervalSeconds: 30, concurrency: 2, bandwidthUpKBps: 512, bandwidthDownKBps: 2048, ignoreRules: '*.log\nbuild/', startAtLogin: true });
+    expect(after).toMatchObject({ pollIntervalSeconds: 30, concurrency: 2, bandwidthUpKBps: 512, bandwidthDownKBps: 2048, ignoreRules: '*.log\nbuild/\n', startAtLogin: true });
+    // The limits reach the account's client at once, each for its direction, and are kept in the config the
+    // command line reads (sync --limit-up/--limit-down).
     const client = (h.host as unknown as { context: { client: { http: { bandwidth: { current: unknown } } } } }).context.client;
-    expect(client.http.bandwidth.current).toEqual({ upBytesPerSecond: 512 * 1024, downBytesPerSecond: 512 * 1024 });
+    expect(client.http.bandwidth.current).toEqual({ upBytesPerSecond: 512 * 1024, downBytesPerSecond: 2048 * 1024 });
+    expect(loadConfig(h.paths).bandwidth).toEqual({ upBytesPerSecond: 512 * 1024, downBytesPerSecond: 2048 * 1024 });
+    // Set from the command line meanwhile (the config changes under the window): taken up at once; and off again.
+    saveConfig(h.paths, { ...loadConfig(h.paths), bandwidth: { upBytesPerSecond: 1024 } });
+    await eventually(() => client.http.bandwidth.current, (c) => JSON.stringify(c) === JSON.stringify({ upBytesPerSecond: 1024, downBytesPerSecond: 0 }));
+    expect((await h.host.handle('settings:get', undefined))).toMatchObject({ bandwidthUpKBps: 1, bandwidthDownKBps: 0 });
+    const { bandwidth: _, ...unlimited } = loadConfig(h.paths);
+    saveConfig(h.paths, unlimited);
+    await eventually(() => client.http.bandwidth.current, (c) => JSON.stringify(c) === JSON.stringify({ upBytesPerSecond: 0, downBytesPerSecond: 0 }));
     expect(readFileSync(join(h.folder, '.syncignore'), 'utf8')).toBe('*.log\nbuild/\n');
     expect(h.platform.startAtLogin).toEqual([true]);
     expect(loadConfig(h.paths).pollIntervalSeconds).toBe(30);
-    expect(JSON.parse(readFileSync(join(h.paths.configDir, 'desktop.json'), 'utf8'))).toMatchObject({ concurrency: 2, bandwidthLimitKBps: 512, startAtLogin: true });
+    expect(JSON.parse(readFileSync(join(h.paths.configDir, 'desktop.json'), 'utf8'))).toMatchObject({ concurrency: 2, startAtLogin: true });
     await untilStatus(h.host, inSync);
 
     write(h.folder, 'debug.log', 'noise');
@@ -372,24 +382,33 @@ describe('the desktop host', { timeout: 90_000 }, () => {
     expect(await dispatch(h.host, 'deletions:answer', { root: h.folder, answer: 'delete' })).toMatchObject({ ok: false, error: { kind: 'not-found' } });
   });
 
-  it('a mass delete refused ("keep them") brings the files back from the drive and syncing goes on; "later" pauses', async () => {
+  it('a mass delete refused ("keep them") brings the files back from the drive and syncing goes on; "later" holds the deletions and syncs on', async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 12; i++) files[`k${i}.txt`] = `kept ${i}`;
     const h = await signedInHost('kim@example.com', files);
     await h.host.handle('sync:pause', undefined);
     for (let i = 0; i < 12; i++) rmSync(join(h.folder, `k${i}.txt`));
-    let asked = nextEvent(h.host, 'confirm-deletions');
+    const asked = nextEvent(h.host, 'confirm-deletions');
     await h.host.handle('sync:resume', undefined);
     await asked;
-    // Later: nothing deleted, the folder paused until the user decides.
+    // Later: nothing deleted; the question waits (not asked again by itself) and everything else syncs on.
     await h.host.handle('deletions:answer', { root: h.folder, answer: 'later' });
-    await untilStatus(h.host, (s) => s.folders[0]!.state === 'paused');
-    asked = nextEvent(h.host, 'confirm-deletions');
-    await h.host.handle('sync:resume', undefined);
-    await asked;
+    expect(h.host.status().pendingDeletions).toMatchObject([{ root: h.folder, count: 12, later: true }]);
+    writeFileSync(join(h.folder, 'while-waiting.txt'), 'made while the deletions wait');
+    await h.host.handle('sync:now', undefined);
+    const client = new DriveClient({ origin: server.url, token: await tokenOf('kim@example.com') });
+    const names = async () => {
+      const out: string[] = [];
+      for await (const e of client.entries.tree()) if (!e.deleted_at) out.push(e.name);
+      return out.sort();
+    };
+    await eventually(names, (n) => n.includes('while-waiting.txt'), { within: 30_000 });
+    expect((await names()).filter((n) => n.startsWith('k'))).toHaveLength(12);
+    await untilStatus(h.host, (s) => s.state === 'waiting-for-consent');
+    expect(h.host.status().pendingDeletions).toMatchObject([{ count: 12, later: true }]);
     await h.host.handle('deletions:answer', { root: h.folder, answer: 'keep' });
-    await untilStatus(h.host, (s) => inSync(s) && s.folders[0]!.synced === 12);
-    expect(readdirSync(h.folder).filter((n) => n.endsWith('.txt')).sort()).toEqual(Object.keys(files).sort());
+    await untilStatus(h.host, (s) => inSync(s) && s.folders[0]!.synced === 13);
+    expect(readdirSync(h.folder).filter((n) => n.endsWith('.txt')).sort()).toEqual([...Object.keys(files), 'while-waiting.txt'].sort());
     expect(readFileSync(join(h.folder, 'k3.txt'), 'utf8')).toBe('kept 3');
     expect(h.host.status().pendingDeletions).toEqual([]);
   });

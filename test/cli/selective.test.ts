@@ -128,7 +128,7 @@ describe.concurrent('selective sync on the command line', () => {
     rmSync(join(dir, 'Work'), { recursive: true });
     const refused = await cli(['sync', dir, '--once'], { home });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/this pass would delete \d+ of \d+ synced items .*nothing was deleted: re-run with --yes/);
+    expect(refused.stderr).toMatch(/this pass would delete \d+ of \d+ synced items .*nothing was deleted \(everything else was synced\): drivesync deletions --delete\|--keep/);
     expect(Object.keys(await remoteTree(server, account.token))).toContain('Work/Archive/big.bin');
     const deleted = await cli(['sync', dir, '--once', '--yes'], { home });
     expect(deleted.code, deleted.stderr).toBe(0);

@@ -235,22 +235,48 @@ describe.each(PROFILES)('sync against the %s profile', (profile) => {
       return { account, home, dir };
     }
 
-    const refusal = /would delete 12 of 12 synced items \(12 on the drive\); nothing was deleted: re-run with --yes to delete them or --keep to keep them/;
+    const refusal = /would delete 12 of 12 synced items \(12 on the drive\); nothing was deleted \(everything else was synced\): drivesync deletions --delete\|--keep .* answers for the next sync, or re-run with --yes to delete them or --keep to keep them$/;
 
-    it('without a TTY: stops with one line saying to re-run with --yes or --keep; with --yes the deletions go ahead', async () => {
+    it('--once without a TTY: syncs everything else, holds the deletions and says how to answer in one line; drivesync deletions answers for the next run', async () => {
       const { account, home, dir } = await syncedThenEmptied('guard');
+      writeFileSync(join(dir, 'new.txt'), 'made meanwhile');
       const refused = await cli(['sync', dir, '--once'], { home });
       expect(refused.code).toBe(1);
       expectOneLineError(refused, refusal);
-      expect(Object.keys(await remoteTree(server, account.token))).toHaveLength(12);
+      const held = await remoteTree(server, account.token);
+      expect(Object.keys(held)).toHaveLength(13);
+      expect(held['new.txt']).toBe('made meanwhile');
 
+      // Nothing runs: the question is the last run's; the answer is kept for the next start, which takes it up.
+      const listed = await cli(['deletions', '--json'], { home });
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(JSON.parse(listed.stdout).folders).toMatchObject([{ path: dir, running: false, pid: null, count: 12, groups: [{ where: 'drive', count: 12 }] }]);
+      const text = await cli(['deletions'], { home });
+      expect(text.stdout).toMatch(/nothing syncs this folder now; its next start asks again/);
+      expect(text.stdout).toMatch(/12 items on the drive \(to the drive's trash\): deleted in this folder/);
+      expect((await cli(['deletions', '--delete', '--keep'], { home })).code).toBe(2);
+      const answered = await cli(['deletions', '--delete'], { home });
+      expect(answered.code, answered.stderr).toBe(0);
+      expect(answered.stdout).toMatch(/nothing syncs .* now: the answer is kept, and its next start deletes the 12 items \(110 B\) if they are still what waits/);
+      const next = await cli(['sync', dir, '--once'], { home });
+      expect(next.code, next.stderr).toBe(0);
+      expect(next.stdout).toMatch(/answered with drivesync deletions: deleting 12 items/);
+      expect(await remoteTree(server, account.token)).toEqual({ 'new.txt': 'made meanwhile' });
+      expect(JSON.parse(readFileSync(join(home, 'config.json'), 'utf8')).deletionAnswers).toBeUndefined();
+      expect((await cli(['deletions'], { home })).stdout).toBe('no deletions wait for an answer\n');
+      expect((await cli(['deletions', '--keep'], { home })).code).toBe(1);
+
+      // --yes answers the question of a --once run.
+      for (const file of Object.keys(twelve)) writeFileSync(join(dir, file), 'again');
+      expect((await cli(['sync', dir, '--once'], { home })).code).toBe(0);
+      for (const file of Object.keys(twelve)) rmSync(join(dir, file));
       const allowed = await cli(['sync', dir, '--once', '--yes'], { home });
       expect(allowed.code, allowed.stderr).toBe(0);
       expect(allowed.stdout).toMatch(/^in sync/m);
-      expect(await remoteTree(server, account.token)).toEqual({});
+      expect(await remoteTree(server, account.token)).toEqual({ 'new.txt': 'made meanwhile' });
       // To the remote trash, restorable: nothing is lost.
       const trash = await cli(['trash', 'ls', '--json'], { home });
-      expect(JSON.parse(trash.stdout)).toHaveLength(12);
+      expect(JSON.parse(trash.stdout).length).toBeGreaterThanOrEqual(12);
     });
 
     it('--keep refuses them: the files come back from the drive with their entries, and nobody is asked again', async () => {
@@ -282,13 +308,30 @@ describe.each(PROFILES)('sync against the %s profile', (profile) => {
       expect(Object.keys(await remoteTree(server, account.token))).toHaveLength(13);
     });
 
-    it('a running sync without a TTY stops at the guard too, with the same line, and deletes nothing', async () => {
+    it('a running sync without a TTY never stops at the guard: the deletions wait, the rest syncs on, drivesync deletions answers it', async () => {
       const { account, home, dir } = await syncedThenEmptied('guard-watch');
       const running = spawnCli(['sync', dir], { home });
+      await eventually(() => running.stderr(), (err) => /drivesync deletions --delete .* deletes them, --keep keeps them/.test(err));
+      expect(running.stdout()).toMatch(/^This pass would delete 12 of 12 synced items \(110 B\):$/m);
+      expect(running.stdout()).toMatch(/^ {2}12 items on the drive \(to the drive's trash\): deleted in this folder while drivesync was not running$/m);
+      expect(running.stderr()).toMatch(/nothing is deleted until you answer; everything else goes on syncing/);
+      // Still syncing: a file made now goes up, and the twelve stay on the drive.
+      writeFileSync(join(dir, 'while-asked.txt'), 'made while asked');
+      await eventually(() => remoteTree(server, account.token), (tree) => tree['while-asked.txt'] === 'made while asked');
+      expect(Object.keys(await remoteTree(server, account.token))).toHaveLength(13);
+      const status = await statusJson(home);
+      expect(status.roots[0]).toMatchObject({ state: 'waiting-for-consent', running: true, deletions: { count: 12 } });
+      const listed = JSON.parse((await cli(['deletions', '--json'], { home })).stdout);
+      expect(listed.folders).toMatchObject([{ path: dir, running: true, pid: running.child.pid, count: 12 }]);
+      const answered = await cli(['deletions', dir, '--delete'], { home });
+      expect(answered.code, answered.stderr).toBe(0);
+      expect(answered.stdout).toMatch(new RegExp(`deleting 12 items \\(110 B\\) in .* \\(the sync in process ${running.child.pid} does it now\\)`));
+      await eventually(() => remoteTree(server, account.token), (tree) => Object.keys(tree).length === 1);
+      await eventually(() => running.stdout(), (out) => /answered with drivesync deletions: deleting 12 items/.test(out));
+      running.child.kill('SIGTERM');
       const finished = await running.exited();
-      expect(finished.code).toBe(1);
-      expectOneLineError(finished, refusal);
-      expect(Object.keys(await remoteTree(server, account.token))).toHaveLength(12);
+      expect(finished.code, finished.stderr).toBe(0);
+      expectNoStack(finished);
     });
 
     it('on a TTY: asks where, why and what, with three answers; "later" deletes nothing, "n" keeps them, "y" deletes', async () => {
@@ -310,6 +353,7 @@ describe.each(PROFILES)('sync against the %s profile', (profile) => {
         },
       });
       expect(later.code, later.stdout).toBe(1);
+      expect(later.stdout).toMatch(/nothing was deleted \(everything else was synced\); drivesync deletions --delete\|--keep .* answers for the next sync/);
       const status = JSON.parse((await waiting!).stdout);
       expect(status.roots[0].deletions).toMatchObject({ count: 12, synced: 12, bytes: 110 });
       expect(status.roots[0].deletions.groups[0]).toMatchObject({ where: 'drive', why: 'deleted in this folder while drivesync was not running', count: 12 });
@@ -322,10 +366,9 @@ describe.each(PROFILES)('sync against the %s profile', (profile) => {
       expect(asked).toContain("  12 items on the drive (to the drive's trash): deleted in this folder while drivesync was not running");
       expect(asked).toContain('    file-0.txt\n    file-1.txt\n    file-2.txt\n');
       expect(asked).toContain('    and 2 more (drivesync status --json lists them all)');
-      expect(asked).toContain('Delete them? [y] yes, delete them  [n] no, keep them (put back where they were deleted)  [L] later (stop; nothing is deleted)');
-      expect(asked).toMatch(/nothing was deleted; run drivesync sync .* again to be asked, or with --yes to delete them or --keep to keep them/);
+      expect(asked).toContain('Delete them? [y] yes, delete them  [n] no, keep them (put back where they were deleted)  [L] later (nothing is deleted until you answer)');
       // Nothing was printed onto the question's line.
-      expect(asked).toMatch(/\(stop; nothing is deleted\) \n/);
+      expect(asked).toMatch(/\(nothing is deleted until you answer\) \n/);
       expect(Object.keys(await remoteTree(server, account.token))).toHaveLength(12);
 
       const keep = await cliOnTty(['sync', dir, '--once'], { home, onOutput: answer('n') });

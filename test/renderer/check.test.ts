@@ -94,7 +94,7 @@ describe('checking files in the window', { timeout: 120_000 }, () => {
   it('stops a check midway, and the next one goes on from there', async () => {
     await untilStatus(h.host, (s) => inSync(s) && s.folders[0]!.synced >= MANY + 3);
     // 300 bytes a file at 8 KB/s: the first 200 files take seconds.
-    await h.host.handle('settings:set', { bandwidthLimitKBps: 8 });
+    await h.host.handle('settings:set', { bandwidthDownKBps: 8 });
     await openChecker();
     await keys.press('Start the check');
     // Under way: the bar and the figures, and the focus on Stop.
@@ -109,7 +109,7 @@ describe('checking files in the window', { timeout: 120_000 }, () => {
     expect(await dialog().getByRole('checkbox', { name: 'Start over instead' }).isChecked()).toBe(false);
     await w.look('check-files-stopped', { dialog: true });
 
-    await h.host.handle('settings:set', { bandwidthLimitKBps: 0 });
+    await h.host.handle('settings:set', { bandwidthDownKBps: 0 });
     await keys.press('Start the check');
     await expect.poll(() => text('check-summary').catch(() => ''), { timeout: 30_000 }).toMatch(/^Checked 242 of 242 files, .*: the same here and on the drive\.$/);
     expect(await text('check-resumed')).toMatch(/^This check went on from one stopped after 200 files, begun \S/);

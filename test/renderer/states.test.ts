@@ -107,7 +107,7 @@ describe('the window says one state everywhere', { timeout: 150_000 }, () => {
   });
 
   it('says syncing everywhere while a large file uploads, and nobody says up to date', async () => {
-    await h.host.handle('settings:set', { bandwidthLimitKBps: SLOW_KBPS });
+    await h.host.handle('settings:set', { bandwidthUpKBps: SLOW_KBPS });
     write(h.folder, 'big.bin', 'x'.repeat(BIG));
     await expect.poll(async () => (await readView()).panel?.state, { timeout: 30_000 }).toBe('syncing');
     // Bytes are moving (not only a transfer announced).
@@ -123,7 +123,7 @@ describe('the window says one state everywhere', { timeout: 150_000 }, () => {
     expect(detail).toBe('Syncing is paused.');
     expect(await page.getByTestId('transfers-now').textContent()).toBe('Paused: nothing is transferred until you resume.');
     // Back to full speed, and on: the file goes up, and everything says up to date again.
-    await h.host.handle('settings:set', { bandwidthLimitKBps: 0 });
+    await h.host.handle('settings:set', { bandwidthUpKBps: 0 });
     await w.keys.press('Resume syncing');
     await untilStatus(h.host, (s) => inSync(s) && s.folders[0]!.synced >= 2, 60_000);
     await saidEverywhere('idle', 'resumed');

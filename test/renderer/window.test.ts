@@ -6,7 +6,7 @@
  * a person would (Tab to the control, Enter or Space), so each view is proven reachable and operable without a mouse.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriveClient } from '../../main/api/client.js';
@@ -541,6 +541,16 @@ describe('the window', { timeout: 90_000 }, () => {
     expect(await page.evaluate('document.activeElement?.textContent')).toBe('Keep them');
     expect(await prompt.getByRole('button').allTextContents()).toEqual(['Keep them', 'Decide later', 'Delete 13 items']);
     await look('mass-delete-question', { dialog: true });
+    // Decide later: the dialog closes, the deletions wait, and a line above the views offers the question again.
+    await keys.press('Decide later');
+    await expect.poll(() => prompt.count()).toBe(0);
+    const waiting = page.getByTestId('deletions-waiting');
+    await expect.poll(() => waiting.textContent()).toContain('13 items in');
+    expect(await waiting.textContent()).toContain('wait for your answer before they are deleted; everything else goes on syncing.');
+    await look('deletions-waiting');
+    await keys.press(`Review the deletions in ${basename(h.folder)}`);
+    await prompt.waitFor({ timeout: 10_000 });
+    expect(await page.getByTestId('deletions-waiting').count()).toBe(0);
     await keys.press('Delete 13 items');
     await expect.poll(() => prompt.count()).toBe(0);
     const status = await untilStatus(h.host, (s) => inSync(s) && s.pendingDeletions.length === 0, 40_000);

@@ -266,6 +266,61 @@ describe.each(SCENARIO_CASES)('sync scenarios: deletes, ignores and guards (%s, 
     expect(sorted(localTree(b.root))).toEqual(sorted(localTree(a.root)));
   });
 
+  it('16. a question never stops a sync: the deletions wait for the answer, and everything else goes on both ways', async () => {
+    const a = account.computer('alpha');
+    const b = account.computer('beta');
+    mkdirSync(join(a.root, 'Project'));
+    for (let i = 0; i < 20; i++) writeFileSync(join(a.root, 'Project', `f${i}.txt`), `${i}`);
+    writeFileSync(join(a.root, 'notes.txt'), 'notes');
+    await a.sync();
+    await b.sync();
+    rmSync(join(a.root, 'Project'), { recursive: true });
+    writeFileSync(join(a.root, 'new-here.txt'), 'made on alpha while asked');
+    writeFileSync(join(b.root, 'notes.txt'), 'edited on beta');
+    await b.sync();
+    const asked: DeletionQuestion[] = [];
+    a.engine.on('confirm-deletions', (q) => asked.push(q));
+    const first = await a.sync();
+    expect(first).toMatchObject({ needsConfirmation: true, inSync: false });
+    expect(asked.map((q) => q.count)).toEqual([21]);
+    // Held, not made: the drive keeps the folder; the new file went up and beta's edit came down.
+    const remote = await account.remoteTree();
+    expect(remote.get('Project/f0.txt')).toBe('0');
+    expect(remote.get('new-here.txt')).toBe('made on alpha while asked');
+    expect(localTree(a.root).get('notes.txt')).toBe('edited on beta');
+    // Not forgotten: a later pass, and a new change, still wait for the same answer.
+    writeFileSync(join(a.root, 'later.txt'), 'later');
+    expect((await a.sync()).needsConfirmation).toBe(true);
+    // (A paused computer resumed is asked again: the same question.)
+    expect(asked.every((q) => q.count === 21 && q.groups[0]?.items[0]?.path === 'Project')).toBe(true);
+    expect((await account.remoteTree()).get('later.txt')).toBe('later');
+    a.engine.confirmDeletions();
+    expect((await a.sync()).inSync).toBe(true);
+    expect([...(await account.remoteTree()).keys()].filter((p) => p.startsWith('Project'))).toEqual([]);
+  });
+
+  it('16. a folder emptied and filled anew while its deletions wait: what is new goes up; kept, both are there', async () => {
+    const a = account.computer('alpha');
+    mkdirSync(join(a.root, 'Project'));
+    for (let i = 0; i < 12; i++) writeFileSync(join(a.root, 'Project', `f${i}.txt`), `${i}`);
+    await a.sync();
+    rmSync(join(a.root, 'Project'), { recursive: true });
+    mkdirSync(join(a.root, 'Project'));
+    writeFileSync(join(a.root, 'Project', 'fresh.txt'), 'fresh');
+    writeFileSync(join(a.root, 'elsewhere.txt'), 'elsewhere');
+    expect((await a.sync()).needsConfirmation).toBe(true);
+    const remote = await account.remoteTree();
+    expect(remote.get('elsewhere.txt')).toBe('elsewhere');
+    expect(remote.get('Project/f0.txt')).toBe('0');
+    expect(remote.get('Project/fresh.txt')).toBe('fresh');
+    a.engine.keepDeletions();
+    expect((await a.sync()).inSync).toBe(true);
+    const kept = localTree(a.root);
+    expect(kept.get('Project/f0.txt')).toBe('0');
+    expect(kept.get('Project/fresh.txt')).toBe('fresh');
+    expect(sorted(await account.remoteTree())).toEqual(sorted(kept));
+  });
+
   it('16. deletions arriving in small pieces still meet the guard', async () => {
     const a = account.computer('alpha');
     for (let i = 0; i < 20; i++) writeFileSync(join(a.root, `f${i}.txt`), `${i}`);

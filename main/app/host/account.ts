@@ -129,7 +129,7 @@ export class AccountJob {
       retry: host.options.retry ?? { limit: 4, baseDelayMs: 500 },
       // The config's deadlines only: a bad environment variable is the command line's to report.
       timeouts: clientTimeouts(host.config, {}),
-      bandwidth: bandwidthOf(host.desktop.bandwidthLimitKBps),
+      bandwidth: bandwidthOf(host.config, host.desktop),
     });
   }
 }

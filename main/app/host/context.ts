@@ -95,8 +95,12 @@ export class HostContext {
   }
 }
 
-/** The window's one limit (KB/s, 0 for none) applies to uploads and downloads alike. */
-export function bandwidthOf(kilobytesPerSecond: number): { upBytesPerSecond: number; downBytesPerSecond: number } {
-  const bytes = kilobytesPerSecond > 0 ? kilobytesPerSecond * 1024 : 0;
+/**
+ * The transfer limits in force: the config's (shared with the command line), or, for a config that has none yet, the
+ * single limit earlier versions of the window kept in desktop.json, for both directions.
+ */
+export function bandwidthOf(config: Pick<Config, 'bandwidth'>, desktop: { bandwidthLimitKBps: number }): { upBytesPerSecond: number; downBytesPerSecond: number } {
+  if (config.bandwidth) return { upBytesPerSecond: config.bandwidth.upBytesPerSecond ?? 0, downBytesPerSecond: config.bandwidth.downBytesPerSecond ?? 0 };
+  const bytes = desktop.bandwidthLimitKBps > 0 ? desktop.bandwidthLimitKBps * 1024 : 0;
   return { upBytesPerSecond: bytes, downBytesPerSecond: bytes };
 }

@@ -195,6 +195,8 @@ export class Feed {
       const groups = question.groups.map((g) => ({ ...g, items: g.items.slice(0, WINDOW_LISTED) }));
       const asked: DeletionQuestion = { root: run.root, count: question.count, synced: question.synced, bytes: question.bytes, groups };
       if (question.excluded && question.excluded.items > 0) asked.excluded = { ...question.excluded };
+      // The same question asked again (a resumed folder) stays where the person left it.
+      if (this.pending.get(run.root)?.later && this.pending.get(run.root)?.count === asked.count) asked.later = true;
       this.pending.set(run.root, asked);
       host.emit('confirm-deletions', asked);
       this.emitState();
@@ -242,6 +244,8 @@ export class Feed {
       if (!summary.folder) this.reached(run);
     }
     run.status.synced = folder.syncedCount;
+    // Nothing waits for an answer any more (answered elsewhere, with drivesync deletions, or the deletions went).
+    if (!summary.needsConfirmation && !summary.offline && !summary.folder) this.pending.delete(run.root);
     if (summary.folder) run.status.folderProblem = summary.folder;
     else delete run.status.folderProblem;
     // Problems a clean pass no longer has are gone.

@@ -13,7 +13,7 @@ import { openFolder, type OpenFolderOptions, type PassSummary, type SyncedFolder
 import { rootOfAccount } from '../../state/roots.js';
 import type { Config } from '../../state/config.js';
 import { controlOf, followConfig, forgetFolder } from '../../state/control.js';
-import type { HandlersOf, HostContext } from './context.js';
+import { bandwidthOf, type HandlersOf, type HostContext } from './context.js';
 import type { Feed, FolderRun } from './feed.js';
 import { HostError } from './failures.js';
 import { entryMarkers, sharedMarkers } from './markers.js';
@@ -69,18 +69,18 @@ export class Folders {
     },
     'deletions:answer': async ({ root, answer }) => {
       const run = this.require(root);
-      if (!this.feed.pending.delete(run.root)) throw new HostError('not-found', 'No deletion is waiting for an answer in that folder.');
-      if (answer === 'delete') {
-        run.folder?.confirmDeletions();
-        this.fullSync(run);
-      } else if (answer === 'keep') {
-        // Put back where they were deleted; syncing goes on (a folder paused by "later" resumes).
-        run.folder?.keepDeletions();
-        this.fullSync(run);
+      const question = this.feed.pending.get(run.root);
+      if (!question) throw new HostError('not-found', 'No deletion is waiting for an answer in that folder.');
+      if (answer === 'later') {
+        // A question never stops a sync: the deletions wait, the folder syncs on, and the window asks no more by
+        // itself (its Status view offers the question again).
+        question.later = true;
+        this.host.notice(run.root, `The deletions in ${run.root} wait for your answer; everything else goes on syncing.`);
       } else {
-        run.folder?.pause();
-        run.status.detail = 'Nothing was deleted: the folder is paused until you decide. Resume to be asked again.';
-        this.host.notice(run.root, `The deletions in ${run.root} were not made; syncing of that folder is paused until you decide.`);
+        this.feed.pending.delete(run.root);
+        if (answer === 'delete') run.folder?.confirmDeletions();
+        else run.folder?.keepDeletions();
+        this.fullSync(run);
       }
       this.feed.emitState();
     },
@@ -209,8 +209,10 @@ export class Folders {
   /** Follows the config as another process changed it: folders paused, resumed or removed. */
   private async follow(config: Config): Promise<void> {
     if (this.host.disposed || !this.unfollow) return;
-    const { paused: _, ...rest } = this.host.config;
-    this.host.config = { ...rest, roots: config.roots, ...(config.paused ? { paused: config.paused } : {}) };
+    const { paused: _, bandwidth: __, ...rest } = this.host.config;
+    this.host.config = { ...rest, roots: config.roots, ...(config.paused ? { paused: config.paused } : {}), ...(config.bandwidth ? { bandwidth: config.bandwidth } : {}) };
+    // A limit set from the command line (sync --limit-up) applies at once here too.
+    this.host.client?.http.bandwidth.set(bandwidthOf(this.host.config, this.host.desktop));
     for (const run of [...this.runs.values()]) {
       const control = controlOf(this.host.config, run.root);
       if (control.removed) {

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Settings, SettingsChanges } from '../../contract/index.js';
-import { isFolderName, saveConfig } from '../../state/config.js';
+import { isFolderName, saveConfig, withBandwidth } from '../../state/config.js';
 import { saveSharedFolder, sharedFolderOf } from '../../state/shared-folder.js';
 import { canonicalPath, nestingOf } from '../../state/roots.js';
 import { resumeFolders } from '../../state/control.js';
@@ -17,6 +17,12 @@ import type { Folders } from './folders.js';
 import { HostError } from './failures.js';
 import { isGroupingFolder } from './shared-with-me.js';
 import { syncedItemAt } from '../../state/mirror-view.js';
+
+/** Limits in bytes per second as the window's fields show them: kilobytes per second, 0 for none. */
+const kilobytesOf = (limits: { upBytesPerSecond: number; downBytesPerSecond: number }) => ({
+  bandwidthUpKBps: Math.round(limits.upBytesPerSecond / 1024),
+  bandwidthDownKBps: Math.round(limits.downBytesPerSecond / 1024),
+});
 
 const IGNORE_FILE = '.syncignore';
 
@@ -53,7 +59,7 @@ export class SettingsJob {
       pollIntervalSeconds: this.host.config.pollIntervalSeconds,
       keepVersionsDays: this.host.config.keepVersionsDays ?? null,
       concurrency: this.host.desktop.concurrency,
-      bandwidthLimitKBps: this.host.desktop.bandwidthLimitKBps,
+      ...kilobytesOf(bandwidthOf(this.host.config, this.host.desktop)),
       ignoreRules,
       startAtLogin: this.host.desktop.startAtLogin,
       paused: this.host.desktop.paused,
@@ -138,10 +144,18 @@ export class SettingsJob {
       desktop.concurrency = changes.concurrency;
       restart = true;
     }
-    if (changes.bandwidthLimitKBps !== undefined) {
-      desktop.bandwidthLimitKBps = changes.bandwidthLimitKBps;
+    if (changes.bandwidthUpKBps !== undefined || changes.bandwidthDownKBps !== undefined) {
+      // Kept in the config, for the command line too; the single limit of earlier versions is gone with it.
+      const now = bandwidthOf(config, desktop);
+      const limited = withBandwidth(config, {
+        up: changes.bandwidthUpKBps !== undefined ? changes.bandwidthUpKBps * 1024 : now.upBytesPerSecond,
+        down: changes.bandwidthDownKBps !== undefined ? changes.bandwidthDownKBps * 1024 : now.downBytesPerSecond,
+      });
+      delete config.bandwidth;
+      if (limited.bandwidth) config.bandwidth = limited.bandwidth;
+      desktop.bandwidthLimitKBps = 0;
       // Applied at once, to the transfers under way too.
-      this.host.client?.http.bandwidth.set(bandwidthOf(desktop.bandwidthLimitKBps));
+      this.host.client?.http.bandwidth.set(bandwidthOf(config, desktop));
     }
     if (changes.startAtLogin !== undefined && changes.startAtLogin !== desktop.startAtLogin) {
       await this.host.options.platform.setStartAtLogin(changes.startAtLogin);

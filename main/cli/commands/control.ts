@@ -21,7 +21,7 @@ export function parseDuration(text: string): number | null {
 }
 
 /** The synced folders a command names: DIR's (DIR or a path inside it), or every one when none is given. */
-function namedRoots(paths: StatePaths, dir: string | undefined): string[] {
+export function namedRoots(paths: StatePaths, dir: string | undefined): string[] {
   const { roots } = loadConfig(paths);
   if (dir === undefined) {
     if (roots.length === 0) throw new CliError('no folder is synced yet (drivesync sync DIR syncs one)');
@@ -33,7 +33,7 @@ function namedRoots(paths: StatePaths, dir: string | undefined): string[] {
 }
 
 /** Whether a process syncs the folder now, and which. */
-function runner(paths: StatePaths, root: string): number | null {
+export function runner(paths: StatePaths, root: string): number | null {
   const config = loadConfig(paths);
   const server = serverOf(config);
   return server ? runningSync(paths, root, server, emailFor(config, server)) : null;

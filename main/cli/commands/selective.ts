@@ -39,7 +39,7 @@ async function applyNow(session: Session, root: string, shown: string): Promise<
 /** What to say after a pass that applied a selection change; exit status 1 when it did not finish. */
 function finish(summary: PassSummary): void {
   if (summary.needsConfirmation) {
-    throw new CliError('the folder has deletions waiting for an answer (drivesync status shows them; drivesync sync DIR asks)');
+    throw new CliError('the change is made; the folder also has deletions waiting for an answer (drivesync deletions lists them and answers)');
   }
   if (summary.offline) throw new CliError('offline: the server cannot be reached; the change is kept and applied at the next sync');
   note(summaryLine(summary));

@@ -4,7 +4,7 @@ import { loadConfig, type Config } from '../../state/config.js';
 import { findToken, type FoundToken } from '../../state/credentials.js';
 import { describeDeletions } from '../deletions.js';
 import { localTime, offlineReason, print, printJson, safe } from '../output.js';
-import { changesWaiting } from './sync.js';
+import { changesWaiting, limitsLine } from './sync.js';
 import { statePaths, type StatePaths } from '../../state/paths.js';
 import { isAlive } from '../../state/lock.js';
 import { controlOf } from '../../state/control.js';
@@ -43,6 +43,8 @@ async function statusReport(paths: StatePaths) {
     signedIn: token !== null,
     tokenSource: token?.source ?? null,
     stateDir: paths.home ?? paths.dataDir,
+    // Transfer limits in bytes per second (sync --limit-up/--limit-down, the window's Settings); {} for none.
+    bandwidth: config.bandwidth ?? {},
     roots,
   };
   return { report, token };
@@ -85,6 +87,7 @@ function printStatus(report: StatusReport, token: FoundToken | null, paths: Stat
   print(`account:   ${report.account ?? '-'}`);
   print(`server:    ${report.server ?? '-'}`);
   print(`signed in: ${token ? `yes (token from ${source[token.source]})` : 'no (run drivesync login)'}`);
+  if (report.bandwidth.upBytesPerSecond || report.bandwidth.downBytesPerSecond) print(`limits:    ${limitsLine(report.bandwidth)}`);
   if (report.roots.length === 0) {
     print('folders:   none synced yet (run drivesync sync DIR)');
     return;
@@ -102,6 +105,7 @@ function printRoot(root: RootReport): void {
   if (root.counts) print(`    items:     ${root.counts.synced} synced, ${root.counts.failed} failed`);
   if (root.deletions) {
     for (const line of describeDeletions(root.deletions, 5)) print(`    ${line}`);
+    print(`    answer:    drivesync deletions --delete ${safe(root.path)} (delete them) or --keep (keep them); everything else goes on syncing`);
   }
   for (const error of root.errors.slice(0, 5)) print(`    error:     ${safe(error.path ? `${error.path}: ${error.message}` : error.message)}`);
   if (root.errors.length > 5) print(`    … and ${root.errors.length - 5} more errors (status --json lists them)`);

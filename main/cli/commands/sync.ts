@@ -5,9 +5,10 @@
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadConfig, saveConfig, type Config } from '../../state/config.js';
+import { loadConfig, saveConfig, withBandwidth, type Config } from '../../state/config.js';
+import { parseRate } from '../../api/units.js';
 import { controlOf, followConfig, forgetFolder } from '../../state/control.js';
-import { openFolder, resultLine, type Activity, type DeletionQuestion, type EngineState, type PassSummary, type SyncedFolder } from '../../state/folder.js';
+import { openFolder, resultLine, type Activity, type DeletionQuestion, type EngineState, type PassSummary, type SyncedFolder, type TakenAnswer } from '../../state/folder.js';
 import { canonicalPath, checkFolder } from '../../state/roots.js';
 import { FileManagerSocket } from '../../state/file-manager-socket.js';
 import { socketFolderOf } from '../../state/file-manager-folder.js';
@@ -15,18 +16,23 @@ import { ApiError } from '../../api/errors.js';
 import { ANSWERS, askedLine, describeDeletions } from '../deletions.js';
 import { CliError, failure, SilentExit, usageError } from '../errors.js';
 import { log } from '../log.js';
-import { localTime, offlineReason, safe } from '../output.js';
+import { humanBytes, localTime, offlineReason, safe } from '../output.js';
 import { describeActivity, PlainReporter, TtyReporter, type Reporter } from '../progress.js';
 import { selectBeforeSync } from '../selection.js';
+import { runDryRun } from './dry-run.js';
 import { openSession, type Session } from '../session.js';
 
 interface SyncOptions {
   once?: boolean;
+  dryRun?: boolean;
+  json?: boolean;
   yes?: boolean;
   keep?: boolean;
   afresh?: boolean;
   exclude?: string[];
   newFolders?: string;
+  limitUp?: string;
+  limitDown?: string;
 }
 
 /** What a person answers the mass-delete guard. */
@@ -68,6 +74,8 @@ export async function openSyncRun(
     afresh?: boolean;
     /** What `check --repair` settles as the folder opens. */
     settleChecked?: { changedOnBoth: readonly number[]; forget: readonly number[] };
+    /** Told when the folder took up an answer to its deletions given elsewhere (`drivesync deletions`). */
+    onAnswer?: (answer: TakenAnswer) => void;
   } = {},
 ): Promise<SyncedFolder> {
   const folder = await openFolder(root, {
@@ -81,6 +89,10 @@ export async function openSyncRun(
     pollIntervalMs: options.pollIntervalMs ?? session.config.pollIntervalSeconds * 1000,
     ...(options.shown !== undefined ? { shown: options.shown } : {}),
     onStatusWriteError: (message) => log().warn({ err: message }, 'cannot write the status file'),
+    onAnswer: (answer) => {
+      log().info({ root, ...answer }, 'deletions answered');
+      options.onAnswer?.(answer);
+    },
   });
 
   const shown = new Set<string>();
@@ -140,8 +152,29 @@ function lasted(ms: number): string {
 /** A pass's result in one line (the words `drivesync status` repeats). */
 export const summaryLine = resultLine;
 
+/** The limits `--limit-up` and `--limit-down` give, in bytes per second; a rate that is not one is a usage error. */
+function limitsOf(options: SyncOptions): { up?: number; down?: number } {
+  const parse = (flag: string, text: string | undefined) => {
+    if (text === undefined) return undefined;
+    const rate = parseRate(text);
+    if (rate === null) throw usageError(`${flag} takes a rate such as 2M, 500K or 0 for no limit (got ${text.slice(0, 40)})`);
+    return rate;
+  };
+  const up = parse('--limit-up', options.limitUp);
+  const down = parse('--limit-down', options.limitDown);
+  return { ...(up !== undefined ? { up } : {}), ...(down !== undefined ? { down } : {}) };
+}
+
 async function runSync(dir: string, options: SyncOptions): Promise<void> {
   if (options.yes && options.keep) throw usageError('--yes and --keep answer the same question both ways; give one of them');
+  limitsOf(options);
+  if (options.json && !options.dryRun) throw usageError('--json goes with --dry-run');
+  if (options.dryRun) {
+    if (options.once || options.yes || options.keep || options.afresh || options.exclude || options.newFolders !== undefined) {
+      throw usageError('--dry-run changes nothing, so it takes no --once, --yes, --keep, --afresh, --exclude or --new-folders');
+    }
+    return runDryRun(dir, options);
+  }
   const { session, root } = await prepareFolder(dir, options);
   const reporter: Reporter = process.stdout.isTTY ? new TtyReporter() : new PlainReporter();
   const view = new SyncView(dir, root, options, session, reporter);
@@ -150,6 +183,7 @@ async function runSync(dir: string, options: SyncOptions): Promise<void> {
       shown: dir,
       quiet: () => view.stopping || view.offline.isOffline,
       beforeActivity: (activity) => view.offline.activity(activity),
+      onAnswer: (answer) => view.answeredElsewhere(answer),
       ...(options.afresh ? { afresh: true } : {}),
     }),
   );
@@ -237,6 +271,11 @@ async function prepareFolder(dir: string, options: SyncOptions): Promise<{ sessi
   }
   const config = loadConfig(session.paths);
   if (!config.roots.includes(root)) saveConfig(session.paths, { ...config, roots: [...config.roots, root] });
+  const limits = limitsOf(options);
+  if (limits.up !== undefined || limits.down !== undefined) {
+    saveConfig(session.paths, withBandwidth(loadConfig(session.paths), limits));
+    session.client.http.bandwidth.set(loadConfig(session.paths).bandwidth ?? {});
+  }
   if (options.exclude || options.newFolders !== undefined) {
     await selectBeforeSync({ ...session, config: loadConfig(session.paths) }, root, {
       ...(options.exclude ? { exclude: options.exclude } : {}),
@@ -256,6 +295,12 @@ class SyncView {
   private finish: () => void = () => undefined;
   private run: SyncedFolder | null = null;
   private question: DeletionQuestion = { count: 0, synced: 0, bytes: 0, groups: [] };
+  /** An answer given elsewhere (`drivesync deletions`) that the folder took up, until this view acts on it. */
+  private answered: 'delete' | 'keep' | null = null;
+  /** --yes and --keep answer the first question only: a sync left running never consents to what comes later. */
+  private flagsAnswer = true;
+  /** The folder's current question was asked (or said to wait). */
+  private asked = false;
   readonly interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
 
   constructor(
@@ -275,6 +320,7 @@ class SyncView {
     this.run = run;
     run.on('confirm-deletions', (q) => {
       this.question = q;
+      this.asked = false;
     });
     this.offline.attach(run);
   }
@@ -289,10 +335,35 @@ class SyncView {
     this.finish();
   }
 
-  /** The answer: --yes, --keep, or the user's on the terminal; elsewhere, later. */
+  /** True once for each question the folder asks (the view then asks it, or says it waits). */
+  newQuestion(): boolean {
+    if (this.asked) return false;
+    this.asked = true;
+    return true;
+  }
+
+  /** An answer given with `drivesync deletions` reached the folder: said, and kept for the flow that asks. */
+  answeredElsewhere(answer: TakenAnswer): void {
+    if (!answer.taken) {
+      this.reporter.problem(`an answer came for ${answer.count} deletions, but ${answer.asked} wait now: nothing was done (drivesync deletions lists them)`);
+      return;
+    }
+    // A watching sync's engine goes on with it by itself; `--once` runs the pass it asks for.
+    if (this.options.once) this.answered = answer.answer;
+    this.reporter.info(answer.answer === 'delete'
+      ? `answered with drivesync deletions: deleting ${answer.count} items`
+      : `answered with drivesync deletions: keeping ${answer.count} items (put back where they were deleted)`);
+  }
+
+  /** The answer: given elsewhere, --yes or --keep (the first question), or the user's on the terminal; else later. */
   async consent(): Promise<Answer> {
-    if (this.options.yes) return 'delete';
-    if (this.options.keep) return 'keep';
+    const elsewhere = this.answered;
+    this.answered = null;
+    if (elsewhere) return elsewhere;
+    const flags = this.flagsAnswer;
+    this.flagsAnswer = !!this.options.once;
+    if (flags && this.options.yes) return 'delete';
+    if (flags && this.options.keep) return 'keep';
     if (!this.interactive) return 'later';
     this.reporter.suspend();
     const answer = await askDeletions(describeDeletions(this.question, 10, askedLine(this.question)));
@@ -300,14 +371,27 @@ class SyncView {
     return answer;
   }
 
-  /** What `later` says: nothing was deleted, and how to answer next time. */
+  /** What `later` says of a `--once` run: nothing was deleted, everything else was synced, and how to answer. */
   later(): string {
-    if (this.interactive && !this.options.yes && !this.options.keep) {
-      return `nothing was deleted; run drivesync sync ${this.dir} again to be asked, or with --yes to delete them or --keep to keep them`;
-    }
+    const answer = `drivesync deletions --delete|--keep ${this.dir} answers for the next sync, or re-run with --yes to delete them or --keep to keep them`;
+    if (this.interactive && !this.options.yes && !this.options.keep) return `nothing was deleted (everything else was synced); ${answer}`;
+    return `${this.waiting()}; nothing was deleted (everything else was synced): ${answer}`;
+  }
+
+  /** The question in one line: how many of how many, on which side. */
+  waiting(): string {
     const q = this.question;
     const where = q.groups.map((g) => `${g.count} ${g.where === 'drive' ? 'on the drive' : 'in this folder'}`).join(' and ');
-    return `this pass would delete ${q.count} of ${q.synced} synced items (${where}); nothing was deleted: re-run with --yes to delete them or --keep to keep them (drivesync status --json lists them while a sync waits)`;
+    return `this pass would delete ${q.count} of ${q.synced} synced items (${where})`;
+  }
+
+  /** What a watching sync says of a question left for later: the deletions wait, everything else goes on. */
+  waitingLines(): string[] {
+    const lines = this.interactive ? [] : describeDeletions(this.question, 10, `${askedLine(this.question)}`);
+    return [
+      ...lines,
+      `nothing is deleted until you answer; everything else goes on syncing. drivesync deletions --delete ${this.dir} deletes them, --keep keeps them (drivesync deletions lists them)`,
+    ];
   }
 }
 
@@ -402,8 +486,16 @@ async function syncOnce(view: SyncView, run: SyncedFolder): Promise<void> {
   return view.stop(summary.inSync && summary.failed.length === 0 ? 0 : 1);
 }
 
+/** The limits in force in a few words: `up 2.0 MB/s, down no limit`. */
+export function limitsLine(limits: { upBytesPerSecond?: number; downBytesPerSecond?: number }): string {
+  const one = (rate: number | undefined) => (rate ? `${humanBytes(rate)}/s` : 'no limit');
+  return `up ${one(limits.upBytesPerSecond)}, down ${one(limits.downBytesPerSecond)}`;
+}
+
 /** `sync DIR`'s first pass, and its word that it goes on watching. */
 async function firstPass(view: SyncView, run: SyncedFolder): Promise<void> {
+  const limits = view.session.client.http.bandwidth.current;
+  if (limits.upBytesPerSecond || limits.downBytesPerSecond) view.reporter.info(`transfer limits: ${limitsLine(limits)} (--limit-up, --limit-down)`);
   const first = await run.start();
   if (view.stopping) return;
   if (first.inSync && first.done === 0 && !first.offline) view.reporter.info('in sync');
@@ -429,21 +521,26 @@ function tellPasses(view: SyncView, run: SyncedFolder): void {
       view.offline.probe();
       return;
     }
-    if (summary.needsConfirmation && !asking) {
+    if (summary.needsConfirmation && !asking && view.newQuestion()) {
+      // Asked once per question; the deletions wait while everything else syncs on, until they are answered here,
+      // with drivesync deletions, or in the window.
       asking = true;
-      void view.consent().then(async (answer) => {
+      void view.consent().then((answer) => {
         asking = false;
         if (view.stopping) return;
         if (answer === 'later') {
-          view.reporter.problem(`${view.later()}; stopping`);
-          await view.stop(1);
+          const lines = view.waitingLines();
+          for (const line of lines.slice(0, -1)) view.reporter.info(line);
+          view.reporter.problem(lines.at(-1)!);
           return;
         }
         if (answer === 'delete') run.confirmDeletions();
         else run.keepDeletions();
         setImmediate(() => void run.syncOnce({ fullScan: true }));
       });
-    } else if (!summary.needsConfirmation && (summary.done > 0 || summary.failed.length > 0)) {
+    }
+    if (summary.needsConfirmation && summary.done > 0) view.reporter.info(summaryLine(summary));
+    else if (!summary.needsConfirmation && (summary.done > 0 || summary.failed.length > 0)) {
       // A pass that changed nothing and fails what the last one failed (a temp file saved, the settled folder's
       // full scan) has nothing new to say.
       const failing = summary.failed.map((f) => f.path).sort().join('\u0000');
@@ -460,8 +557,16 @@ function tellPasses(view: SyncView, run: SyncedFolder): void {
 /** pause, resume and remove, from another terminal or the window, reach this sync through the config. */
 function followControl(view: SyncView, run: SyncedFolder): () => void {
   let pausedHere = false;
+  let limits = JSON.stringify(view.session.client.http.bandwidth.current);
   const follow = (now: Config) => {
     if (view.stopping) return;
+    // A limit set meanwhile (another sync's --limit-up, the window's Settings) applies at once, to transfers under way too.
+    const wanted = now.bandwidth ?? {};
+    if (JSON.stringify(wanted) !== limits) {
+      limits = JSON.stringify(wanted);
+      view.session.client.http.bandwidth.set(wanted);
+      view.reporter.info(`transfer limits: ${limitsLine(wanted)}`);
+    }
     const control = controlOf(now, view.root);
     if (control.removed) {
       view.removed = true;
@@ -495,10 +600,14 @@ export function registerSyncCommand(program: Command): void {
     .description('keep a folder in two-way sync with the drive (foreground; Ctrl-C stops)')
     .argument('<dir>', 'the local folder')
     .option('--once', 'one full pass, then exit: 0 when in sync, 1 when items failed or the server cannot be reached')
+    .option('--dry-run', 'say what one pass would do (uploads, downloads, moves, deletions, conflicts), changing nothing')
+    .option('--json', 'with --dry-run: print JSON')
     .option('--yes', 'allow a pass that deletes many items (the mass-delete guard) without asking')
     .option('--keep', 'refuse such deletions without asking: keep the items (restored where they were deleted)')
     .option('--afresh', 'sync the folder as it is now, as a merge (nothing is deleted): after it was replaced or re-created')
     .option('--exclude <path...>', 'leave these folders of the drive out of this computer (relative to DIR); see drivesync exclude')
+    .option('--limit-up <rate>', 'upload at most this fast (2M, 500K, 0 for no limit), remembered for every sync')
+    .option('--limit-down <rate>', 'download at most this fast (2M, 500K, 0 for no limit), remembered for every sync')
     .option('--new-folders <exclude|sync>', 'whether new top-level folders made elsewhere are synced here or left out until included')
     .action((dir: string, options: SyncOptions) => runSync(dir, options));
 }

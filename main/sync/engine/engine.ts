@@ -456,6 +456,9 @@ export class SyncEngine extends EventEmitter<EngineEvents> {
         return { pass: { fullScan: request.fullScan, listRemote: true } };
       case 'consent':
       case 'keep':
+        // An answer with no question standing is not kept for a later one: a consent never lets through deletions
+        // nobody was asked about (an answer that arrives after its question went).
+        if (this.answers.askedFor === null) return null;
         if (request.kind === 'consent') this.answers.consent = true;
         else this.answers.keep = true;
         // A running engine that was waiting for the answer goes on at once (a paused one, once resumed).

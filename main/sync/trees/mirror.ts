@@ -3,7 +3,7 @@
  * cleared in the same transaction that records its result, so a crash leaves a trace of what may have happened.
  */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { birthField, known } from '../model/birth.js';
 import { BaseTree } from './trees.js';
@@ -279,5 +279,20 @@ export class Mirror {
 
   close(): void {
     this.db.close();
+  }
+
+  /**
+   * A consistent copy of the mirror at `from` into `to` (what a dry run plans on), whatever another process is
+   * writing meanwhile; nothing when there is no mirror yet (a first sync).
+   */
+  static copy(from: string, to: string): void {
+    if (!existsSync(from)) return;
+    const db = new Database(from, { fileMustExist: true });
+    try {
+      db.pragma('busy_timeout = 5000');
+      db.prepare('VACUUM INTO ?').run(to);
+    } finally {
+      db.close();
+    }
   }
 }

@@ -40,10 +40,14 @@ function Group({ group }: { group: DeletionGroup }) {
 
 /**
  * The mass-delete question: nothing is deleted until the user says so. It names what would be deleted, where and why,
- * and offers three answers: delete them, keep them (put back where they were deleted), decide later (pause).
+ * and offers three answers: delete them, keep them (put back where they were deleted), decide later (the deletions
+ * wait, and everything else syncs on). A question left for later is offered again by a line above the views.
  */
 export function DeletionPrompt({ pending }: { pending: DeletionQuestion[] }) {
-  const question = pending[0];
+  /** The folder whose question the person opened again. */
+  const [reviewing, setReviewing] = useState<string | null>(null);
+  const question = pending.find((q) => q.root === reviewing) ?? pending.find((q) => !q.later);
+  const waiting = pending.filter((q) => q.later && q !== question);
   const ref = useRef<HTMLDialogElement>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -56,52 +60,67 @@ export function DeletionPrompt({ pending }: { pending: DeletionQuestion[] }) {
     if (!question) return;
     try {
       await call('deletions:answer', { root: question.root, answer: choice });
+      setReviewing(null);
       setError(null);
     } catch (e) {
       setError(messageOf(e));
     }
   };
   return (
-    <dialog ref={ref} role="alertdialog" aria-labelledby="deletions-title" aria-describedby="deletions-text" onCancel={(e) => e.preventDefault()}>
-      {question ? (
-        <>
-          <h2 id="deletions-title">Delete {question.count} items?</h2>
-          <p id="deletions-text">
-            A sync of <strong>{folderName(question.root)}</strong> would delete {question.count} of its {question.synced} synced items (
-            {formatBytes(question.bytes)}). Nothing is deleted until you choose.
-          </p>
-          <p class="muted small">
-            <PathText path={question.root} />
-          </p>
-          <div class="deletion-groups">
-            {question.groups.map((group) => (
-              <Group key={group.where} group={group} />
-            ))}
-          </div>
-          {question.excluded && question.excluded.items > 0 ? (
-            <p class="deletion-excluded" data-testid="deletions-excluded">
-              Also gone from the drive: {items(question.excluded.items)} ({formatBytes(question.excluded.bytes)}) inside folders this computer leaves
-              out. They are not here, so they are not listed above; they go to the drive’s trash with the folders that hold them.
+    <>
+      {waiting.length > 0 ? (
+        <div class="deletions-waiting" role="status" data-testid="deletions-waiting">
+          {waiting.map((q) => (
+            <p key={q.root}>
+              {items(q.count)} in <strong>{folderName(q.root)}</strong> wait for your answer before they are deleted; everything else goes on syncing.{' '}
+              <button type="button" class="link-button" onClick={() => setReviewing(q.root)}>
+                Review the deletions in {folderName(q.root)}
+              </button>
             </p>
-          ) : null}
-          {error ? <p role="alert">{error}</p> : null}
-          <div class="actions">
-            <button type="button" onClick={() => void answer('keep')} autofocus>
-              Keep them
-            </button>
-            <button type="button" onClick={() => void answer('later')}>
-              Decide later
-            </button>
-            <button type="button" class="danger" onClick={() => void answer('delete')}>
-              Delete {question.count} items
-            </button>
-          </div>
-          <p class="muted small">
-            Keep them: what was deleted on the drive is restored there, what was deleted here comes back from the drive. Decide later: this folder
-            pauses.
-          </p>
-        </>
+          ))}
+        </div>
       ) : null}
-    </dialog>
+      <dialog ref={ref} role="alertdialog" aria-labelledby="deletions-title" aria-describedby="deletions-text" onCancel={(e) => e.preventDefault()}>
+        {question ? (
+          <>
+            <h2 id="deletions-title">Delete {question.count} items?</h2>
+            <p id="deletions-text">
+              A sync of <strong>{folderName(question.root)}</strong> would delete {question.count} of its {question.synced} synced items (
+              {formatBytes(question.bytes)}). Nothing is deleted until you choose.
+            </p>
+            <p class="muted small">
+              <PathText path={question.root} />
+            </p>
+            <div class="deletion-groups">
+              {question.groups.map((group) => (
+                <Group key={group.where} group={group} />
+              ))}
+            </div>
+            {question.excluded && question.excluded.items > 0 ? (
+              <p class="deletion-excluded" data-testid="deletions-excluded">
+                Also gone from the drive: {items(question.excluded.items)} ({formatBytes(question.excluded.bytes)}) inside folders this computer leaves
+                out. They are not here, so they are not listed above; they go to the drive’s trash with the folders that hold them.
+              </p>
+            ) : null}
+            {error ? <p role="alert">{error}</p> : null}
+            <div class="actions">
+              <button type="button" onClick={() => void answer('keep')} autofocus>
+                Keep them
+              </button>
+              <button type="button" onClick={() => void answer('later')}>
+                Decide later
+              </button>
+              <button type="button" class="danger" onClick={() => void answer('delete')}>
+                Delete {question.count} items
+              </button>
+            </div>
+            <p class="muted small">
+              Keep them: what was deleted on the drive is restored there, what was deleted here comes back from the drive. Decide later: nothing is
+              deleted until you answer, and everything else goes on syncing.
+            </p>
+          </>
+        ) : null}
+      </dialog>
+    </>
   );
 }

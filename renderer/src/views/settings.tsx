@@ -243,7 +243,8 @@ export function SettingsView({ folderStates, shown }: { folderStates: FolderView
         pollIntervalSeconds: draft.pollIntervalSeconds,
         keepVersionsDays: draft.keepVersionsDays,
         concurrency: draft.concurrency,
-        bandwidthLimitKBps: draft.bandwidthLimitKBps,
+        bandwidthUpKBps: draft.bandwidthUpKBps,
+        bandwidthDownKBps: draft.bandwidthDownKBps,
         ignoreRules: draft.ignoreRules,
         startAtLogin: draft.startAtLogin,
         paused: draft.paused,
@@ -280,17 +281,28 @@ export function SettingsView({ folderStates, shown }: { folderStates: FolderView
             <input id="settings-concurrency" type="number" min={1} max={16} value={draft.concurrency} onInput={(e) => set('concurrency', num(e))} />
           </div>
           <div class="field">
-            <label for="settings-bandwidth">Bandwidth limit (KB/s, 0 for none)</label>
+            <label for="settings-limit-up">Upload limit (KB/s, 0 for none)</label>
             <input
-              id="settings-bandwidth"
+              id="settings-limit-up"
               type="number"
               min={0}
-              value={draft.bandwidthLimitKBps}
-              onInput={(e) => set('bandwidthLimitKBps', num(e))}
+              value={draft.bandwidthUpKBps}
+              onInput={(e) => set('bandwidthUpKBps', num(e))}
+              aria-describedby="settings-bandwidth-hint"
+            />
+          </div>
+          <div class="field">
+            <label for="settings-limit-down">Download limit (KB/s, 0 for none)</label>
+            <input
+              id="settings-limit-down"
+              type="number"
+              min={0}
+              value={draft.bandwidthDownKBps}
+              onInput={(e) => set('bandwidthDownKBps', num(e))}
               aria-describedby="settings-bandwidth-hint"
             />
             <p class="hint" id="settings-bandwidth-hint">
-              Applies to uploads and downloads at once, including transfers under way.
+              Apply at once, including transfers under way; the same as drivesync sync --limit-up and --limit-down.
             </p>
           </div>
           <div class="field">

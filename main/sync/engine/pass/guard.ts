@@ -92,6 +92,9 @@ export class DeletionGuard {
       const question = deletionQuestion(operations, trees, trees.base.size + recent, step.firstPass, plan.outside);
       return { kind: 'asked', count, question: { ...question, count, ...(excluded.items > 0 ? { excluded } : {}) } };
     }
+    // Deletions asked about and held back this step by the disappearance hold (the folder is still changing) are
+    // still the question: it stands until the guard weighs them again.
+    if (!guarded && step.heldDeletions > 0 && answers.askedFor !== null) return { kind: 'asked', count: answers.askedFor };
     answers.askedFor = null;
     if (answers.consent) this.recent = [];
     else if (deletions > 0) this.recent.push({ at: step.now, count: deletions });

@@ -17,12 +17,13 @@ import { newTopFolders, NO_SELECTION, type SelectedPlan, type Selection } from '
 import { applyRemoteDelta, listRemote } from '../../remote/listing.js';
 import { FULL_LISTING_SHARE, fullListingInterval, listingBudget, type RemoteDelta, type RemoteSignals } from '../../remote/changes.js';
 import { changesHere } from '../../trees/changes-here.js';
-import type { Operation, RelPath, RemoteId } from '../../model/types.js';
+import type { BaseItem, Operation, RelPath, RemoteId } from '../../model/types.js';
 import { DEFAULT_HOLD, uploadMayBeMoved } from '../hold.js';
 import { wholeInBase, type FolderState } from '../folder-state.js';
 import { isUnreachable, opPath, passExecutor, PassFailures, type PassTelling } from './execute-stage.js';
 import type { DeletionAnswers, PassEnd, PassInput, PassPorts, PassResult } from './inputs.js';
 import { SYMLINK } from './local-stage.js';
+import { isWithin } from '../../model/names.js';
 import { emptySummary, describeError, type ItemError, type PassSummary } from './summary.js';
 
 /** A pass whose every operation failed because the server was out of reach. */
@@ -370,22 +371,12 @@ class Pass {
       last = step.plan;
       // Planned, held or about to be done: what the file manager shows as syncing until it is done.
       if (step.plan.operations.length > 0) this.ports.tell({ kind: 'planned', paths: step.plan.operations.flatMap((op) => plannedPaths(op, this.folder.trees.base)) });
-      if (step.operations.length === 0) break;
-      run.guarded = true;
-      const verdict = await this.folder.guard.check(
-        { operations: step.operations, plan: step.plan, heldDeletions: step.heldDeletions, trees: this.folder.trees, excluded: this.selection.excluded, firstPass: !this.folder.started, now: this.folder.clock.now().getTime() },
-        run.answers,
-        this.ports,
-      );
-      if (verdict.kind === 'kept') {
+      const guarded = await this.guardStep(step, run);
+      if (guarded === 'planned-again') {
         last = null;
         continue;
       }
-      if (verdict.kind === 'asked') {
-        run.summary.needsConfirmation = true;
-        run.asked = verdict;
-        break;
-      }
+      if (guarded === 'nothing-to-do') break;
       // Only an operation that names no path needs base's (an initial sync's million uploads keep no label each).
       for (const op of step.operations) if (!('path' in op) && op.kind !== 'move-local') telling.labels.set(op, opPath(op, this.folder.trees.base));
       const outcome = await executor.run(step.operations, this.ports.signal);
@@ -418,6 +409,39 @@ class Pass {
       throw new OfflineError([...failures.items.values()][0]!.message);
     }
     return { failures: [...failures.items.values()], last };
+  }
+
+  /**
+   * The mass-delete guard's word on one step: its operations go ahead (those that wait for an answer taken out),
+   * the deletions were undone as the user asked and the step is planned again, or nothing is left to do.
+   */
+  private async guardStep(step: { plan: SelectedPlan; operations: Operation[]; heldDeletions: number }, run: PassRun): Promise<'go' | 'planned-again' | 'nothing-to-do'> {
+    if (step.operations.length === 0) {
+      // Deletions asked about, held back by the disappearance hold this step: the question still stands.
+      if (step.heldDeletions > 0 && run.answers.askedFor !== null) {
+        run.summary.needsConfirmation = true;
+        run.asked ??= { kind: 'asked', count: run.answers.askedFor };
+      }
+      return 'nothing-to-do';
+    }
+    run.guarded = true;
+    const verdict = await this.folder.guard.check(
+      { operations: step.operations, plan: step.plan, heldDeletions: step.heldDeletions, trees: this.folder.trees, excluded: this.selection.excluded, firstPass: !this.folder.started, now: this.folder.clock.now().getTime() },
+      run.answers,
+      this.ports,
+    );
+    if (verdict.kind !== 'asked') {
+      // What was asked about earlier this pass went, or went through: nothing waits for an answer.
+      run.asked = undefined;
+      run.summary.needsConfirmation = false;
+      return verdict.kind === 'kept' ? 'planned-again' : 'go';
+    }
+    run.summary.needsConfirmation = true;
+    // The question is kept as first asked this pass; a later step asks anew only when the count changed.
+    if (!run.asked || verdict.question) run.asked = verdict;
+    // A question never stops a sync: the deletions wait for the answer, and everything else goes on.
+    step.operations = withoutHeldDeletions(step.operations, this.folder.trees.base);
+    return step.operations.length === 0 ? 'nothing-to-do' : 'go';
   }
 
   /**
@@ -505,6 +529,21 @@ class Pass {
   private watcherBusy(): boolean {
     return (this.ports.watcher.pending() ?? 0) > 0 || this.folder.local.named.size > 0;
   }
+}
+
+/**
+ * The operations that go on while deletions wait for the user's answer: all but the deletions (to the drive's trash
+ * or the OS trash) and what acts at or inside a path being deleted (a folder made again where one was deleted waits
+ * with it, so that the answer finds the place as it was asked about).
+ */
+export function withoutHeldDeletions(operations: readonly Operation[], base: ReadonlyMap<RemoteId, BaseItem>): Operation[] {
+  const held: RelPath[] = [];
+  for (const op of operations) {
+    if (op.kind === 'trash-local') held.push(op.path);
+    else if (op.kind === 'trash-remote') held.push(opPath(op, base));
+  }
+  if (held.length === 0) return [...operations];
+  return operations.filter((op) => op.kind !== 'trash-local' && op.kind !== 'trash-remote' && !held.some((path) => isWithin(opPath(op, base), path)));
 }
 
 /** The paths an operation changes: where it acts, and where a move takes an item from. */
