@@ -29,7 +29,7 @@ export type FolderEvents = EngineEvents;
 export { type Activity, type ItemError, ITEMS_NOT_SYNCED, type PassSummary, resultLine } from '../sync/engine/pass/summary.js';
 export type { DeletionQuestion } from '../sync/engine/deletions.js';
 export type { EngineState } from '../sync/model/states.js';
-export { PATH_STATES, type PathState } from '../sync/model/states.js';
+export { ENGINE_STATES, PATH_STATES, type PathState } from '../sync/model/states.js';
 import type { PathState } from '../sync/model/states.js';
 export type { TransferEvent } from '../sync/execute/executor.js';
 export type { OsTrash } from '../sync/local/ports.js';

@@ -2,14 +2,14 @@
  * `drivesync pause`, `resume` and `remove` (the real command, on the host's state folder) reach the window's engines:
  * the folder pauses and goes on, and a removed folder's engine stops and forgets it, its files kept.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../main/app/host/dispatch.js';
 import { loadConfig } from '../../main/state/config.js';
 import { rootOfAccount } from '../../main/state/roots.js';
 import { startTestServer, wholeDrive, type TestServer } from '../helpers/server.js';
-import { cli } from '../cli/helpers.js';
+import { cli, spawnCli } from '../cli/helpers.js';
 import { inSync, newHost, untilStatus, write, type TestHost } from './helpers.js';
 
 let server: TestServer;
@@ -72,5 +72,35 @@ describe('the command line pauses, resumes and removes the window’s folders', 
     expect(existsSync(join(root, '.drivesync'))).toBe(false);
     expect(existsSync(join(root, 'first.txt'))).toBe(true);
     expect(await names(h.token)).toEqual(['first.txt']);
+  });
+
+  it('the app started while the service runs starts no engine of its own: it shows the service’s folder, pauses it through the config, and takes it over when the service ends', async () => {
+    const h = await signedInHost('service-window@example.com');
+    const home = join(h.home, 'state');
+    const root = h.host.status().folders[0]!.root;
+    await h.host.handle('auth:sign-out', undefined);
+    const service = spawnCli(['run'], { home, env: { DRIVESYNC_TOKEN: h.token, DRIVESYNC_SERVER: server.url } });
+    await service.waitFor(/^drivesync run: syncing 1 folder/m);
+    await service.waitFor(/syncing .*/m);
+    expect((await dispatch(h.host, 'auth:sign-in', { server: server.url, email: 'service-window@example.com', password: 'pass-word-1' })).ok).toBe(true);
+    // Shown from the service's status file, as the service's state moves on.
+    const shown = await untilStatus(h.host, (s) => s.folders[0]?.state === 'idle' && s.folders[0]?.detail?.startsWith(`Synced by the drivesync service (process ${service.child.pid})`) === true, 30_000);
+    expect(shown.folders[0]).toMatchObject({ root, inSync: true });
+    // What changes in the folder is the service's to send.
+    write(h.folder, 'by-the-service.txt', 'sent by the service');
+    await untilStatus(h.host, () => service.stdout().includes('uploaded by-the-service.txt'), 30_000);
+    // The window's pause reaches the service through the config.
+    await h.host.handle('sync:pause', undefined);
+    await service.waitFor(/^Drive: paused$/m);
+    await h.host.handle('sync:resume', undefined);
+    await service.waitFor(/^Drive: resumed$/m);
+    // The service ends: the window opens the folder itself.
+    service.child.kill('SIGTERM');
+    await service.exited();
+    await untilStatus(h.host, (s) => inSync(s) && !s.folders[0]!.detail?.startsWith('Synced by'), 30_000);
+    const account = h.host.status().account!;
+    const { key } = rootOfAccount(h.paths, root, account.server, account.email);
+    expect(JSON.parse(readFileSync(join(h.paths.statusDir, `${key}.json`), 'utf8')).pid).toBe(process.pid);
+    expect(await names(h.token)).toEqual(['by-the-service.txt', 'first.txt']);
   });
 });

@@ -58,6 +58,11 @@ export interface FolderRun {
   mirror: string;
   folder: SyncedFolder | null;
   status: FolderStatus;
+  /**
+   * Another process on this computer syncs the folder (the background service, a `drivesync sync`): the window shows
+   * it from that process's status file and acts on it through the config, and takes it over when that process ends.
+   */
+  elsewhere?: number;
 }
 
 export class Feed {

@@ -8,11 +8,12 @@ import type { DriveClient } from '../../api/client.js';
 import { NotFoundError } from '../../api/errors.js';
 import { listTrash, restoreEntries } from '../../api/versions.js';
 import { ENTRY_PAGE_DEFAULT, ENTRY_PAGE_MAX, type EntryMarkers, type EntryRef, type SyncedEntry } from '../../contract/index.js';
-import { StateError } from '../../state/errors.js';
+import { FolderLocked, StateError } from '../../state/errors.js';
+import { ElsewhereFolders } from './elsewhere.js';
 import { openFolder, type OpenFolderOptions, type PassSummary, type SyncedFolder } from '../../state/folder.js';
 import { rootOfAccount } from '../../state/roots.js';
 import type { Config } from '../../state/config.js';
-import { controlOf, followConfig, forgetFolder } from '../../state/control.js';
+import { answerDeletions, controlOf, followConfig, forgetFolder, pauseFolders, resumeFolders } from '../../state/control.js';
 import { bandwidthOf, type HandlersOf, type HostContext } from './context.js';
 import type { Feed, FolderRun } from './feed.js';
 import { HostError } from './failures.js';
@@ -31,12 +32,15 @@ export class Folders {
   readonly runs = new Map<string, FolderRun>();
   private feed!: Feed;
   private unfollow: (() => void) | null = null;
+  /** Folders another process on this computer syncs: shown from its status file, taken over when it ends. */
+  private readonly elsewhere: ElsewhereFolders;
 
   /** What others share with the account, as listed when the window last asked. */
   readonly shared: SharedWithMeList;
 
   constructor(private readonly host: HostContext) {
     this.shared = new SharedWithMeList(host);
+    this.elsewhere = new ElsewhereFolders(host, () => this.feed, (run) => this.takeOver(run));
   }
 
   /** The feed the folders report to (made after the folders: it lists them). */
@@ -71,7 +75,11 @@ export class Folders {
       const run = this.require(root);
       const question = this.feed.pending.get(run.root);
       if (!question) throw new HostError('not-found', 'No deletion is waiting for an answer in that folder.');
-      if (answer === 'later') {
+      if (run.elsewhere !== undefined && answer !== 'later') {
+        // The process that syncs the folder takes the answer up from the config (drivesync deletions does the same).
+        this.feed.pending.delete(run.root);
+        answerDeletions(this.host.paths, run.root, { answer, count: question.count });
+      } else if (answer === 'later') {
         // A question never stops a sync: the deletions wait, the folder syncs on, and the window asks no more by
         // itself (its Status view offers the question again).
         question.later = true;
@@ -167,6 +175,17 @@ export class Folders {
   };
 
   /** Opens every synced folder of the account. */
+
+  /** The process that synced a folder ended: this window's engine opens it, if the window still lists it. */
+  private async takeOver(run: FolderRun): Promise<void> {
+    if (this.runs.get(run.root) !== run || this.host.disposed) return;
+    this.runs.delete(run.root);
+    await this.host.exclusive(async () => {
+      if (!this.runs.has(run.root) && this.host.config.roots.includes(run.root)) await this.open(run.root);
+    });
+    this.feed.emitState();
+  }
+
   async start(): Promise<void> {
     for (const root of this.host.config.roots) await this.open(root);
     // pause, resume and remove from the command line reach these engines through the config.
@@ -178,6 +197,7 @@ export class Folders {
   async stop(): Promise<void> {
     this.unfollow?.();
     this.unfollow = null;
+    this.elsewhere.stop();
     const runs = [...this.runs.values()];
     this.runs.clear();
     await Promise.all(runs.map((run) => run.folder?.close().catch(() => undefined)));
@@ -192,6 +212,10 @@ export class Folders {
 
   /** Pauses or resumes every folder; a resumed folder is asked its mass-delete question again if it still has one. */
   pause(paused: boolean): void {
+    // Folders another process syncs are paused and resumed through the config, which that process follows.
+    const others = [...this.runs.values()].filter((run) => run.elsewhere !== undefined).map((run) => run.root);
+    if (others.length > 0 && paused) pauseFolders(this.host.paths, others, null);
+    else if (others.length > 0) resumeFolders(this.host.paths, others);
     for (const run of this.runs.values()) {
       if (paused) run.folder?.pause();
       else {
@@ -309,6 +333,7 @@ export class Folders {
     } catch (error) {
       run.status.state = 'error';
       run.status.detail = error instanceof StateError ? error.message : `cannot open ${root}: ${(error as Error).message.split('\n')[0]}`;
+      if (error instanceof FolderLocked) this.elsewhere.watch(run, server, email);
       return null;
     }
     if (this.runs.get(root) !== run) {

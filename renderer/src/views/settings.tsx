@@ -280,27 +280,23 @@ export function SettingsView({ folderStates, shown }: { folderStates: FolderView
             <label for="settings-concurrency">Transfers at once</label>
             <input id="settings-concurrency" type="number" min={1} max={16} value={draft.concurrency} onInput={(e) => set('concurrency', num(e))} />
           </div>
+          {(['up', 'down'] as const).map((side) => {
+            const key = side === 'up' ? 'bandwidthUpKBps' : 'bandwidthDownKBps';
+            return (
+              <div class="field" key={side}>
+                <label for={`settings-limit-${side}`}>{side === 'up' ? 'Upload' : 'Download'} limit (KB/s, 0 for none)</label>
+                <input
+                  id={`settings-limit-${side}`}
+                  type="number"
+                  min={0}
+                  value={draft[key]}
+                  onInput={(e) => set(key, num(e))}
+                  aria-describedby="settings-bandwidth-hint"
+                />
+              </div>
+            );
+          })}
           <div class="field">
-            <label for="settings-limit-up">Upload limit (KB/s, 0 for none)</label>
-            <input
-              id="settings-limit-up"
-              type="number"
-              min={0}
-              value={draft.bandwidthUpKBps}
-              onInput={(e) => set('bandwidthUpKBps', num(e))}
-              aria-describedby="settings-bandwidth-hint"
-            />
-          </div>
-          <div class="field">
-            <label for="settings-limit-down">Download limit (KB/s, 0 for none)</label>
-            <input
-              id="settings-limit-down"
-              type="number"
-              min={0}
-              value={draft.bandwidthDownKBps}
-              onInput={(e) => set('bandwidthDownKBps', num(e))}
-              aria-describedby="settings-bandwidth-hint"
-            />
             <p class="hint" id="settings-bandwidth-hint">
               Apply at once, including transfers under way; the same as drivesync sync --limit-up and --limit-down.
             </p>
