@@ -510,11 +510,15 @@ describe('the window', { timeout: 90_000 }, () => {
     await keys.type('Check the drive every (seconds)', '20');
     await keys.type('Ignore rules', '*.bak');
     await keys.type('Keep earlier versions of files for (days)', '30');
+    await keys.type('Download limit (KB/s, 0 for none)', '4096');
     await keys.press('Save settings');
     await expect.poll(() => page.getByTestId('settings-message').textContent()).toBe('Settings saved.');
-    expect(await h.host.handle('settings:get', undefined)).toMatchObject({ pollIntervalSeconds: 20, ignoreRules: '*.bak\n', folders: [h.folder], keepVersionsDays: 30 });
-    // Shared with the command line's configuration, which the engines read.
-    expect(JSON.parse(readFileSync(h.paths.configFile, 'utf8')).keepVersionsDays).toBe(30);
+    expect(await h.host.handle('settings:get', undefined)).toMatchObject({ pollIntervalSeconds: 20, ignoreRules: '*.bak\n', folders: [h.folder], keepVersionsDays: 30, bandwidthUpKBps: 0, bandwidthDownKBps: 4096 });
+    // Shared with the command line's configuration, which the engines read (sync --limit-down sets the same).
+    const config = JSON.parse(readFileSync(h.paths.configFile, 'utf8'));
+    expect(config.keepVersionsDays).toBe(30);
+    expect(config.bandwidth).toEqual({ downBytesPerSecond: 4096 * 1024 });
+    await h.host.handle('settings:set', { bandwidthDownKBps: 0 });
     await expect.poll(() => page.getByTestId('settings-folders').textContent(), { timeout: 40_000 }).toContain('Up to date');
     await look('settings');
   });
