@@ -134,4 +134,29 @@ describe.each(SCENARIO_CASES)('sync scenarios: crash safety and faults (%s, %s)'
     expect(sent.filter((r) => r === 'POST /uploads')).toHaveLength(1); // the edit only
     expect(sorted(await account.remoteTree())).toEqual(sorted(localTree(a.root)));
   });
+
+  it('19. a folder renamed and a file in it renamed while the engine was stopped: both are renames, nothing uploaded or downloaded', async () => {
+    const a = account.computer('alpha');
+    const b = account.computer('beta');
+    mkdirSync(join(b.root, 'pics'));
+    writeFileSync(join(b.root, 'pics', 'plan.txt'), 'the plan');
+    writeFileSync(join(b.root, 'pics', 'keep.txt'), 'kept');
+    await b.sync();
+    await a.sync();
+    await b.engine.stop();
+    renameSync(join(b.root, 'pics'), join(b.root, 'work'));
+    renameSync(join(b.root, 'work', 'plan.txt'), join(b.root, 'work', 'b.txt'));
+    const before = await account.entryIds();
+    await b.restart();
+    const mark = account.requests.length;
+    await b.sync();
+    const sent = account.requests.slice(mark).filter((r) => !r.startsWith('GET'));
+    expect(sent.filter((r) => r === 'POST /uploads')).toEqual([]);
+    const after = await account.entryIds();
+    expect(after.get('work')).toBe(before.get('pics'));
+    expect(after.get('work/b.txt')).toBe(before.get('pics/plan.txt'));
+    expect(sorted(localTree(b.root))).toEqual({ work: '/', 'work/b.txt': 'the plan', 'work/keep.txt': 'kept' });
+    await a.sync();
+    expect(sorted(localTree(a.root))).toEqual(sorted(localTree(b.root)));
+  });
 });
