@@ -57,6 +57,8 @@ describe('the background service', () => {
     await run.waitFor(/^Work: resumed$/m);
     const status = JSON.parse((await cli(['status', '--json'], { home })).stdout);
     expect(status.roots.map((r: { running: boolean }) => r.running)).toEqual([true, true]);
+    expect(status.service).toBe(run.child.pid);
+    expect((await cli(['status'], { home })).stdout).toMatch(new RegExp(`^service: +drivesync run syncs the folders, in process ${run.child.pid}`, 'm'));
     run.child.kill('SIGTERM');
     const finished = await run.exited();
     expect(finished.code, finished.stderr).toBe(0);

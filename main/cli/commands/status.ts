@@ -13,6 +13,7 @@ import { rootOfAccount } from '../../state/roots.js';
 import { emailFor, serverOf } from '../../state/server.js';
 import { sharedFolderOf } from '../../state/shared-folder.js';
 import { readStatus } from '../../state/status-file.js';
+import { runningService } from '../../state/service.js';
 
 export function registerStatusCommand(program: Command): void {
   program
@@ -45,6 +46,8 @@ async function statusReport(paths: StatePaths) {
     stateDir: paths.home ?? paths.dataDir,
     // Transfer limits in bytes per second (sync --limit-up/--limit-down, the window's Settings); {} for none.
     bandwidth: config.bandwidth ?? {},
+    // The background service (drivesync run) of this state folder, when it runs: its process.
+    service: runningService(paths),
     roots,
   };
   return { report, token };
@@ -88,6 +91,7 @@ function printStatus(report: StatusReport, token: FoundToken | null, paths: Stat
   print(`server:    ${report.server ?? '-'}`);
   print(`signed in: ${token ? `yes (token from ${source[token.source]})` : 'no (run drivesync login)'}`);
   if (report.bandwidth.upBytesPerSecond || report.bandwidth.downBytesPerSecond) print(`limits:    ${limitsLine(report.bandwidth)}`);
+  if (report.service !== null) print(`service:   drivesync run syncs the folders, in process ${report.service} (drivesync service status)`);
   if (report.roots.length === 0) {
     print('folders:   none synced yet (run drivesync sync DIR)');
     return;
