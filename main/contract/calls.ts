@@ -39,6 +39,7 @@ import type {
   EntryMarkers,
   EntryPage,
   ErrorItem,
+  FirstSyncPreview,
   FileVersions,
   LinkView,
   ListShareOutcome,
@@ -71,6 +72,8 @@ export const CALLS = {
   'trash:restore': { arg: TrashRestoreSchema, result: answers<{ restored: number }>() },
   /** Syncs a folder that was re-created or replaced at its path as it is now: a merge, nothing deleted. */
   'folders:afresh': { arg: FolderRootSchema, result: answers<void>() },
+  /** What a first sync of a folder not synced yet would do: what goes up, what comes down, what is compared. */
+  'folders:preview': { arg: FolderRootSchema, result: answers<FirstSyncPreview>() },
   /**
    * Compares every synced file of a folder (or a sample) with the drive's bytes, with `check-progress` events; answers
    * when it ends or is stopped. A stopped check goes on where it stopped unless `fromStart`. One at a time per folder.

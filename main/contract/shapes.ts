@@ -80,6 +80,21 @@ export interface LeftOutItem {
 }
 
 /** One side's deletions in a mass-delete question: on the drive (made here), or here (made on the drive). */
+/** What a first sync of a folder would do, before it is added (a dry run: nothing is changed to find it out). */
+export interface FirstSyncPreview {
+  root: string;
+  /** Nothing is in the folder yet: a first sync only brings the drive down. */
+  empty: boolean;
+  /** Files and folders that would go up, and their bytes. */
+  up: { count: number; bytes: number };
+  /** Files and folders that would come down, and their bytes. */
+  down: { count: number; bytes: number };
+  /** Files at one path on both sides: compared by their bytes, and a copy kept of one that differs. */
+  compared: number;
+  /** The first items, each with what would happen to it (`upload`, `download`, `compare`, …). */
+  items: Array<{ kind: string; path: string; bytes: number }>;
+}
+
 export interface DeletionGroup {
   where: 'drive' | 'here';
   /** Why, in a few words. */

@@ -30,6 +30,7 @@ export { type Activity, type ItemError, ITEMS_NOT_SYNCED, type PassSummary, resu
 export type { DeletionQuestion } from '../sync/engine/deletions.js';
 export type { EngineState } from '../sync/model/states.js';
 export { ENGINE_STATES, PATH_STATES, type PathState } from '../sync/model/states.js';
+export { STATE_DIR as STATE_DIR_NAME } from '../sync/local/state-dir.js';
 import type { PathState } from '../sync/model/states.js';
 export type { TransferEvent } from '../sync/execute/executor.js';
 export type { OsTrash } from '../sync/local/ports.js';

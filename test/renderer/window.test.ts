@@ -626,9 +626,27 @@ describe('the window', { timeout: 90_000 }, () => {
     const second = join(h.home, 'Work Projects');
     mkdirSync(second);
     write(second, 'plan.txt', 'the plan');
+    write(second, 'only-here.txt', 'only here');
     h.platform.pickFolder = () => second;
     await openView('Settings');
+    // A folder with files in it: what its first sync would do is shown first (a dry run), nothing changed yet.
     await keys.press('Add a folder…');
+    const preview = page.getByRole('dialog', { name: 'Before the first sync of Work Projects' });
+    await preview.waitFor({ timeout: 30_000 });
+    expect(await preview.textContent()).toMatch(
+      /1 item \(9 B\) would go up to the drive, and \d+ items \([^)]+\) would come down here\. 1 item at the same place on both sides would be compared; where they differ, both are kept\. Nothing is deleted, and nothing has changed yet\./,
+    );
+    const listed = await preview.getByTestId('first-sync-items').getByRole('listitem').allTextContents();
+    expect(listed).toEqual(expect.arrayContaining(['only-here.txt goes up', 'plan.txt is compared', 'photos is made here', 'photos/beach.jpg comes down']));
+    expect((await h.host.handle('settings:get', undefined)).folders).toEqual([h.folder]);
+    expect(existsSync(join(second, '.drivesync'))).toBe(false);
+    await look('first-sync-preview', { dialog: true });
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByTestId('folders-message').textContent()).toBe('Work Projects was not added.');
+    expect((await h.host.handle('settings:get', undefined)).folders).toEqual([h.folder]);
+    await keys.press('Add a folder…');
+    await preview.waitFor({ timeout: 30_000 });
+    await keys.press('Start syncing Work Projects');
     await expect.poll(() => page.getByTestId('folders-message').textContent()).toBe('Work Projects added: its files start syncing now.');
     await untilStatus(h.host, (s) => s.folders.length === 2 && s.folders.every((f) => f.inSync === true), 40_000);
     const list = page.getByTestId('settings-folders');

@@ -10,6 +10,7 @@ import { listTrash, restoreEntries } from '../../api/versions.js';
 import { ENTRY_PAGE_DEFAULT, ENTRY_PAGE_MAX, type EntryMarkers, type EntryRef, type SyncedEntry } from '../../contract/index.js';
 import { FolderLocked, StateError } from '../../state/errors.js';
 import { ElsewhereFolders } from './elsewhere.js';
+import { previewFirstSync } from './preview.js';
 import { openFolder, type OpenFolderOptions, type PassSummary, type SyncedFolder } from '../../state/folder.js';
 import { rootOfAccount } from '../../state/roots.js';
 import type { Config } from '../../state/config.js';
@@ -54,6 +55,7 @@ export class Folders {
     | 'deletions:answer'
     | 'trash:restore'
     | 'folders:afresh'
+    | 'folders:preview'
     | 'entries:browse'
     | 'entries:markers'
     | 'shared:refresh'
@@ -113,6 +115,7 @@ export class Folders {
       // Opened again forgetting what was synced: the first pass merges, deleting nothing.
       await this.reopen(root, { afresh: true });
     },
+    'folders:preview': async ({ root }) => previewFirstSync(this.host, root),
     'entries:browse': async ({ root, path, from = 0, count = ENTRY_PAGE_DEFAULT }) => {
       const run = this.require(root);
       // The page only, read in SQL with the folder's count: never the whole folder for a window of it.

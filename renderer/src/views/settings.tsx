@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { FolderView, Settings } from '../../../main/contract/index.js';
+import type { FirstSyncPreview, FolderView, Settings } from '../../../main/contract/index.js';
 import { call, fieldsOf, messageOf, subscribe } from '../api.js';
 import { folderOf, type Shown } from '../folder-state.js';
 import { folderName, formatWhen } from '../format.js';
@@ -7,6 +7,7 @@ import { PathText } from '../path-text.js';
 import { Since } from '../since.js';
 import { useChecker } from './check-files.js';
 import { useChooser } from './choose-folders.js';
+import { FirstSyncDialog } from './first-sync.js';
 
 const DEFAULT_SHARED_FOLDER = 'Shared with me';
 
@@ -104,6 +105,7 @@ function SyncedFolders({
   const [busy, setBusy] = useState(false);
   const { open: choose, dialog: chooser } = useChooser();
   const { open: check, dialog: checker } = useChecker();
+  const [preview, setPreview] = useState<FirstSyncPreview | null>(null);
   const save = async (next: string[], said: string) => {
     setBusy(true);
     setError(null);
@@ -132,7 +134,22 @@ function SyncedFolders({
       setMessage(`${folderName(picked)} is synced already.`);
       return;
     }
+    // A folder with files in it: what its first sync would do is shown first (a dry run), and the person says go.
+    try {
+      const found = await call('folders:preview', { root: picked });
+      if (!found.empty) {
+        setPreview(found);
+        return;
+      }
+    } catch (e) {
+      setError(messageOf(e));
+      return;
+    }
     await save([...folders, picked], `${folderName(picked)} added: its files start syncing now.`);
+  };
+  const start = (root: string) => {
+    setPreview(null);
+    void save([...folders, root], `${folderName(root)} added: its files start syncing now.`);
   };
   const remove = (root: string) =>
     void save(
@@ -209,6 +226,16 @@ function SyncedFolders({
       </div>
       {chooser}
       {checker}
+      {preview ? (
+        <FirstSyncDialog
+          preview={preview}
+          onStart={() => start(preview.root)}
+          onCancel={() => {
+            setPreview(null);
+            setMessage(`${folderName(preview.root)} was not added.`);
+          }}
+        />
+      ) : null}
     </section>
   );
 }
