@@ -34,6 +34,10 @@ export function describeDeletions(question: DeletionQuestion, shown = 10, head =
   return lines;
 }
 
+/** What a sync with no terminal says of a question: the deletions wait, the rest syncs on, and how to answer. */
+export const waitsForAnswer = (dir: string) =>
+  `nothing is deleted until you answer; everything else goes on syncing. drivesync deletions --delete ${dir} deletes them, --keep keeps them`;
+
 /** The three answers, as asked on the terminal. */
 export const ANSWERS =
   'Delete them? [y] yes, delete them  [n] no, keep them (put back where they were deleted)  [L] later (nothing is deleted until you answer)';

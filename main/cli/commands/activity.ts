@@ -3,8 +3,6 @@
  * side (up to the drive, down to this computer, or both for a conflict), from the activity logs whoever syncs them
  * keeps (main/state/activity-log.ts). `--follow` goes on printing as things happen, until Ctrl-C.
  */
-import { closeSync, openSync, readSync, statSync, watch } from 'node:fs';
-import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { activityFile, readLines, type ActivityLine } from '../../state/activity-log.js';
 import { loadConfig } from '../../state/config.js';
@@ -14,6 +12,7 @@ import { emailFor, serverOf } from '../../state/server.js';
 import { CliError, usageError } from '../errors.js';
 import { localTime, print, safe } from '../output.js';
 import { describeActivity } from '../progress.js';
+import { followFiles } from '../follow-files.js';
 
 const SIDE_WORDS = { up: 'up  ', down: 'down', both: 'both' } as const;
 
@@ -58,63 +57,12 @@ export function registerActivityCommand(program: Command): void {
         if (lines.length === 0 && !options.json) print('nothing has changed yet (activity is kept while drivesync syncs: sync DIR, the window)');
         return;
       }
-      await follow(files, show);
-    });
-}
-
-/** Prints what each folder's log gains from now on, until the process is stopped. */
-async function follow(files: Array<{ root: string; file: string }>, show: (line: ActivityLine) => void): Promise<void> {
-  const sizeOf = (file: string) => {
-    try {
-      return statSync(file).size;
-    } catch {
-      return 0;
-    }
-  };
-  const offsets = new Map(files.map(({ file }) => [file, sizeOf(file)]));
-  const readNew = () => {
-    for (const { file } of files) {
-      const size = sizeOf(file);
-      let from = offsets.get(file) ?? 0;
-      // Cut back to its last lines: what it holds now was printed already, up to what came since.
-      if (size < from) from = size;
-      if (size === from) continue;
-      const buffer = Buffer.alloc(size - from);
-      const fd = openSync(file, 'r');
-      try {
-        readSync(fd, buffer, 0, buffer.length, from);
-      } finally {
-        closeSync(fd);
-      }
-      const text = buffer.toString('utf8');
-      const whole = text.lastIndexOf('\n') + 1;
-      offsets.set(file, from + Buffer.byteLength(text.slice(0, whole)));
-      for (const raw of text.slice(0, whole).split('\n')) {
-        if (raw === '') continue;
+      await followFiles(files.map((f) => f.file), (raw) => {
         try {
           show(JSON.parse(raw) as ActivityLine);
         } catch {
           // not a whole line
         }
-      }
-    }
-  };
-  const dir = dirname(files[0]?.file ?? '');
-  await new Promise<void>((resolve) => {
-    let watcher: ReturnType<typeof watch> | null = null;
-    try {
-      watcher = watch(dir, { persistent: true }, () => readNew());
-      watcher.on('error', () => undefined);
-    } catch {
-      // The folder is not there yet: looked at on a timer instead.
-    }
-    const timer = setInterval(readNew, 1000);
-    const stop = () => {
-      clearInterval(timer);
-      watcher?.close();
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+      });
+    });
 }

@@ -12,7 +12,7 @@ import { socketFolderOf } from '../../state/file-manager-folder.js';
 import { FileManagerSocket, type SocketFolder } from '../../state/file-manager-socket.js';
 import type { DeletionQuestion, PassSummary, SyncedFolder } from '../../state/folder.js';
 import { takeService } from '../../state/service.js';
-import { askedLine, describeDeletions } from '../deletions.js';
+import { askedLine, describeDeletions, waitsForAnswer } from '../deletions.js';
 import { CliError } from '../errors.js';
 import { log } from '../log.js';
 import { safe } from '../output.js';
@@ -127,7 +127,7 @@ function tellPasses(run: SyncedFolder, reporter: Reporter): void {
     if (summary.needsConfirmation && question && !told) {
       told = true;
       for (const line of describeDeletions(question, 10, askedLine(question))) reporter.info(line);
-      reporter.problem(`nothing is deleted until you answer; everything else goes on syncing. drivesync deletions --delete ${run.root} deletes them, --keep keeps them`);
+      reporter.problem(waitsForAnswer(run.root));
     }
     if (summary.done > 0 || summary.failed.length > 0) reporter.info(summaryLine(summary));
   });

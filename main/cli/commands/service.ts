@@ -4,7 +4,7 @@
  * autostart entry starts it at login (said so), its output in the state folder's `logs/service.log`.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, watch, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../../state/config.js';
@@ -12,6 +12,7 @@ import { statePaths, type StatePaths } from '../../state/paths.js';
 import { runningService, serviceAutostartFile, serviceAutostartText, serviceCommand, UNIT_NAME, unitFile, unitText } from '../../state/service.js';
 import { CliError, usageError } from '../errors.js';
 import { note, print, printJson, safe } from '../output.js';
+import { followFiles } from '../follow-files.js';
 
 const serviceLog = (paths: StatePaths) => join(dirname(paths.logFile), 'service.log');
 
@@ -125,29 +126,7 @@ async function logs(options: { follow?: boolean; lines?: string }): Promise<void
   const text = readFileSync(file, 'utf8');
   const shown = text.split('\n').filter((l) => l !== '').slice(-lines || Infinity);
   if (lines > 0) for (const line of shown) print(line);
-  if (!options.follow) return;
-  let offset = statSync(file).size;
-  await new Promise<void>((resolve) => {
-    const more = () => {
-      const size = statSync(file).size;
-      if (size < offset) offset = 0;
-      if (size === offset) return;
-      // Whole lines only; a line being written is read with the next change.
-      const chunk = readFileSync(file).subarray(offset, size).toString('utf8');
-      const whole = chunk.lastIndexOf('\n') + 1;
-      process.stdout.write(chunk.slice(0, whole));
-      offset += Buffer.byteLength(chunk.slice(0, whole));
-    };
-    const watcher = watch(file, () => more());
-    const timer = setInterval(more, 1000);
-    const stop = () => {
-      clearInterval(timer);
-      watcher.close();
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  if (options.follow) await followFiles([file], print);
 }
 
 export function registerServiceCommands(program: Command): void {

@@ -13,7 +13,7 @@ import { canonicalPath, checkFolder } from '../../state/roots.js';
 import { FileManagerSocket } from '../../state/file-manager-socket.js';
 import { socketFolderOf } from '../../state/file-manager-folder.js';
 import { ApiError } from '../../api/errors.js';
-import { ANSWERS, askedLine, describeDeletions } from '../deletions.js';
+import { ANSWERS, askedLine, describeDeletions, waitsForAnswer } from '../deletions.js';
 import { CliError, failure, SilentExit, usageError } from '../errors.js';
 import { log } from '../log.js';
 import { humanBytes, localTime, offlineReason, safe } from '../output.js';
@@ -390,7 +390,7 @@ class SyncView {
     const lines = this.interactive ? [] : describeDeletions(this.question, 10, `${askedLine(this.question)}`);
     return [
       ...lines,
-      `nothing is deleted until you answer; everything else goes on syncing. drivesync deletions --delete ${this.dir} deletes them, --keep keeps them (drivesync deletions lists them)`,
+      `${waitsForAnswer(this.dir)} (drivesync deletions lists them)`,
     ];
   }
 }
